@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what bamgen's tests need on a fresh Debian 12 machine with Go:
+# CUDA 11.8's nvcc (Debian non-free) to compile the runtime and every
+# generated .cu, and QEMU plus a 6.1 kernel and its headers for the kernel
+# module test. Idempotent: skips what is already there.
+set -euo pipefail
+
+need=()
+command -v nvcc >/dev/null || need+=(nvidia-cuda-toolkit)
+command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+ls /boot/vmlinuz-*-amd64 >/dev/null 2>&1 || need+=(linux-image-amd64)
+ls -d /usr/src/linux-headers-*-amd64 >/dev/null 2>&1 || need+=(linux-headers-amd64)
+[ -x /bin/busybox ] || need+=(busybox-static)
+command -v cpio >/dev/null || need+=(cpio)
+command -v modinfo >/dev/null || need+=(kmod)
+command -v g++ >/dev/null || need+=(g++)
+command -v make >/dev/null || need+=(make)
+
+if [ ${#need[@]} -gt 0 ]; then
+	src=/etc/apt/sources.list.d/debian.sources
+	if [ -f "$src" ] && ! grep -q 'non-free' "$src"; then
+		sed -i 's/^Components: main$/Components: main contrib non-free/' "$src"
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+go mod download

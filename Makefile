@@ -1,0 +1,33 @@
+# bamgen — top-level build. `make test` is what CI runs (through .ci/run).
+GO        ?= go
+NVCC      ?= nvcc
+FUZZTIME  ?= 20s
+BIN       := bin/bamgen
+
+.PHONY: all build test test-go lint fuzz bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/bamgen
+
+# Every check CI runs. Parts that need nvcc or QEMU are installed by
+# .ci/install-deps.sh; see README.md.
+test: lint test-go fuzz
+
+test-go:
+	$(GO) test -count=1 ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# Bounded fuzzing of the front end: no panic, lossless round trip.
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./parse
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./parse ./transform
+
+clean:
+	rm -rf bin

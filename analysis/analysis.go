@@ -1,0 +1,201 @@
+// Package analysis answers, for each function of a parsed CUDA file, the
+// questions a port needs: which arrays a kernel indexes, how each index is
+// formed (affine in the thread, warp or lane id; loaded from another array,
+// i.e. data-dependent; or other), where each kernel is launched, and which
+// parts of kernel bodies the parser could not understand.
+//
+// The thread-index dataflow is flow-insensitive: every local variable gets
+// the join of the shapes of all its definitions, iterated to a fixpoint.
+// That is exact for the straight-line index arithmetic kernels use and
+// conservative (never claims affine when it is not) elsewhere.
+package analysis
+
+import (
+	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/parse"
+)
+
+// Mode is how an access uses an element.
+type Mode string
+
+const (
+	Read      Mode = "read"
+	Write     Mode = "write"
+	ReadWrite Mode = "read-write" // compound assignment, ++/--
+	Atomic    Mode = "atomic"     // atomicAdd(&a[i], v) and friends
+	Address   Mode = "address"    // &a[i] used otherwise: the pointer escapes
+)
+
+// Access is one subscript (or dereference) of an array in a function body.
+type Access struct {
+	Array string
+	Index Shape
+	Mode  Mode
+	Pos   int // offset of the subscript expression
+	End   int
+	Expr  parse.Expr
+}
+
+// Param is a function parameter as the report shows it.
+type Param struct {
+	Name    string
+	Type    string
+	Pointer bool
+	Const   bool
+	Node    *parse.Param
+}
+
+// Array summarises every access to one array in one function.
+type Array struct {
+	Name     string
+	Param    bool // the array is a pointer parameter (a port candidate)
+	Accesses []Access
+}
+
+// Forms returns the distinct index forms used, in order of first use.
+func (a *Array) Forms() []Shape {
+	var out []Shape
+	for _, acc := range a.Accesses {
+		if !containsShape(out, acc.Index) {
+			out = append(out, acc.Index)
+		}
+	}
+	return out
+}
+
+// DataDependent reports whether any access indexes a with a loaded value.
+func (a *Array) DataDependent() bool {
+	for _, acc := range a.Accesses {
+		if acc.Index.Form == Loaded {
+			return true
+		}
+	}
+	return false
+}
+
+// Launch is one `kernel<<<...>>>(...)` site.
+type Launch struct {
+	Kernel string
+	Caller string // the enclosing function
+	Expr   *parse.LaunchExpr
+}
+
+// Function is the analysis of one function.
+type Function struct {
+	Decl   *parse.FuncDecl
+	Kind   string // "kernel", "device", "host", "host-device"
+	Params []Param
+	Arrays []*Array
+	Locals map[string]Shape // the final shape of each local variable, by name
+	Diags  []diag.Diagnostic
+}
+
+// File is the analysis of one parsed file.
+type File struct {
+	Parse     *parse.File
+	Functions []*Function
+	Launches  []Launch
+}
+
+// Kernels returns the analysed __global__ functions.
+func (f *File) Kernels() []*Function {
+	var out []*Function
+	for _, fn := range f.Functions {
+		if fn.Kind == "kernel" {
+			out = append(out, fn)
+		}
+	}
+	return out
+}
+
+// LaunchesOf returns the launch sites of the kernel named name.
+func (f *File) LaunchesOf(name string) []Launch {
+	var out []Launch
+	for _, l := range f.Launches {
+		if l.Kernel == name {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Analyze runs every analysis on a parsed file.
+func Analyze(pf *parse.File) *File {
+	out := &File{Parse: pf}
+	macros := objectMacros(pf)
+	for _, fd := range pf.Funcs() {
+		out.Functions = append(out.Functions, analyzeFunc(pf, fd, macros))
+		if fd.Body != nil {
+			out.Launches = append(out.Launches, launchesIn(fd)...)
+		}
+	}
+	return out
+}
+
+func objectMacros(pf *parse.File) map[string]string {
+	m := map[string]string{}
+	for _, mac := range pf.Macros {
+		if !mac.IsFunc {
+			m[mac.Name] = mac.Body
+		}
+	}
+	return m
+}
+
+func analyzeFunc(pf *parse.File, fd *parse.FuncDecl, macros map[string]string) *Function {
+	fn := &Function{Decl: fd, Kind: funcKind(fd)}
+	for _, p := range fd.Params {
+		fn.Params = append(fn.Params, Param{Name: p.Name, Type: p.Type.Text, Pointer: p.Type.IsPointer(),
+			Const: p.Type.Const, Node: p})
+	}
+	if fd.Body == nil {
+		return fn
+	}
+	ev := &evaluator{fn: fd, env: map[*parse.Symbol]Shape{}, aliases: map[*parse.Symbol]alias{}, macros: macros}
+	solve(ev, collectDefs(fd))
+	fn.Locals = localShapes(ev)
+	fn.Arrays = collectAccesses(ev, fd)
+	fn.Diags = bodyDiags(pf, fd)
+	return fn
+}
+
+func funcKind(fd *parse.FuncDecl) string {
+	switch {
+	case fd.IsKernel():
+		return "kernel"
+	case fd.IsDevice() && fd.IsHost():
+		return "host-device"
+	case fd.IsDevice():
+		return "device"
+	}
+	return "host"
+}
+
+func localShapes(ev *evaluator) map[string]Shape {
+	out := map[string]Shape{}
+	for sym, s := range ev.env {
+		out[sym.Name] = join(out[sym.Name], s)
+	}
+	return out
+}
+
+// bodyDiags returns the parser's diagnostics that fall inside fd's body:
+// regions of a kernel the analysis could not see.
+func bodyDiags(pf *parse.File, fd *parse.FuncDecl) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, d := range pf.Diags {
+		if d.Pos >= fd.Body.Pos() && d.Pos < fd.Body.End() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func containsShape(list []Shape, s Shape) bool {
+	for _, t := range list {
+		if t.Equal(s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,182 @@
+package analysis
+
+import (
+	"strings"
+
+	"github.com/bamgen/bamgen/parse"
+)
+
+// def is one definition of a local variable: an initialiser, an assignment
+// or an increment. Op is "=" for plain definitions.
+type def struct {
+	sym *parse.Symbol
+	op  string
+	rhs parse.Expr // nil for ++/--
+}
+
+// collectDefs finds every definition of a local or parameter in fd's body.
+func collectDefs(fd *parse.FuncDecl) []def {
+	byDecl := map[parse.Node]*parse.Symbol{}
+	if fd.Scope != nil {
+		for _, s := range fd.Scope.Symbols {
+			byDecl[s.Decl] = s
+		}
+	}
+	var defs []def
+	parse.Inspect(fd.Body, func(n parse.Node) bool {
+		switch n := n.(type) {
+		case *parse.VarDecl:
+			if sym := byDecl[n]; sym != nil && n.Init != nil {
+				defs = append(defs, def{sym: sym, op: "=", rhs: initValue(n.Init)})
+			}
+		case *parse.RangeForStmt:
+			if sym := byDecl[n.Var]; sym != nil {
+				defs = append(defs, def{sym: sym, op: "=", rhs: &parse.IndexExpr{X: n.Range}})
+			}
+		case *parse.BinaryExpr:
+			if sym := assignedSymbol(fd, n.X); sym != nil && parse.IsAssign(n.Op) {
+				defs = append(defs, def{sym: sym, op: n.Op, rhs: n.Y})
+			}
+		case *parse.UnaryExpr:
+			if sym := assignedSymbol(fd, n.X); sym != nil && (n.Op == "++" || n.Op == "--") {
+				defs = append(defs, def{sym: sym, op: n.Op})
+			}
+		}
+		return true
+	})
+	return defs
+}
+
+// initValue unwraps `{x}` and `(x)` initialisers to x.
+func initValue(e parse.Expr) parse.Expr {
+	if il, ok := e.(*parse.InitListExpr); ok && len(il.Elems) == 1 {
+		return il.Elems[0]
+	}
+	return e
+}
+
+func assignedSymbol(fd *parse.FuncDecl, e parse.Expr) *parse.Symbol {
+	id, ok := unparen(e).(*parse.Ident)
+	if !ok || fd.Scope == nil {
+		return nil
+	}
+	return fd.Scope.Lookup(id.Name, id.Pos())
+}
+
+// solve iterates the definitions until every variable's shape is stable.
+// Shapes only grow (join), and the lattice is finite, so this terminates;
+// the bound is a guard against a bug, not a limit real code reaches.
+func solve(ev *evaluator, defs []def) {
+	for iter := 0; iter < 64; iter++ {
+		changed := false
+		for _, d := range defs {
+			if ev.applyDef(d) {
+				changed = true
+			}
+		}
+		if !changed {
+			return
+		}
+	}
+}
+
+// applyDef joins one definition into the environment; it reports a change.
+func (ev *evaluator) applyDef(d def) bool {
+	if ev.defineAlias(d) {
+		return false
+	}
+	cur, seen := ev.env[d.sym]
+	var val Shape
+	switch d.op {
+	case "=":
+		val = ev.shape(d.rhs)
+	case "+=", "-=", "++", "--":
+		val = addShapes(cur, ev.shape(d.rhs))
+	case "*=", "<<=":
+		val = mulShapes(cur, ev.shape(d.rhs))
+	default:
+		val = nonAffine(cur, ev.shape(d.rhs))
+	}
+	next := join(cur, val)
+	if seen && next.Equal(cur) {
+		return false
+	}
+	ev.env[d.sym] = next
+	return true
+}
+
+// defineAlias records `T *q = p + off` where p is an array parameter (or
+// another alias): accesses through q are accesses to p at off + i.
+func (ev *evaluator) defineAlias(d def) bool {
+	if d.op != "=" || d.sym.Param || !isPointerLike(d.sym.Type) {
+		return false
+	}
+	base, off := ev.splitPointer(d.rhs)
+	if base == "" {
+		return false
+	}
+	ev.aliases[d.sym] = alias{array: base, offset: off}
+	return true
+}
+
+func isPointerLike(t *parse.TypeRef) bool {
+	return t != nil && (t.Pointers > 0 || t.Base == "auto")
+}
+
+// splitPointer splits `p + off`, `&p[off]` or `p` into (array, offset shape)
+// when p is a pointer parameter or alias; otherwise it returns "".
+func (ev *evaluator) splitPointer(e parse.Expr) (string, Shape) {
+	switch e := unparen(e).(type) {
+	case *parse.Ident:
+		return ev.pointerBase(e), uniform()
+	case *parse.BinaryExpr:
+		if e.Op == "+" || e.Op == "-" {
+			if base, off := ev.splitPointer(e.X); base != "" {
+				return base, addShapes(off, ev.shape(e.Y))
+			}
+		}
+	case *parse.UnaryExpr:
+		if ix, ok := unparen(e.X).(*parse.IndexExpr); ok && e.Op == "&" {
+			if base, off := ev.splitPointer(ix.X); base != "" {
+				return base, addShapes(off, ev.shape(ix.Index))
+			}
+		}
+	}
+	return "", Shape{}
+}
+
+// pointerBase names the array an identifier stands for, if it is a pointer
+// parameter or an alias of one.
+func (ev *evaluator) pointerBase(id *parse.Ident) string {
+	sym := ev.lookup(id)
+	if sym == nil {
+		return ""
+	}
+	if a, ok := ev.aliases[sym]; ok {
+		return a.array
+	}
+	if sym.Param && sym.Type.IsPointer() {
+		return sym.Name
+	}
+	return ""
+}
+
+// launchesIn lists the kernel launches inside fd.
+func launchesIn(fd *parse.FuncDecl) []Launch {
+	var out []Launch
+	parse.Inspect(fd.Body, func(n parse.Node) bool {
+		if l, ok := n.(*parse.LaunchExpr); ok {
+			out = append(out, Launch{Kernel: launchedName(l.Kernel), Caller: fd.Name, Expr: l})
+		}
+		return true
+	})
+	return out
+}
+
+func launchedName(e parse.Expr) string {
+	name := calleeName(e)
+	if i := strings.LastIndex(name, "::"); i >= 0 {
+		name = name[i+2:]
+	}
+	return name
+}

@@ -1,0 +1,340 @@
+package analysis
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/bamgen/bamgen/parse"
+)
+
+// evaluator computes the Shape of expressions inside one function, given
+// the shapes of its local variables (env) and its pointer aliases.
+type evaluator struct {
+	fn      *parse.FuncDecl
+	env     map[*parse.Symbol]Shape
+	aliases map[*parse.Symbol]alias
+	macros  map[string]string // object-like macros of the file: name -> body
+}
+
+// alias is a local pointer that points into an array: `T *row = p + off`.
+type alias struct {
+	array  string
+	offset Shape
+}
+
+// shape returns the abstract value of e.
+func (ev *evaluator) shape(e parse.Expr) Shape {
+	switch e := e.(type) {
+	case nil:
+		return uniform()
+	case *parse.BasicLit, *parse.SizeofExpr, *parse.LambdaExpr:
+		return uniform()
+	case *parse.Ident:
+		return ev.identShape(e)
+	case *parse.MemberExpr:
+		return ev.memberShape(e)
+	case *parse.ParenExpr:
+		return ev.shape(e.X)
+	case *parse.CastExpr:
+		return ev.shape(e.X)
+	case *parse.UnaryExpr:
+		return ev.unaryShape(e)
+	case *parse.BinaryExpr:
+		return ev.binaryShape(e)
+	case *parse.CondExpr:
+		return join(ev.shape(e.Cond), join(ev.shape(e.Then), ev.shape(e.Else)))
+	case *parse.IndexExpr:
+		return ev.loadShape(e.X)
+	case *parse.CallExpr:
+		return ev.callShape(e)
+	}
+	return formed(Unknown)
+}
+
+// identShape: locals come from env, scalar parameters and constants are uniform.
+func (ev *evaluator) identShape(id *parse.Ident) Shape {
+	switch id.Name {
+	case "warpSize":
+		return uniform()
+	}
+	if sym := ev.lookup(id); sym != nil {
+		if s, ok := ev.env[sym]; ok {
+			return s
+		}
+		return uniform() // parameters and never-assigned locals
+	}
+	return uniform() // enumerators, macros, globals: the same in every thread
+}
+
+func (ev *evaluator) lookup(id *parse.Ident) *parse.Symbol {
+	if ev.fn == nil || ev.fn.Scope == nil {
+		return nil
+	}
+	return ev.fn.Scope.Lookup(id.Name, id.Pos())
+}
+
+// memberShape knows CUDA's built-in index variables.
+func (ev *evaluator) memberShape(m *parse.MemberExpr) Shape {
+	if id, ok := m.X.(*parse.Ident); ok && !m.Arrow {
+		switch id.Name {
+		case "threadIdx":
+			return formed(Thread)
+		case "blockIdx":
+			return formed(Block)
+		case "blockDim", "gridDim":
+			return uniform()
+		}
+	}
+	if m.Arrow {
+		return ev.loadShape(m.X)
+	}
+	s := ev.shape(m.X)
+	if s.Form == Uniform || s.Form == Block {
+		return s // a field of a by-value parameter struct
+	}
+	return join(s, formed(Unknown))
+}
+
+func (ev *evaluator) unaryShape(u *parse.UnaryExpr) Shape {
+	switch u.Op {
+	case "*":
+		return ev.loadShape(u.X)
+	case "&":
+		return formed(Unknown)
+	case "-", "+", "++", "--":
+		return ev.shape(u.X)
+	}
+	s := ev.shape(u.X) // !, ~: thread-dependent values stop being affine
+	if s.Form >= Lane && s.Form <= Thread {
+		return formed(Nonlinear)
+	}
+	return s
+}
+
+func (ev *evaluator) binaryShape(b *parse.BinaryExpr) Shape {
+	if parse.IsAssign(b.Op) {
+		return ev.shape(b.Y)
+	}
+	x, y := ev.shape(b.X), ev.shape(b.Y)
+	switch b.Op {
+	case "+", "-":
+		return addShapes(x, y)
+	case "*":
+		return mulShapes(x, y)
+	case "<<":
+		return mulShapes(x, y)
+	case "/", ">>":
+		return ev.divShape(x, y, b)
+	case "%", "&":
+		return ev.modShape(x, y, b)
+	case ",":
+		return y
+	}
+	return nonAffine(x, y) // comparisons, logic, |, ^
+}
+
+// divShape: tid / warpSize (or >> 5) is the warp id.
+func (ev *evaluator) divShape(x, y Shape, b *parse.BinaryExpr) Shape {
+	if x.Form == Loaded || y.Form == Loaded {
+		return addShapes(x, y)
+	}
+	if y.Form > Block {
+		return formed(Nonlinear)
+	}
+	switch x.Form {
+	case Uniform, Block:
+		return formed(max(x.Form, y.Form))
+	case Thread, Warp:
+		if ev.isWarpDivisor(b) {
+			return formed(Warp)
+		}
+		return formed(x.Form) // tid / k for another uniform k still groups consecutive threads
+	case Lane:
+		return formed(Lane)
+	}
+	return formed(Nonlinear)
+}
+
+// modShape: tid % warpSize (or & 31) is the lane id.
+func (ev *evaluator) modShape(x, y Shape, b *parse.BinaryExpr) Shape {
+	if x.Form == Loaded || y.Form == Loaded {
+		return addShapes(x, y)
+	}
+	if y.Form > Block {
+		return formed(Nonlinear)
+	}
+	switch x.Form {
+	case Uniform, Block:
+		return formed(max(x.Form, y.Form))
+	case Thread, Warp, Lane:
+		if ev.isWarpDivisor(b) || x.Form == Lane {
+			return formed(Lane)
+		}
+	}
+	return formed(Nonlinear)
+}
+
+// isWarpDivisor reports whether the right operand of b is the warp size in
+// the form b's operator needs: 32 / warpSize for / and %, 5 for >>, 31 for &.
+func (ev *evaluator) isWarpDivisor(b *parse.BinaryExpr) bool {
+	v, ok := ev.constValue(b.Y)
+	if !ok {
+		return isWarpSizeName(b.Y)
+	}
+	switch b.Op {
+	case "/", "%":
+		return v == 32
+	case ">>":
+		return v == 5
+	case "&":
+		return v == 31
+	}
+	return false
+}
+
+func isWarpSizeName(e parse.Expr) bool {
+	id, ok := unparen(e).(*parse.Ident)
+	if !ok {
+		return false
+	}
+	n := strings.ToUpper(id.Name)
+	return id.Name == "warpSize" || n == "WARP_SIZE" || n == "WARPSIZE" || n == "WS"
+}
+
+// constValue evaluates integer literals and object-like macros that expand
+// to one (`#define WARP 32`).
+func (ev *evaluator) constValue(e parse.Expr) (int64, bool) {
+	switch e := unparen(e).(type) {
+	case *parse.BasicLit:
+		return parseIntLit(e.Value)
+	case *parse.Ident:
+		if body, ok := ev.macros[e.Name]; ok {
+			return parseIntLit(strings.Trim(strings.TrimSpace(body), "()"))
+		}
+	}
+	return 0, false
+}
+
+func parseIntLit(s string) (int64, bool) {
+	s = strings.TrimRight(strings.TrimSpace(s), "uUlL")
+	s = strings.ReplaceAll(s, "'", "")
+	v, err := strconv.ParseInt(s, 0, 64)
+	return v, err == nil
+}
+
+// callShape knows index helpers, math functions and loads through intrinsics.
+func (ev *evaluator) callShape(c *parse.CallExpr) Shape {
+	name := calleeName(c.Fun)
+	switch {
+	case name == "__ldg" || strings.HasPrefix(name, "__ldcg") || strings.HasPrefix(name, "__ldca"):
+		if len(c.Args) == 1 {
+			return ev.loadShape(derefTarget(c.Args[0]))
+		}
+	case strings.HasPrefix(name, "__shfl"):
+		if len(c.Args) >= 2 {
+			return join(ev.shape(c.Args[1]), formed(Unknown))
+		}
+	case strings.HasPrefix(name, "atomic"):
+		return loadedFromArgs(ev, c.Args)
+	case isPureFunc(name):
+		var s Shape
+		for _, a := range c.Args {
+			s = nonAffine(s, ev.shape(a))
+		}
+		return s
+	}
+	return formed(Unknown)
+}
+
+// loadedFromArgs: an atomic returns the old value of the element it touched.
+func loadedFromArgs(ev *evaluator, args []parse.Expr) Shape {
+	if len(args) == 0 {
+		return formed(Unknown)
+	}
+	return ev.loadShape(derefTarget(args[0]))
+}
+
+// loadShape is the shape of a value loaded through pointer expression p.
+func (ev *evaluator) loadShape(p parse.Expr) Shape {
+	if arr := ev.rootArray(p); arr != "" {
+		return loaded(arr)
+	}
+	return formed(Unknown)
+}
+
+// rootArray names the array a pointer expression points into: the base
+// identifier after parentheses, casts, pointer arithmetic and aliases.
+func (ev *evaluator) rootArray(p parse.Expr) string {
+	switch p := unparen(p).(type) {
+	case *parse.Ident:
+		if sym := ev.lookup(p); sym != nil {
+			if a, ok := ev.aliases[sym]; ok {
+				return a.array
+			}
+		}
+		return p.Name
+	case *parse.BinaryExpr:
+		if p.Op == "+" || p.Op == "-" {
+			return ev.rootArray(p.X)
+		}
+	case *parse.IndexExpr:
+		return ev.rootArray(p.X) // a[i][j] on a 2-D array
+	case *parse.MemberExpr:
+		return ev.rootArray(p.X) + "." + p.Name
+	}
+	return ""
+}
+
+// nonAffine: the result depends on both operands but no longer linearly.
+func nonAffine(x, y Shape) Shape {
+	s := join(x, y)
+	if s.Form >= Lane && s.Form <= Thread {
+		s.Form = Nonlinear
+	}
+	return s
+}
+
+func isPureFunc(name string) bool {
+	switch name {
+	case "min", "max", "abs", "fabs", "fabsf", "fminf", "fmaxf", "sqrt", "sqrtf", "exp", "expf", "log", "logf",
+		"std::min", "std::max", "umin", "umax", "llmin", "llmax", "__popc", "__popcll", "__clz", "__ffs", "__float2int_rn":
+		return true
+	}
+	return false
+}
+
+// derefTarget turns `&a[i]` into `a[i]`'s pointer `a` form for loadShape.
+func derefTarget(e parse.Expr) parse.Expr {
+	if u, ok := unparen(e).(*parse.UnaryExpr); ok && u.Op == "&" {
+		if ix, ok := unparen(u.X).(*parse.IndexExpr); ok {
+			return ix.X
+		}
+		return u.X
+	}
+	return e
+}
+
+func unparen(e parse.Expr) parse.Expr {
+	for {
+		switch p := e.(type) {
+		case *parse.ParenExpr:
+			e = p.X
+		case *parse.CastExpr:
+			e = p.X
+		default:
+			return e
+		}
+	}
+}
+
+func calleeName(e parse.Expr) string {
+	switch f := e.(type) {
+	case *parse.Ident:
+		return f.Name
+	case *parse.TemplateIdent:
+		return f.Name
+	case *parse.MemberExpr:
+		return f.Name
+	}
+	return ""
+}
