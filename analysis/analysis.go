@@ -88,6 +88,8 @@ type Function struct {
 	Arrays []*Array
 	Locals map[string]Shape // the final shape of each local variable, by name
 	Diags  []diag.Diagnostic
+
+	macros map[string]string // the file's object-like macros, for constant folding
 }
 
 // File is the analysis of one parsed file.
@@ -143,7 +145,7 @@ func objectMacros(pf *parse.File) map[string]string {
 }
 
 func analyzeFunc(pf *parse.File, fd *parse.FuncDecl, macros map[string]string) *Function {
-	fn := &Function{Decl: fd, Kind: funcKind(fd)}
+	fn := &Function{Decl: fd, Kind: funcKind(fd), macros: macros}
 	for _, p := range fd.Params {
 		fn.Params = append(fn.Params, Param{Name: p.Name, Type: p.Type.Text, Pointer: p.Type.IsPointer(),
 			Const: p.Type.Const, Node: p})

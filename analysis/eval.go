@@ -201,16 +201,97 @@ func isWarpSizeName(e parse.Expr) bool {
 	return id.Name == "warpSize" || n == "WARP_SIZE" || n == "WARPSIZE" || n == "WS"
 }
 
-// constValue evaluates integer literals and object-like macros that expand
-// to one (`#define WARP 32`).
+// constValue folds integer constant expressions: literals, object-like
+// macros that expand to one (`#define WARP_SHIFT 5`), and arithmetic on them
+// (`(1 << WARP_SHIFT) - 1`).
 func (ev *evaluator) constValue(e parse.Expr) (int64, bool) {
+	return foldConst(e, ev.macros, 0)
+}
+
+// maxMacroDepth stops macros that expand to each other forever.
+const maxMacroDepth = 16
+
+func foldConst(e parse.Expr, macros map[string]string, depth int) (int64, bool) {
 	switch e := unparen(e).(type) {
 	case *parse.BasicLit:
 		return parseIntLit(e.Value)
 	case *parse.Ident:
-		if body, ok := ev.macros[e.Name]; ok {
-			return parseIntLit(strings.Trim(strings.TrimSpace(body), "()"))
+		return foldMacro(e.Name, macros, depth)
+	case *parse.UnaryExpr:
+		v, ok := foldConst(e.X, macros, depth)
+		return foldUnary(e.Op, v, ok)
+	case *parse.BinaryExpr:
+		x, okx := foldConst(e.X, macros, depth)
+		y, oky := foldConst(e.Y, macros, depth)
+		if !okx || !oky {
+			return 0, false
 		}
+		return foldBinary(e.Op, x, y)
+	}
+	return 0, false
+}
+
+// foldMacro parses an object-like macro's body as an expression and folds it.
+func foldMacro(name string, macros map[string]string, depth int) (int64, bool) {
+	body, ok := macros[name]
+	if !ok || depth >= maxMacroDepth {
+		return 0, false
+	}
+	if v, ok := parseIntLit(strings.TrimSpace(body)); ok {
+		return v, true
+	}
+	pf := parse.ParseFile("", []byte("int bam_v = ("+body+");"))
+	if len(pf.Decls) != 1 || len(pf.Diags) > 0 {
+		return 0, false
+	}
+	g, ok := pf.Decls[0].(*parse.VarDeclGroup)
+	if !ok || len(g.Vars) != 1 || g.Vars[0].Init == nil {
+		return 0, false
+	}
+	return foldConst(g.Vars[0].Init, macros, depth+1)
+}
+
+func foldUnary(op string, v int64, ok bool) (int64, bool) {
+	if !ok {
+		return 0, false
+	}
+	switch op {
+	case "-":
+		return -v, true
+	case "+":
+		return v, true
+	case "~":
+		return ^v, true
+	}
+	return 0, false
+}
+
+func foldBinary(op string, x, y int64) (int64, bool) {
+	switch op {
+	case "+":
+		return x + y, true
+	case "-":
+		return x - y, true
+	case "*":
+		return x * y, true
+	case "/", "%":
+		if y == 0 {
+			return 0, false
+		}
+		if op == "/" {
+			return x / y, true
+		}
+		return x % y, true
+	case "<<":
+		return x << (uint64(y) & 63), true
+	case ">>":
+		return x >> (uint64(y) & 63), true
+	case "&":
+		return x & y, true
+	case "|":
+		return x | y, true
+	case "^":
+		return x ^ y, true
 	}
 	return 0, false
 }

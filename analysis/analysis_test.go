@@ -1,0 +1,123 @@
+package analysis
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/bamgen/bamgen/parse"
+)
+
+// expectIndex checks the index forms of every array of the first kernel in
+// src, written as "a: f1; f2 | b: f" in order of the report.
+func expectIndex(t *testing.T, src, want string) {
+	t.Helper()
+	f := Analyze(parse.ParseFile("t.cu", []byte(src)))
+	ks := f.Kernels()
+	if len(ks) == 0 {
+		t.Fatalf("no kernel in %q", src)
+	}
+	var parts []string
+	for _, a := range ks[0].Arrays {
+		var forms []string
+		for _, s := range a.Forms() {
+			forms = append(forms, s.String())
+		}
+		parts = append(parts, a.Name+": "+strings.Join(forms, "; "))
+	}
+	if got := strings.Join(parts, " | "); got != want {
+		t.Errorf("index forms\n got: %s\nwant: %s\nsrc: %s", got, want, src)
+	}
+}
+
+func TestIndexForms(t *testing.T) {
+	expectIndex(t, `__global__ void k(float *a, const float *b, int n) {
+		int i = blockIdx.x * blockDim.x + threadIdx.x;
+		if (i < n) a[i] = b[i] * 2; }`,
+		"a: affine(thread) | b: affine(thread)")
+	expectIndex(t, `__global__ void k(float *a, int n) {
+		for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) a[i] += 1; }`,
+		"a: affine(thread)")
+	expectIndex(t, `#define WARP_SHIFT 5
+		__global__ void k(const long *rowptr, const int *col, int *lab, long n) {
+		const long tid = blockDim.x * (long)blockIdx.x + threadIdx.x;
+		const long w = tid >> WARP_SHIFT;
+		const long lane = tid & ((1 << WARP_SHIFT) - 1);
+		if (w < n) for (long e = rowptr[w] + lane; e < rowptr[w + 1]; e += 32) lab[col[e]] = 1; }`,
+		"rowptr: affine(warp) | lab: data-dependent (from col) | col: data-dependent (from rowptr)")
+	expectIndex(t, `__global__ void k(const int *idx, const float *tab, float *out) {
+		int i = threadIdx.x + blockIdx.x * blockDim.x;
+		out[i] = tab[idx[i]]; }`,
+		"out: affine(thread) | tab: data-dependent (from idx) | idx: affine(thread)")
+	expectIndex(t, `__global__ void k(float *a) { a[threadIdx.x * threadIdx.x] = 0; a[5] = 1; }`,
+		"a: nonlinear; uniform")
+	expectIndex(t, `__global__ void k(const float *a, float *o, int n) {
+		int i = blockIdx.x * blockDim.x + threadIdx.x;
+		const float *row = a + i * n;
+		o[i] = row[3] + *(a + i); }`,
+		"o: affine(thread) | a: affine(thread)")
+}
+
+func TestAccessModes(t *testing.T) {
+	f := Analyze(parse.ParseFile("t.cu", []byte(`__global__ void k(int *a, int *b, int *c, int *d) {
+		int i = threadIdx.x; a[i] = 1; b[i] += 2; atomicAdd(&c[i], 1); int *p = &d[i]; d[i]++; }`)))
+	got := map[string][]string{}
+	for _, a := range f.Kernels()[0].Arrays {
+		for _, acc := range a.Accesses {
+			got[a.Name] = append(got[a.Name], string(acc.Mode))
+		}
+	}
+	want := map[string]string{"a": "write", "b": "read-write", "c": "atomic", "d": "address,read-write"}
+	for name, w := range want {
+		g := got[name]
+		sort.Strings(g)
+		if strings.Join(g, ",") != w {
+			t.Errorf("%s modes = %v, want %s", name, g, w)
+		}
+	}
+}
+
+func TestLaunches(t *testing.T) {
+	f := Analyze(parse.ParseFile("t.cu", []byte(`template <int B> __global__ void k(float *a) {}
+		namespace ns { __global__ void j(int *x) {} }
+		int main() { float *d; k<256><<<1, 256>>>(d); ns::j<<<2, 32, 0, 0>>>(0); }`)))
+	if got := len(f.LaunchesOf("k")); got != 1 {
+		t.Errorf("launches of k = %d, want 1", got)
+	}
+	l := f.LaunchesOf("j")
+	if len(l) != 1 || l[0].Caller != "main" || len(l[0].Expr.Config) != 4 {
+		t.Errorf("launches of j = %+v", l)
+	}
+}
+
+func TestMapping(t *testing.T) {
+	cases := []struct {
+		src              string
+		tid, warp, lane  string
+		blockers, strays int
+	}{
+		{`__global__ void k(int *a) { int i = blockIdx.x * blockDim.x + threadIdx.x; a[i] = 0; }`, "i", "", "", 0, 0},
+		{`#define WS 32
+		__global__ void k(int *a) { unsigned long long g = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+		  unsigned long long w = g / WS; int l = threadIdx.x % 32; a[w] = l; }`, "g", "w", "l", 0, 0},
+		{`__global__ void k(int *a) { __shared__ int s[32]; int i = blockIdx.x * blockDim.x + threadIdx.x;
+		  s[threadIdx.x] = a[i]; __syncthreads(); a[i] = s[0]; }`, "i", "", "", 2, 1},
+		{`__global__ void k(int *a) { int i = blockIdx.x * blockDim.x + threadIdx.x; i += 1; a[i] = 0; }`, "", "", "", 0, 2},
+	}
+	for _, c := range cases {
+		f := Analyze(parse.ParseFile("t.cu", []byte(c.src)))
+		m := KernelMapping(f.Kernels()[0])
+		if name(m.Tid) != c.tid || name(m.Warp) != c.warp || name(m.Lane) != c.lane ||
+			len(m.Blockers) != c.blockers || len(m.StrayIndex) != c.strays {
+			t.Errorf("mapping of %s:\n got tid=%q warp=%q lane=%q blockers=%d strays=%d", c.src,
+				name(m.Tid), name(m.Warp), name(m.Lane), len(m.Blockers), len(m.StrayIndex))
+		}
+	}
+}
+
+func name(v *parse.VarDecl) string {
+	if v == nil {
+		return ""
+	}
+	return v.Name
+}

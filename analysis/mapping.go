@@ -1,0 +1,257 @@
+package analysis
+
+import (
+	"strings"
+
+	"github.com/bamgen/bamgen/parse"
+)
+
+// Mapping is how a kernel maps threads to work: the local variables that
+// hold the global thread id, the warp id and the lane id, and the
+// statements that tie one thread to another (which forbid remapping work
+// between threads). The access-pattern rewrites are legal only when every
+// thread-dependent value flows from these variables.
+type Mapping struct {
+	Tid  *parse.VarDecl // `i = blockIdx.x * blockDim.x + threadIdx.x`
+	Warp *parse.VarDecl // `w = tid / 32` (or >> 5)
+	Lane *parse.VarDecl // `l = tid % 32` (or & 31, or threadIdx.x % 32)
+
+	// Blockers are constructs that make the work of one thread depend on
+	// another thread or on the physical thread layout.
+	Blockers []Blocker
+	// WarpSync lists warp-level intrinsics: legal when a whole warp moves
+	// together (transpose, coarsen), not when lanes are remapped (claware).
+	WarpSync []Blocker
+	// StrayIndex lists uses of threadIdx/blockIdx outside the id variables.
+	StrayIndex []Blocker
+	// TidUses counts uses of the thread-id variable other than deriving the
+	// warp and lane ids.
+	TidUses int
+}
+
+// Blocker is a statement or expression that prevents a rewrite.
+type Blocker struct {
+	Pos, End int
+	Reason   string
+}
+
+// KernelMapping analyses fn (a kernel with a body).
+func KernelMapping(fn *Function) *Mapping {
+	m := &Mapping{}
+	body := fn.Decl.Body
+	if body == nil {
+		return m
+	}
+	m.findIndexVars(fn)
+	m.findBlockers(body)
+	m.findStrayIndex(body)
+	return m
+}
+
+// findIndexVars looks at each local with a single definition.
+func (m *Mapping) findIndexVars(fn *Function) {
+	counts := defCounts(fn.Decl)
+	parse.Inspect(fn.Decl.Body, func(n parse.Node) bool {
+		v, ok := n.(*parse.VarDecl)
+		if !ok || v.Init == nil || counts[v.Name] != 1 {
+			return true
+		}
+		init := initValue(v.Init)
+		switch {
+		case m.Tid == nil && isGlobalTid(init):
+			m.Tid = v
+		case m.Warp == nil && m.derivesFromTid(init, "/", ">>", fn.macros):
+			m.Warp = v
+		case m.Lane == nil && (m.derivesFromTid(init, "%", "&", fn.macros) || isThreadIdxLane(init, fn.macros)):
+			m.Lane = v
+		}
+		return true
+	})
+	if m.Tid != nil {
+		m.TidUses = m.countTidUses(fn.Decl.Body)
+	}
+}
+
+// defCounts counts the definitions (initialisers and assignments) of each
+// local name; index variables must be defined exactly once.
+func defCounts(fd *parse.FuncDecl) map[string]int {
+	counts := map[string]int{}
+	for _, d := range collectDefs(fd) {
+		counts[d.sym.Name]++
+	}
+	return counts
+}
+
+// isGlobalTid matches blockIdx.x * blockDim.x + threadIdx.x in any operand
+// order, with casts and parentheses.
+func isGlobalTid(e parse.Expr) bool {
+	b, ok := unparen(e).(*parse.BinaryExpr)
+	if !ok || b.Op != "+" {
+		return false
+	}
+	return (isBuiltin(b.Y, "threadIdx") && isBlockOffset(b.X)) || (isBuiltin(b.X, "threadIdx") && isBlockOffset(b.Y))
+}
+
+func isBlockOffset(e parse.Expr) bool {
+	b, ok := unparen(e).(*parse.BinaryExpr)
+	if !ok || b.Op != "*" {
+		return false
+	}
+	return (isBuiltin(b.X, "blockIdx") && isBuiltin(b.Y, "blockDim")) || (isBuiltin(b.X, "blockDim") && isBuiltin(b.Y, "blockIdx"))
+}
+
+// isBuiltin matches `name.x`.
+func isBuiltin(e parse.Expr, name string) bool {
+	m, ok := unparen(e).(*parse.MemberExpr)
+	if !ok || m.Arrow || m.Name != "x" {
+		return false
+	}
+	id, ok := unparen(m.X).(*parse.Ident)
+	return ok && id.Name == name
+}
+
+// derivesFromTid matches `tid OP 32` (or the shift/mask equivalent) where
+// tid is the thread-id variable or the thread-id expression itself.
+func (m *Mapping) derivesFromTid(e parse.Expr, divOp, shiftOp string, macros map[string]string) bool {
+	b, ok := unparen(e).(*parse.BinaryExpr)
+	if !ok || (b.Op != divOp && b.Op != shiftOp) || !m.isTidExpr(b.X) {
+		return false
+	}
+	v, ok := foldConst(b.Y, macros, 0)
+	if !ok {
+		return isWarpSizeName(b.Y)
+	}
+	switch b.Op {
+	case "/", "%":
+		return v == 32
+	case ">>":
+		return v == 5
+	}
+	return v == 31
+}
+
+func (m *Mapping) isTidExpr(e parse.Expr) bool {
+	if id, ok := unparen(e).(*parse.Ident); ok && m.Tid != nil {
+		return id.Name == m.Tid.Name
+	}
+	return isGlobalTid(e)
+}
+
+// isThreadIdxLane matches threadIdx.x % 32 and threadIdx.x & 31: the lane
+// id whenever blocks are whole warps (the rewrites check that at run time).
+func isThreadIdxLane(e parse.Expr, macros map[string]string) bool {
+	b, ok := unparen(e).(*parse.BinaryExpr)
+	if !ok || !isBuiltin(b.X, "threadIdx") {
+		return false
+	}
+	v, ok := foldConst(b.Y, macros, 0)
+	return (b.Op == "%" && (v == 32 || (!ok && isWarpSizeName(b.Y)))) || (b.Op == "&" && ok && v == 31)
+}
+
+// countTidUses counts reads of the thread-id variable outside the warp and
+// lane definitions.
+func (m *Mapping) countTidUses(body parse.Node) int {
+	n := 0
+	parse.Inspect(body, func(x parse.Node) bool {
+		if x == m.Warp || x == m.Lane || x == m.Tid {
+			return false
+		}
+		if id, ok := x.(*parse.Ident); ok && id.Name == m.Tid.Name {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+// findBlockers records barriers, shared memory, spin-waits and inline asm.
+func (m *Mapping) findBlockers(body parse.Node) {
+	parse.Inspect(body, func(n parse.Node) bool {
+		switch n := n.(type) {
+		case *parse.CallExpr:
+			m.classifyCall(n)
+		case *parse.VarDecl:
+			if hasSpecifier(n.Specifiers, "__shared__") {
+				m.block(n, "declares __shared__ memory, which threads of a block share")
+			}
+		case *parse.OpaqueStmt:
+			if strings.Contains(n.Reason, "asm") {
+				m.block(n, "contains inline assembly")
+			} else {
+				m.block(n, "contains a statement bamgen could not parse")
+			}
+		case *parse.WhileStmt:
+			if waitsOnOthers(n.Cond) {
+				m.block(n, "spin-waits on memory other threads write")
+			}
+		case *parse.DoStmt:
+			if waitsOnOthers(n.Cond) {
+				m.block(n, "spin-waits on memory other threads write")
+			}
+		}
+		return true
+	})
+}
+
+func (m *Mapping) classifyCall(c *parse.CallExpr) {
+	name := calleeName(c.Fun)
+	switch {
+	case name == "__syncthreads" || strings.HasPrefix(name, "__syncthreads_") || name == "sync" || name == "__threadfence_block":
+		m.block(c, "calls "+name+", a barrier across the threads of a block")
+	case name == "this_grid" || name == "grid_group" || name == "this_thread_block":
+		m.block(c, "uses cooperative groups ("+name+")")
+	case strings.HasPrefix(name, "__shfl") || strings.HasPrefix(name, "__ballot") || strings.HasPrefix(name, "__any") ||
+		strings.HasPrefix(name, "__all") || name == "__activemask" || strings.HasPrefix(name, "__match") ||
+		strings.HasPrefix(name, "__reduce_") || name == "__syncwarp":
+		m.WarpSync = append(m.WarpSync, Blocker{c.Pos(), c.End(), "calls " + name + ", which exchanges values between the lanes of a warp"})
+	}
+}
+
+func (m *Mapping) block(n parse.Node, reason string) {
+	m.Blockers = append(m.Blockers, Blocker{n.Pos(), n.End(), reason})
+}
+
+// waitsOnOthers: a loop whose condition reads memory through an atomic or
+// a volatile access is waiting for another thread; serialising threads
+// could then deadlock.
+func waitsOnOthers(cond parse.Expr) bool {
+	found := false
+	parse.Inspect(cond, func(n parse.Node) bool {
+		switch n := n.(type) {
+		case *parse.CallExpr:
+			if strings.HasPrefix(calleeName(n.Fun), "atomic") {
+				found = true
+			}
+		case *parse.CastExpr:
+			if n.Type != nil && strings.Contains(n.Type.Text, "volatile") {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// findStrayIndex records threadIdx/blockIdx uses outside the id variables.
+func (m *Mapping) findStrayIndex(body parse.Node) {
+	parse.Inspect(body, func(n parse.Node) bool {
+		if n == m.Tid || n == m.Warp || n == m.Lane {
+			return false
+		}
+		if me, ok := n.(*parse.MemberExpr); ok {
+			if id, ok := unparen(me.X).(*parse.Ident); ok && (id.Name == "threadIdx" || id.Name == "blockIdx") {
+				m.StrayIndex = append(m.StrayIndex, Blocker{me.Pos(), me.End(), "uses " + id.Name + "." + me.Name + " directly"})
+			}
+		}
+		return true
+	})
+}
+
+func hasSpecifier(specs []string, s string) bool {
+	for _, x := range specs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
