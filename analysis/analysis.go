@@ -89,8 +89,22 @@ type Function struct {
 	Locals map[string]Shape // the final shape of each local variable, by name
 	Diags  []diag.Diagnostic
 
-	macros map[string]string // the file's object-like macros, for constant folding
+	macros   map[string]string // the file's object-like macros, for constant folding
+	ev       *evaluator        // the solved dataflow, for ShapeOf
+	typedefs map[string]string // the file's typedefs, for element sizes
 }
+
+// ShapeOf returns the abstract value of an expression inside the function.
+func (fn *Function) ShapeOf(e parse.Expr) Shape {
+	if fn.ev == nil {
+		return formed(Unknown)
+	}
+	return fn.ev.shape(e)
+}
+
+// ConstValue folds an integer constant expression (literals, the file's
+// object-like macros and arithmetic on them).
+func (fn *Function) ConstValue(e parse.Expr) (int64, bool) { return foldConst(e, fn.macros, 0) }
 
 // File is the analysis of one parsed file.
 type File struct {
@@ -124,9 +138,11 @@ func (f *File) LaunchesOf(name string) []Launch {
 // Analyze runs every analysis on a parsed file.
 func Analyze(pf *parse.File) *File {
 	out := &File{Parse: pf}
-	macros := objectMacros(pf)
+	macros, typedefs := objectMacros(pf), typedefMap(pf)
 	for _, fd := range pf.Funcs() {
-		out.Functions = append(out.Functions, analyzeFunc(pf, fd, macros))
+		fn := analyzeFunc(pf, fd, macros)
+		fn.typedefs = typedefs
+		out.Functions = append(out.Functions, fn)
 		if fd.Body != nil {
 			out.Launches = append(out.Launches, launchesIn(fd)...)
 		}
@@ -155,6 +171,7 @@ func analyzeFunc(pf *parse.File, fd *parse.FuncDecl, macros map[string]string) *
 	}
 	ev := &evaluator{fn: fd, env: map[*parse.Symbol]Shape{}, aliases: map[*parse.Symbol]alias{}, macros: macros}
 	solve(ev, collectDefs(fd))
+	fn.ev = ev
 	fn.Locals = localShapes(ev)
 	fn.Arrays = collectAccesses(ev, fd)
 	fn.Diags = bodyDiags(pf, fd)

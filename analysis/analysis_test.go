@@ -102,7 +102,7 @@ func TestMapping(t *testing.T) {
 		  unsigned long long w = g / WS; int l = threadIdx.x % 32; a[w] = l; }`, "g", "w", "l", 0, 0},
 		{`__global__ void k(int *a) { __shared__ int s[32]; int i = blockIdx.x * blockDim.x + threadIdx.x;
 		  s[threadIdx.x] = a[i]; __syncthreads(); a[i] = s[0]; }`, "i", "", "", 2, 1},
-		{`__global__ void k(int *a) { int i = blockIdx.x * blockDim.x + threadIdx.x; i += 1; a[i] = 0; }`, "", "", "", 0, 2},
+		{`__global__ void k(int *a) { int i = blockIdx.x * blockDim.x + threadIdx.x; i += 1; a[i] = 0; }`, "i", "", "", 0, 0},
 	}
 	for _, c := range cases {
 		f := Analyze(parse.ParseFile("t.cu", []byte(c.src)))

@@ -419,3 +419,17 @@ func calleeName(e parse.Expr) string {
 	}
 	return ""
 }
+
+// Unparen strips parentheses and casts around e.
+func Unparen(e parse.Expr) parse.Expr { return unparen(e) }
+
+// CalleeName is the called function's name as written ("atomicAdd", "std::min").
+func CalleeName(e parse.Expr) string { return calleeName(e) }
+
+// IsPureCall reports whether a call to name has no side effects: math
+// helpers and warp votes/shuffles, which only exchange values.
+func IsPureCall(name string) bool {
+	return isPureFunc(name) || strings.HasPrefix(name, "__shfl") || strings.HasPrefix(name, "__any") ||
+		strings.HasPrefix(name, "__all") || strings.HasPrefix(name, "__ballot") || name == "__activemask" ||
+		strings.HasPrefix(name, "__ldg") || strings.HasPrefix(name, "__popc")
+}

@@ -24,6 +24,8 @@ type Mapping struct {
 	WarpSync []Blocker
 	// StrayIndex lists uses of threadIdx/blockIdx outside the id variables.
 	StrayIndex []Blocker
+	// GridStride: the thread id is a grid-stride loop variable.
+	GridStride bool
 	// TidUses counts uses of the thread-id variable other than deriving the
 	// warp and lane ids.
 	TidUses int
@@ -50,16 +52,21 @@ func KernelMapping(fn *Function) *Mapping {
 
 // findIndexVars looks at each local with a single definition.
 func (m *Mapping) findIndexVars(fn *Function) {
-	counts := defCounts(fn.Decl)
+	counts, strides := defCounts(fn.Decl), gridStrides(fn)
 	parse.Inspect(fn.Decl.Body, func(n parse.Node) bool {
 		v, ok := n.(*parse.VarDecl)
-		if !ok || v.Init == nil || counts[v.Name] != 1 {
+		if !ok || v.Init == nil {
 			return true
 		}
 		init := initValue(v.Init)
+		if m.Tid == nil && isGlobalTid(init) && counts[v.Name] == 1+strides[v.Name] {
+			m.Tid, m.GridStride = v, strides[v.Name] > 0
+			return true
+		}
+		if counts[v.Name] != 1 {
+			return true
+		}
 		switch {
-		case m.Tid == nil && isGlobalTid(init):
-			m.Tid = v
 		case m.Warp == nil && m.derivesFromTid(init, "/", ">>", fn.macros):
 			m.Warp = v
 		case m.Lane == nil && (m.derivesFromTid(init, "%", "&", fn.macros) || isThreadIdxLane(init, fn.macros)):
@@ -70,6 +77,18 @@ func (m *Mapping) findIndexVars(fn *Function) {
 	if m.Tid != nil {
 		m.TidUses = m.countTidUses(fn.Decl.Body)
 	}
+}
+
+// gridStrides counts, per local, the `x += uniform` steps of grid-stride
+// loops: a thread id advanced that way still names one virtual thread.
+func gridStrides(fn *Function) map[string]int {
+	out := map[string]int{}
+	for _, d := range collectDefs(fn.Decl) {
+		if d.op == "+=" && fn.ShapeOf(d.rhs).Form == Uniform {
+			out[d.sym.Name]++
+		}
+	}
+	return out
 }
 
 // defCounts counts the definitions (initialisers and assignments) of each

@@ -33,6 +33,13 @@ type JSONFunc struct {
 	Arrays    []JSONArray  `json:"arrays"`
 	Launches  []JSONLaunch `json:"launches,omitempty"`
 	Unparsed  int          `json:"unparsed_regions"`
+	Model     *JSONModel   `json:"model,omitempty"`
+}
+
+// JSONModel is the first-principles model of a kernel (--model).
+type JSONModel struct {
+	Shape     string     `json:"shape"`
+	Estimates []Estimate `json:"estimates"`
 }
 
 type JSONParam struct {
@@ -67,11 +74,16 @@ type JSONLaunch struct {
 }
 
 // JSON converts the analysis of one file to its report form.
-func (f *File) JSON() JSONFile {
+func (f *File) JSON(cfg *ModelConfig) JSONFile {
 	src := f.Parse.Src
 	out := JSONFile{File: src.Name, Functions: []JSONFunc{}, Diagnostics: []diag.JSON{}}
 	for _, fn := range f.Functions {
-		out.Functions = append(out.Functions, f.jsonFunc(fn))
+		jf := f.jsonFunc(fn)
+		if cfg != nil && fn.Kind == "kernel" && fn.Decl.Body != nil {
+			shape, es := Model(fn, *cfg)
+			jf.Model = &JSONModel{Shape: shape, Estimates: es}
+		}
+		out.Functions = append(out.Functions, jf)
 	}
 	for _, d := range diag.Sorted(f.Parse.Diags) {
 		out.Diagnostics = append(out.Diagnostics, src.ToJSON(d))
@@ -126,7 +138,7 @@ func (f *File) text(n parse.Node) string {
 }
 
 // WriteText prints the report for people.
-func (f *File) WriteText(w io.Writer) {
+func (f *File) WriteText(w io.Writer, cfg *ModelConfig) {
 	src := f.Parse.Src
 	fmt.Fprintf(w, "%s:\n", src.Name)
 	for _, fn := range f.Functions {
@@ -134,6 +146,10 @@ func (f *File) WriteText(w io.Writer) {
 			continue
 		}
 		f.writeKernel(w, fn)
+		if cfg != nil && fn.Decl.Body != nil {
+			shape, es := Model(fn, *cfg)
+			io.WriteString(w, FormatEstimates(*cfg, shape, es))
+		}
 	}
 	var others []string
 	for _, fn := range f.Functions {

@@ -12,8 +12,58 @@ import (
 
 func init() { subcommands = append(subcommands, newAnalyzeCmd) }
 
+// modelFlags are the inputs of the first-principles model (--model).
+type modelFlags struct {
+	enabled   bool
+	gpu       string
+	sms       int
+	warps     int
+	lineBytes int
+	latencyUS float64
+	iops      float64
+	avgDegree float64
+}
+
+func (f *modelFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.BoolVar(&f.enabled, "model", false, "add the first-principles model: cache-line requests in flight per work assignment, and Little's law against the storage")
+	fl.StringVar(&f.gpu, "gpu", "h100", "GPU preset for --model: a100, h100 or h200")
+	fl.IntVar(&f.sms, "sms", 0, "number of SMs (overrides the --gpu preset)")
+	fl.IntVar(&f.warps, "warps-per-sm", 0, "resident warps per SM (overrides the --gpu preset)")
+	fl.IntVar(&f.lineBytes, "line-bytes", 4096, "cache line size in bytes (512 to 65536, a power of two)")
+	fl.Float64Var(&f.latencyUS, "latency-us", 40, "end-to-end latency of one line request in microseconds (thesis §6.2: ~10 us in the cache and I/O stack + ~30 us storage)")
+	fl.Float64Var(&f.iops, "iops", 6e6, "storage IOPS ceiling, 0 for none (default: four Optane SSDs at 1.5M IOPS each)")
+	fl.Float64Var(&f.avgDegree, "avg-degree", 16, "average neighbour-list length of CSR inputs")
+}
+
+// config validates the flags and returns the model's input.
+func (f *modelFlags) config() (analysis.ModelConfig, error) {
+	g, ok := analysis.GPUs[f.gpu]
+	if !ok {
+		return analysis.ModelConfig{}, fmt.Errorf("--gpu %q is not a known GPU; use a100, h100 or h200, or give --sms and --warps-per-sm", f.gpu)
+	}
+	if f.sms < 0 || f.warps < 0 {
+		return analysis.ModelConfig{}, fmt.Errorf("--sms and --warps-per-sm must be positive")
+	}
+	if f.sms > 0 {
+		g.SMs, g.Name = f.sms, "custom"
+	}
+	if f.warps > 0 {
+		g.WarpsPerSM, g.Name = f.warps, "custom"
+	}
+	if f.lineBytes < 512 || f.lineBytes > 65536 || f.lineBytes&(f.lineBytes-1) != 0 {
+		return analysis.ModelConfig{}, fmt.Errorf("--line-bytes %d: use a power of two from 512 to 65536", f.lineBytes)
+	}
+	if !(f.latencyUS > 0) || f.iops < 0 || !(f.avgDegree > 0) {
+		return analysis.ModelConfig{}, fmt.Errorf("--latency-us and --avg-degree must be positive and --iops not negative")
+	}
+	return analysis.ModelConfig{GPU: g, LineBytes: f.lineBytes, AvgDegree: f.avgDegree,
+		Storage: analysis.Storage{LatencyUS: f.latencyUS, IOPS: f.iops}}, nil
+}
+
 func newAnalyzeCmd() *cobra.Command {
 	var asJSON bool
+	var model modelFlags
 	cmd := &cobra.Command{
 		Use:   "analyze FILE...",
 		Short: "Report kernels, their arrays, how each is indexed, and launch sites",
@@ -25,14 +75,23 @@ docs/analyze.md. Exit status 1 when a kernel body has regions the parser
 could not understand (they are listed as diagnostics), 2 on errors.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runAnalyze(cmd, args, asJSON)
+			return runAnalyze(cmd, args, asJSON, &model)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (schema: docs/analyze.md)")
+	model.register(cmd)
 	return cmd
 }
 
-func runAnalyze(cmd *cobra.Command, paths []string, asJSON bool) error {
+func runAnalyze(cmd *cobra.Command, paths []string, asJSON bool, model *modelFlags) error {
+	var cfg *analysis.ModelConfig
+	if model.enabled {
+		c, err := model.config()
+		if err != nil {
+			return err
+		}
+		cfg = &c
+	}
 	sources, err := readSources(paths)
 	if err != nil {
 		return err
@@ -42,12 +101,12 @@ func runAnalyze(cmd *cobra.Command, paths []string, asJSON bool) error {
 		files[i] = analysis.Analyze(parse.ParseFile(sources[i].Name, sources[i].Bytes))
 	})
 	if asJSON {
-		if err := writeAnalyzeJSON(cmd, files); err != nil {
+		if err := writeAnalyzeJSON(cmd, files, cfg); err != nil {
 			return err
 		}
 	} else {
 		for _, f := range files {
-			f.WriteText(cmd.OutOrStdout())
+			f.WriteText(cmd.OutOrStdout(), cfg)
 			f.Parse.Src.Print(cmd.ErrOrStderr(), f.Parse.Diags)
 		}
 	}
@@ -57,10 +116,10 @@ func runAnalyze(cmd *cobra.Command, paths []string, asJSON bool) error {
 	return nil
 }
 
-func writeAnalyzeJSON(cmd *cobra.Command, files []*analysis.File) error {
+func writeAnalyzeJSON(cmd *cobra.Command, files []*analysis.File, cfg *analysis.ModelConfig) error {
 	rep := analysis.JSONReport{Files: []analysis.JSONFile{}}
 	for _, f := range files {
-		rep.Files = append(rep.Files, f.JSON())
+		rep.Files = append(rep.Files, f.JSON(cfg))
 	}
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {

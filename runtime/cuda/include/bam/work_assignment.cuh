@@ -10,6 +10,8 @@
 #ifndef BAM_WORK_ASSIGNMENT_CUH
 #define BAM_WORK_ASSIGNMENT_CUH
 
+#include <cstdio>
+
 namespace bam {
 
 namespace detail {
@@ -94,6 +96,72 @@ __device__ void for_each_warp_coarsened(Body&& body) {
       const unsigned long long v = g * K + j;
       if (v < warps) {
         body(v);
+      }
+    }
+  }
+}
+
+
+// The smallest number of elements per cache line among arrays: a work unit
+// of that many consecutive elements never spans more than one line of any
+// of them (up to alignment), so claware can size its units by it.
+template <class A>
+__device__ __forceinline__ unsigned long long min_elems_per_line(const A& a) {
+  return static_cast<unsigned long long>(a.elems_per_line());
+}
+
+template <class A, class B, class... Rest>
+__device__ __forceinline__ unsigned long long min_elems_per_line(const A& a, const B& b, const Rest&... rest) {
+  const unsigned long long x = min_elems_per_line(a);
+  const unsigned long long y = min_elems_per_line(b, rest...);
+  return x < y ? x : y;
+}
+
+// The lane of the calling thread inside its group of 32 consecutive global
+// thread ids: what warp-per-vertex kernels compute as `tid % 32`.
+__device__ __forceinline__ unsigned lane_id() {
+  return static_cast<unsigned>(detail::global_thread_id() & 31u);
+}
+
+// First edge index >= lo that a warp-strided loop `for (e = first; ...; e += step)`
+// visits: ODT clamps each neighbour walk to the tile [lo, hi).
+__device__ __forceinline__ unsigned long long odt_first_strided(unsigned long long first, unsigned long long lo,
+                                                                unsigned long long step) {
+  return first >= lo ? first : first + (lo - first + step - 1) / step * step;
+}
+
+// First edge index of a thread-per-vertex walk (`for (e = first; ...; ++e)`)
+// once ODT spreads it over the lanes of a warp.
+__device__ __forceinline__ unsigned long long odt_first_lane(unsigned long long first, unsigned long long lo) {
+  return (first >= lo ? first : lo) + lane_id();
+}
+
+// On-demand Implicit Tiling (thesis §6.3.4): each group of 32 threads takes
+// one tile (edges_per_tile consecutive edges, one cache line of the edge
+// array) and walks every vertex whose neighbour list overlaps it, starting
+// at fvl[tile] (the first vertex list). body(v, lo, hi) runs the vertex's
+// original per-vertex code with its neighbour walk clamped to [lo, hi).
+// Tiles partition the edges, so every edge is visited exactly once.
+template <class RowPtr, class Body>
+__device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& rowptr, unsigned long long n_edges,
+                                  unsigned long long edges_per_tile, Body&& body) {
+  const unsigned long long groups = detail::total_threads() / 32;
+  if (detail::total_threads() % 32 != 0 || groups == 0 || edges_per_tile == 0) {
+    if (detail::global_thread_id() == 0) {
+      printf("bam::odt_for_each_tile: the launch must have a multiple of 32 threads (got %llu)\n", detail::total_threads());
+    }
+    __trap();
+  }
+  const unsigned long long tiles = (n_edges + edges_per_tile - 1) / edges_per_tile;
+  for (unsigned long long t = detail::global_thread_id() / 32; t < tiles; t += groups) {
+    const unsigned long long lo = t * edges_per_tile;
+    const unsigned long long hi = lo + edges_per_tile < n_edges ? lo + edges_per_tile : n_edges;
+    for (unsigned long long v = fvl[t];; ++v) {
+      if (static_cast<unsigned long long>(rowptr[v]) >= hi) {
+        break;  // rowptr[n] == n_edges >= hi, so this stops at the last vertex
+      }
+      if (static_cast<unsigned long long>(rowptr[v + 1]) > lo) {
+        body(v, lo, hi);
       }
     }
   }

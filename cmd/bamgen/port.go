@@ -1,0 +1,360 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/parse"
+	"github.com/bamgen/bamgen/transform"
+)
+
+func init() { subcommands = append(subcommands, newPortCmd) }
+
+// portFlags are the flags of `bamgen port`.
+type portFlags struct {
+	arrays []string
+	auto   bool
+	config string
+	counts []string
+	output string
+	write  bool
+	diff   bool
+	check  bool
+	asJSON bool
+	quiet  bool
+}
+
+func newPortCmd() *cobra.Command {
+	var f portFlags
+	cmd := &cobra.Command{
+		Use:   "port [flags] FILE...",
+		Short: "Rewrite chosen arrays of CUDA kernels to bam::array",
+		Long: `port rewrites the chosen pointer parameters of CUDA kernels to bam::array
+(storage behind a GPU software cache), the element accesses and helpers
+that need it, and the host code that allocates, fills, launches with and
+frees those buffers. Arrays are chosen with --array, --auto, or the
+.bamgen.yaml next to the file (or --config). Uses bamgen cannot rewrite
+safely are reported with a PORT0xx code and the array is left as it was.
+
+Like gofmt: the result goes to stdout, or to -o FILE, or back into the file
+with -w; -d prints a unified diff; --check exits 1 when a port is pending.
+Diagnostics go to stderr ("file:line:col: severity: message [CODE]"), or
+with --json to stdout (docs/json.md). Exit 2 on errors; nothing is written
+then. See docs/port.md.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPort(cmd, args, &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.arrays, "array", nil, "port pointer parameter `NAME` of every kernel, or KERNEL:NAME (repeatable)")
+	fl.BoolVar(&f.auto, "auto", false, "choose arrays indexed data-dependently or allocated with input-sized buffers")
+	fl.StringVar(&f.config, "config", "", "read choices from this `FILE` instead of .bamgen.yaml next to each input")
+	fl.StringArrayVar(&f.counts, "count", nil, "element count of an array as `NAME=EXPR` (host expression; repeatable)")
+	fl.StringVarP(&f.output, "output", "o", "", "write the result to `FILE` (one input only)")
+	fl.BoolVarP(&f.write, "write", "w", false, "write the result back to each input file (only when it changed)")
+	fl.BoolVarP(&f.diff, "diff", "d", false, "print a unified diff instead of the result")
+	fl.BoolVar(&f.check, "check", false, "exit 1 when a port is pending (changes nothing; combine with -d to see it)")
+	fl.BoolVar(&f.asJSON, "json", false, "print diagnostics and choices as JSON on stdout (docs/json.md)")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "do not print notes (what was ported and why)")
+	return cmd
+}
+
+// portedFile is the outcome for one input, kept in input order.
+type portedFile struct {
+	src *diag.Source
+	res *transform.Result
+	err error
+}
+
+func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
+	opts, err := f.options(len(paths))
+	if err != nil {
+		return err
+	}
+	sources, err := readSources(paths)
+	if err != nil {
+		return err
+	}
+	results := make([]portedFile, len(sources))
+	parallelEach(len(sources), func(i int) {
+		results[i] = portOne(sources[i], opts, f.config)
+	})
+	var errs []error
+	for _, r := range results {
+		if r.err != nil {
+			errs = append(errs, r.err)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return emitPort(cmd, results, f)
+}
+
+// options validates flag combinations and builds the transform options.
+func (f *portFlags) options(nfiles int) (transform.Options, error) {
+	var o transform.Options
+	switch {
+	case f.output != "" && nfiles != 1:
+		return o, fmt.Errorf("-o takes exactly one input file, got %d", nfiles)
+	case f.output != "" && f.write:
+		return o, errors.New("-o and -w cannot be combined: -o writes elsewhere, -w writes in place")
+	case f.diff && (f.write || f.output != ""):
+		return o, errors.New("-d prints a diff and cannot be combined with -w or -o")
+	case f.check && (f.write || f.output != ""):
+		return o, errors.New("--check changes nothing and cannot be combined with -w or -o")
+	}
+	for _, a := range f.arrays {
+		if err := checkArraySpec(a); err != nil {
+			return o, err
+		}
+	}
+	counts, err := parseCounts(f.counts)
+	if err != nil {
+		return o, err
+	}
+	o = transform.Options{Arrays: f.arrays, Auto: f.auto, Counts: counts}
+	if f.config != "" {
+		cfg, err := transform.LoadConfig(f.config)
+		if err != nil {
+			return o, fmt.Errorf("--config: %w", err)
+		}
+		o.Config = cfg
+	}
+	return o, nil
+}
+
+// checkArraySpec validates NAME or KERNEL:NAME.
+func checkArraySpec(s string) error {
+	parts := strings.Split(s, ":")
+	if len(parts) > 2 {
+		return fmt.Errorf("--array %q: want NAME or KERNEL:NAME", s)
+	}
+	for _, p := range parts {
+		if !isIdent(p) {
+			return fmt.Errorf("--array %q: %q is not an identifier; want NAME or KERNEL:NAME", s, p)
+		}
+	}
+	return nil
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// parseCounts parses NAME=EXPR pairs.
+func parseCounts(list []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, c := range list {
+		name, expr, ok := strings.Cut(c, "=")
+		name, expr = strings.TrimSpace(name), strings.TrimSpace(expr)
+		if !ok || expr == "" {
+			return nil, fmt.Errorf("--count %q: want NAME=EXPR, e.g. --count edges=num_edges", c)
+		}
+		if err := checkArraySpec(name); err != nil {
+			return nil, fmt.Errorf("--count %q: %q is not NAME or KERNEL:NAME", c, name)
+		}
+		out[name] = expr
+	}
+	return out, nil
+}
+
+// portOne parses and ports one file with its config.
+func portOne(src *diag.Source, opts transform.Options, explicitConfig string) portedFile {
+	if explicitConfig == "" {
+		cfg, err := transform.FindConfig(src.Name)
+		if err != nil {
+			return portedFile{src: src, err: err}
+		}
+		opts.Config = cfg
+	}
+	pf := parse.ParseFile(src.Name, src.Bytes)
+	res, err := transform.Port(pf, opts)
+	if err != nil {
+		return portedFile{src: src, err: err}
+	}
+	res.Diags = append(portRelevantParseDiags(pf, res), res.Diags...)
+	return portedFile{src: pf.Src, res: res}
+}
+
+// portRelevantParseDiags keeps parser diagnostics inside functions the port
+// touches: an unparsed region elsewhere does not affect the result, and
+// one inside a ported kernel has already refused the arrays it hides.
+func portRelevantParseDiags(pf *parse.File, res *transform.Result) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, d := range pf.Diags {
+		for _, ch := range res.Choices {
+			if fn := findFunc(pf, ch.Kernel); fn != nil && d.Pos >= fn.Pos() && d.Pos < fn.End() {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func findFunc(pf *parse.File, name string) *parse.FuncDecl {
+	for _, fn := range pf.Funcs() {
+		if fn.Name == name && fn.Body != nil {
+			return fn
+		}
+	}
+	return nil
+}
+
+// emitPort prints diagnostics and writes results according to the mode.
+func emitPort(cmd *cobra.Command, results []portedFile, f *portFlags) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	hasErrors, pending := false, false
+	for _, r := range results {
+		hasErrors = hasErrors || diag.HasErrors(r.res.Diags)
+		pending = pending || r.res.Changed
+	}
+	if f.asJSON {
+		if err := writePortJSON(stdout, results); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range results {
+			r.src.Print(stderr, visible(r.res.Diags, f.quiet))
+		}
+	}
+	if hasErrors {
+		return exitError{exitUsage} // never partial output
+	}
+	if err := writeResults(stdout, results, f); err != nil {
+		return err
+	}
+	if f.check && pending {
+		return exitError{exitFindings}
+	}
+	return nil
+}
+
+func visible(ds []diag.Diagnostic, quiet bool) []diag.Diagnostic {
+	if !quiet {
+		return ds
+	}
+	var out []diag.Diagnostic
+	for _, d := range ds {
+		if d.Severity != diag.Note {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// writeResults puts each result where the flags say.
+func writeResults(stdout io.Writer, results []portedFile, f *portFlags) error {
+	for _, r := range results {
+		out := r.res.Output
+		switch {
+		case f.diff:
+			stdout.Write(transform.UnifiedDiff(r.src.Name+".orig", r.src.Name, r.src.Bytes, out))
+		case f.check:
+			if r.res.Changed && !f.asJSON {
+				fmt.Fprintln(stdout, r.src.Name)
+			}
+		case f.write:
+			if r.res.Changed {
+				if err := writeFileAtomic(r.src.Name, out); err != nil {
+					return err
+				}
+			}
+		case f.output != "":
+			if err := writeFileAtomic(f.output, out); err != nil {
+				return err
+			}
+		case !f.asJSON:
+			stdout.Write(out)
+		}
+	}
+	return nil
+}
+
+// writeFileAtomic replaces path with data: a temporary file in the same
+// directory (so rename is atomic), the old file's mode bits, fsync, rename.
+// A crash leaves either the old or the new file, never a mix. Unchanged
+// content is not rewritten (keeps mtimes for build tools).
+func writeFileAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file; refusing to replace it", path)
+		}
+		mode = st.Mode().Perm()
+		if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
+			return nil
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".bamgen-*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot write: %v", path, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: cannot write: %v", path, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: cannot set mode: %v", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: cannot sync: %v", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("%s: cannot write: %v", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("%s: cannot replace: %v", path, err)
+	}
+	return nil
+}
+
+// portJSON is the --json document (docs/json.md).
+type portJSON struct {
+	Files []portFileJSON `json:"files"`
+}
+
+type portFileJSON struct {
+	File        string             `json:"file"`
+	Changed     bool               `json:"changed"`
+	Choices     []transform.Choice `json:"choices"`
+	Diagnostics []diag.JSON        `json:"diagnostics"`
+}
+
+func writePortJSON(w io.Writer, results []portedFile) error {
+	doc := portJSON{Files: []portFileJSON{}}
+	for _, r := range results {
+		fj := portFileJSON{File: r.src.Name, Changed: r.res.Changed, Choices: r.res.Choices, Diagnostics: []diag.JSON{}}
+		if fj.Choices == nil {
+			fj.Choices = []transform.Choice{}
+		}
+		for _, d := range diag.Sorted(r.res.Diags) {
+			fj.Diagnostics = append(fj.Diagnostics, r.src.ToJSON(d))
+		}
+		doc.Files = append(doc.Files, fj)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

@@ -1,0 +1,415 @@
+package opt
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bamgen/bamgen/analysis"
+	"github.com/bamgen/bamgen/parse"
+)
+
+// odt rewrites a CSR neighbour walk to On-demand Implicit Tiling (thesis
+// §6.3.4): each warp takes one tile (one cache line of the edge array) and
+// walks every vertex whose list overlaps it, starting from the first vertex
+// list the runtime builds on the GPU.
+//
+// Legality. Tiles partition the edges, so per-edge work runs exactly once,
+// but the per-vertex code around the walk runs once per tile the vertex's
+// list overlaps (and not at all for empty lists). The rewrite is therefore
+// legal when that code is idempotent: it reads, stores constants, and
+// combines per-edge results only through flags set to constants (`found =
+// 1` in the walk, `if (found) *changed = 1` after it) — the shape of BFS,
+// CC and SSSP. Per-vertex sums (PageRank, SpMV) are refused.
+func (r *rewriter) odt() {
+	m := r.mapping
+	w := analysis.FindCSRWalk(r.fn, m)
+	if w == nil {
+		r.refuse(CodeNotCSR, r.fn.Decl.NameSpan.Start, r.fn.Decl.NameSpan.End(),
+			"odt does not apply to kernel %s: no CSR neighbour walk `for (e = rowptr[v] (+lane); e < rowptr[v+1]; e += 32 or ++e) ... edges[e]` "+
+				"with v the warp id or the thread id", r.name())
+		return
+	}
+	ok := r.checkBlockers("odt", m.Blockers, m.StrayIndex)
+	if !w.WarpForm {
+		ok = r.checkBlockers("odt", nil, nil, m.WarpSync) && ok
+	}
+	ok = r.odtArraysOK(w) && ok
+	ok = r.odtLoopOK(w) && ok
+	ok = r.odtOutsideOK(w, r.fn.Decl.Body) && ok
+	nIndex := r.vertexCountParam(w)
+	if nIndex < 0 {
+		r.refuse(CodeNotCSR, w.Vertex.Pos(), w.Vertex.End(),
+			"odt does not apply to kernel %s: no bound check `%s < n` (or `%s >= n`) against a parameter gives the vertex count the first vertex list needs",
+			r.name(), w.Vertex.Name, w.Vertex.Name)
+		ok = false
+	}
+	if !ok {
+		return
+	}
+	r.odtEdits(w, nIndex)
+	form := "warp-per-vertex"
+	if !w.WarpForm {
+		form = "thread-per-vertex"
+	}
+	r.note(r.fn.Decl.NameSpan.Start, "kernel %s: odt applied (%s walk over %s bounded by %s); each warp now takes one cache line of %s, "+
+		"so line requests in flight are SM*W and the cache needs only SM*W lines", r.name(), form, w.Edges, w.RowPtr, w.Edges)
+}
+
+// odtArraysOK: the edge array must be a bam::array (its lines are the
+// tiles) and the offsets must stay a device pointer (the first vertex list
+// is built from them on the GPU).
+func (r *rewriter) odtArraysOK(w *analysis.CSRWalk) bool {
+	ported := map[string]bool{}
+	for _, p := range r.opts.Ported[r.name()] {
+		ported[p] = true
+	}
+	ok := true
+	if !ported[w.Edges] {
+		r.refuse(CodeNotPorted, w.Loop.Pos(), w.Loop.End(), "odt does not apply to kernel %s: the edge array %s is not ported; port it (--array %s:%s)",
+			r.name(), w.Edges, r.name(), w.Edges)
+		ok = false
+	}
+	if ported[w.RowPtr] {
+		r.refuse(CodeNotPorted, w.Loop.Pos(), w.Loop.End(), "odt does not apply to kernel %s: the offsets array %s is ported; "+
+			"odt builds the first vertex list from it on the GPU, so keep it in GPU memory (it is |V|+1 entries)", r.name(), w.RowPtr)
+		ok = false
+	}
+	return ok
+}
+
+// odtLoopOK: inside the walk, outer locals may only be set to constants
+// (flags), and nothing may leave the walk early (a break would stop only
+// this tile's part of the list).
+func (r *rewriter) odtLoopOK(w *analysis.CSRWalk) bool {
+	ok := true
+	nested := nestedBreaks(w.Loop.Body)
+	parse.Inspect(w.Loop.Body, func(n parse.Node) bool {
+		switch n := n.(type) {
+		case *parse.BranchStmt:
+			if (n.Keyword == "break" && !nested[n]) || n.Keyword == "goto" {
+				r.refuse(CodeUnsafeWrites, n.Pos(), n.End(), "odt does not apply to kernel %s: `%s` leaves the neighbour walk early, "+
+					"which would stop only one tile's part of the list", r.name(), n.Keyword)
+				ok = false
+			}
+		case *parse.ReturnStmt:
+			r.refuse(CodeUnsafeWrites, n.Pos(), n.End(), "odt does not apply to kernel %s: `return` inside the neighbour walk "+
+				"would stop only one tile's part of the list", r.name())
+			ok = false
+		case *parse.BinaryExpr:
+			if parse.IsAssign(n.Op) && !r.flagStore(w, n) {
+				ok = false
+			}
+		case *parse.UnaryExpr:
+			if (n.Op == "++" || n.Op == "--") && r.outerLocal(w, n.X) != "" {
+				r.refuse(CodeUnsafeWrites, n.Pos(), n.End(), "odt does not apply to kernel %s: %s accumulates across the neighbour list, "+
+					"and the list may be split over several tiles", r.name(), r.file.Parse.Text(n))
+				ok = false
+			}
+		}
+		return true
+	})
+	return ok
+}
+
+// nestedBreaks collects the breaks that belong to loops or switches nested
+// inside the walk: they do not leave the walk.
+func nestedBreaks(body parse.Node) map[parse.Node]bool {
+	out := map[parse.Node]bool{}
+	parse.Inspect(body, func(n parse.Node) bool {
+		switch n.(type) {
+		case *parse.ForStmt, *parse.RangeForStmt, *parse.WhileStmt, *parse.DoStmt, *parse.SwitchStmt:
+			parse.Inspect(n, func(x parse.Node) bool {
+				if b, ok := x.(*parse.BranchStmt); ok && b.Keyword == "break" {
+					out[b] = true
+				}
+				return true
+			})
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// flagStore accepts an assignment inside the walk unless it writes an outer
+// local with anything but a constant.
+func (r *rewriter) flagStore(w *analysis.CSRWalk, b *parse.BinaryExpr) bool {
+	name := r.outerLocal(w, b.X)
+	if name == "" {
+		return true // a store to memory, or to a local of the walk body
+	}
+	if b.Op == "=" && r.isConst(b.Y) {
+		return true
+	}
+	r.refuse(CodeUnsafeWrites, b.Pos(), b.End(), "odt does not apply to kernel %s: %s combines values across the neighbour list of a vertex, "+
+		"which odt may split over several tiles (only flags set to constants can be combined)", r.name(), r.file.Parse.Text(b))
+	return false
+}
+
+// outerLocal names the local or parameter e refers to if it is declared
+// outside the walk, else "".
+func (r *rewriter) outerLocal(w *analysis.CSRWalk, e parse.Expr) string {
+	id, ok := analysis.Unparen(e).(*parse.Ident)
+	if !ok || r.fn.Decl.Scope == nil {
+		return ""
+	}
+	sym := r.fn.Decl.Scope.Lookup(id.Name, id.Pos())
+	if sym == nil || sym.Name == w.IVar {
+		return ""
+	}
+	if sym.Param || sym.Decl.Pos() < w.Loop.Pos() {
+		return sym.Name
+	}
+	return ""
+}
+
+func (r *rewriter) isConst(e parse.Expr) bool {
+	if id, ok := analysis.Unparen(e).(*parse.Ident); ok && (id.Name == "true" || id.Name == "false") {
+		return true
+	}
+	_, ok := r.fn.ConstValue(e)
+	return ok
+}
+
+// odtOutsideOK checks every statement outside the walk: ancestors of the
+// walk may only branch on pure conditions; the rest must be idempotent.
+func (r *rewriter) odtOutsideOK(w *analysis.CSRWalk, s parse.Stmt) bool {
+	switch s := s.(type) {
+	case nil:
+		return true
+	case *parse.ForStmt:
+		if s == w.Loop {
+			return true
+		}
+	case *parse.BlockStmt:
+		ok := true
+		for _, c := range s.Stmts {
+			ok = r.odtOutsideOK(w, c) && ok
+		}
+		return ok
+	case *parse.IfStmt:
+		ok := r.pure(s.Cond, s) && (s.Init == nil || r.idempotent(s.Init))
+		return r.odtOutsideOK(w, s.Then) && r.odtOutsideOK(w, s.Else) && ok
+	}
+	if contains(s, w.Loop) {
+		r.refuse(CodeUnsafeWrites, s.Pos(), s.End(), "odt does not apply to kernel %s: the neighbour walk is nested in this loop or switch, "+
+			"whose iterations odt cannot split into tiles", r.name())
+		return false
+	}
+	return r.idempotent(s)
+}
+
+// idempotent: running s once per tile instead of once per vertex changes
+// nothing. Pure declarations and returns, constant stores, flag votes.
+func (r *rewriter) idempotent(s parse.Stmt) bool {
+	switch s := s.(type) {
+	case *parse.EmptyStmt, *parse.ReturnStmt:
+		return true
+	case *parse.DeclStmt:
+		for _, v := range s.Vars {
+			if v.Init != nil && !r.pure(v.Init, s) {
+				return false
+			}
+		}
+		return true
+	case *parse.ExprStmt:
+		return r.idempotentExpr(s.X, s)
+	case *parse.BlockStmt:
+		for _, c := range s.Stmts {
+			if !r.idempotent(c) {
+				return false
+			}
+		}
+		return true
+	case *parse.IfStmt:
+		return r.pure(s.Cond, s) && r.idempotent(s.Then) && (s.Else == nil || r.idempotent(s.Else))
+	}
+	r.refuse(CodeUnsafeWrites, s.Pos(), s.End(), "odt does not apply to kernel %s: this per-vertex statement would run once per tile "+
+		"and bamgen cannot show that is harmless", r.name())
+	return false
+}
+
+// idempotentExpr accepts `x = CONST` stores, `flag = vote(flag)` and pure
+// expressions; anything else is reported.
+func (r *rewriter) idempotentExpr(e parse.Expr, at parse.Node) bool {
+	if b, ok := analysis.Unparen(e).(*parse.BinaryExpr); ok && b.Op == "=" {
+		if r.isConst(b.Y) && r.pureLvalue(b.X) {
+			return true
+		}
+		if _, isLocal := analysis.Unparen(b.X).(*parse.Ident); isLocal && r.pure(b.Y, at) {
+			return true // a local recomputed from pure values (e.g. a warp vote of a flag)
+		}
+	}
+	if r.pureQuiet(e) {
+		return true
+	}
+	r.refuse(CodeUnsafeWrites, at.Pos(), at.End(), "odt does not apply to kernel %s: %s would run once per tile of the vertex's list, "+
+		"not once per vertex (only constant stores and flag votes are safe to repeat)", r.name(), strings.TrimSpace(r.file.Parse.Text(at)))
+	return false
+}
+
+func (r *rewriter) pureLvalue(e parse.Expr) bool {
+	switch x := analysis.Unparen(e).(type) {
+	case *parse.UnaryExpr:
+		return x.Op == "*" && r.pureQuiet(x.X)
+	case *parse.IndexExpr:
+		return r.pureQuiet(x.X) && r.pureQuiet(x.Index)
+	case *parse.MemberExpr:
+		return r.pureQuiet(x.X)
+	}
+	return false
+}
+
+// pure reports (and explains) side effects in e.
+func (r *rewriter) pure(e parse.Expr, at parse.Node) bool {
+	if r.pureQuiet(e) {
+		return true
+	}
+	r.refuse(CodeUnsafeWrites, at.Pos(), at.End(), "odt does not apply to kernel %s: %s has side effects and would run once per tile",
+		r.name(), strings.TrimSpace(r.file.Parse.Text(at)))
+	return false
+}
+
+func (r *rewriter) pureQuiet(e parse.Expr) bool {
+	ok := true
+	parse.Inspect(e, func(n parse.Node) bool {
+		switch n := n.(type) {
+		case *parse.BinaryExpr:
+			ok = ok && !parse.IsAssign(n.Op)
+		case *parse.UnaryExpr:
+			ok = ok && n.Op != "++" && n.Op != "--"
+		case *parse.CallExpr:
+			ok = ok && analysis.IsPureCall(analysis.CalleeName(n.Fun))
+		case *parse.NewExpr, *parse.DeleteExpr, *parse.LambdaExpr, *parse.OpaqueExpr:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// vertexCountParam finds the parameter bounding the vertex id (`v < n`,
+// `v >= n`, `n > v`) and returns its index, or -1.
+func (r *rewriter) vertexCountParam(w *analysis.CSRWalk) int {
+	idx := -1
+	parse.Inspect(r.fn.Decl.Body, func(n parse.Node) bool {
+		b, ok := n.(*parse.BinaryExpr)
+		if !ok || idx >= 0 {
+			return idx < 0
+		}
+		x, y := b.X, b.Y
+		switch b.Op {
+		case ">", "<=":
+			x, y = y, x
+		case "<", ">=":
+		default:
+			return true
+		}
+		if id, ok := analysis.Unparen(x).(*parse.Ident); ok && id.Name == w.Vertex.Name {
+			idx = r.paramIndex(y)
+		}
+		return true
+	})
+	return idx
+}
+
+func (r *rewriter) paramIndex(e parse.Expr) int {
+	id, ok := analysis.Unparen(e).(*parse.Ident)
+	if !ok {
+		return -1
+	}
+	for i, p := range r.fn.Decl.Params {
+		if p.Name == id.Name && !p.Type.IsPointer() {
+			return i
+		}
+	}
+	return -1
+}
+
+// odtEdits wraps the body, clamps the walk to the tile, and threads the
+// first vertex list from every launch site into the kernel.
+func (r *rewriter) odtEdits(w *analysis.CSRWalk, nIndex int) {
+	body := r.fn.Decl.Body
+	r.edit(body.Pos()+1, body.Pos()+1, " auto bam_body = [&](const unsigned long long bam_v, const unsigned long long bam_lo, "+
+		"const unsigned long long bam_hi) {", "odt")
+	r.redefineVertex(w)
+	r.clampWalk(w)
+	driver := fmt.Sprintf("bam::odt_for_each_tile(bam_fvl, %s, %s.size(), %s.elems_per_line(), bam_body)", w.RowPtr, w.Edges, w.Edges)
+	r.edit(body.End()-1, body.End()-1, "}; "+driver+"; ", "odt")
+	ps := r.fn.Decl.ParamsSpan
+	r.edit(ps.End()-1, ps.End()-1, ", const unsigned long long *__restrict__ bam_fvl", "odt")
+	r.threadFVL(w, nIndex)
+}
+
+// redefineVertex makes the per-vertex code see the tile's vertex.
+func (r *rewriter) redefineVertex(w *analysis.CSRWalk) {
+	m := r.mapping
+	switch {
+	case !w.WarpForm:
+		r.replaceInit(w.Vertex, "bam_v", "odt")
+	case m.Tid != nil && mentions(m.Warp.Init, m.Tid.Name):
+		r.replaceInit(m.Tid, "bam_v * 32ull + bam::lane_id()", "odt")
+	case m.Tid != nil:
+		r.replaceInit(m.Tid, "bam_v * 32ull + bam::lane_id()", "odt")
+		r.replaceInit(m.Warp, "bam_v", "odt")
+	default:
+		r.replaceInit(m.Warp, "bam_v", "odt")
+	}
+}
+
+// clampWalk limits the neighbour walk to the tile [bam_lo, bam_hi).
+func (r *rewriter) clampWalk(w *analysis.CSRWalk) {
+	src := r.file.Parse
+	first := fmt.Sprintf("bam::odt_first_lane(%s, bam_lo)", src.Text(w.Init))
+	if w.WarpForm {
+		step := src.Text(w.Loop.Post.(*parse.BinaryExpr).Y)
+		first = fmt.Sprintf("bam::odt_first_strided(%s, bam_lo, %s)", src.Text(w.Init), step)
+	} else {
+		r.edit(w.Loop.Post.Pos(), w.Loop.Post.End(), w.IVar+" += 32", "odt")
+	}
+	r.edit(w.Init.Pos(), w.Init.End(), r.loopVarConversion(w, first), "odt")
+	r.edit(w.Loop.Cond.Pos(), w.Loop.Cond.End(), fmt.Sprintf("(%s) && %s < bam_hi", src.Text(w.Loop.Cond), w.IVar), "odt")
+}
+
+// loopVarConversion converts the clamped start to the loop variable's type.
+func (r *rewriter) loopVarConversion(w *analysis.CSRWalk, value string) string {
+	if ds, ok := w.Loop.Init.(*parse.DeclStmt); ok {
+		return r.convertTo(ds.Vars[0], w.Init, value)
+	}
+	return fmt.Sprintf("static_cast<decltype(%s)>(%s)", w.IVar, value)
+}
+
+// threadFVL adds the first vertex list to each launch of the kernel; the
+// runtime builds it once per (offsets, edge array) and caches it.
+func (r *rewriter) threadFVL(w *analysis.CSRWalk, nIndex int) {
+	rowIdx, edgeIdx := r.paramPos(w.RowPtr), r.paramPos(w.Edges)
+	for _, l := range r.file.LaunchesOf(r.name()) {
+		if len(l.Expr.Args) != len(r.fn.Decl.Params) {
+			continue // the port reports launches it cannot match
+		}
+		arg := func(i int) string { return r.launchArg(l.Expr, i) }
+		r.edit(l.Expr.Rparen, l.Expr.Rparen, fmt.Sprintf(", bam::first_vertex_list(%s, %s, %s)", arg(rowIdx), arg(nIndex), arg(edgeIdx)), "odt")
+	}
+}
+
+func (r *rewriter) paramPos(name string) int {
+	for i, p := range r.fn.Decl.Params {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// launchArg is the text argument i will have after the port.
+func (r *rewriter) launchArg(l *parse.LaunchExpr, i int) string {
+	if r.opts.LaunchArg != nil {
+		return r.opts.LaunchArg(l, i)
+	}
+	return r.file.Parse.Text(l.Args[i])
+}
+
+// contains reports whether inner lies inside outer.
+func contains(outer, inner parse.Node) bool {
+	return outer.Pos() <= inner.Pos() && inner.End() <= outer.End()
+}

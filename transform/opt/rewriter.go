@@ -1,0 +1,221 @@
+package opt
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bamgen/bamgen/analysis"
+	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/parse"
+	"github.com/bamgen/bamgen/transform"
+)
+
+// rewriter applies one access-pattern rewrite to one kernel.
+type rewriter struct {
+	file    *analysis.File
+	fn      *analysis.Function
+	opts    Options
+	mapping *analysis.Mapping
+	diags   []diag.Diagnostic
+	edits   []transform.Edit
+}
+
+func (r *rewriter) name() string { return r.fn.Decl.Name }
+
+// choose picks a rewrite by the kernel's shape and says why.
+func (r *rewriter) choose() string {
+	m := r.mapping
+	switch {
+	case analysis.FindCSRWalk(r.fn, m) != nil:
+		r.note(r.fn.Decl.NameSpan.Start, "kernel %s walks CSR neighbour lists: choosing odt (one warp per edge-list tile)", r.name())
+		return "odt"
+	case m.Warp != nil:
+		r.note(r.fn.Decl.NameSpan.Start, "kernel %s assigns one warp per item: choosing transpose (stride %d)", r.name(), r.opts.Stride)
+		return "transpose"
+	default:
+		r.note(r.fn.Decl.NameSpan.Start, "kernel %s is element-wise (one thread per element): choosing claware", r.name())
+		return "claware"
+	}
+}
+
+// fallback tries the next best rewrite when --opt auto's first choice was
+// refused: a warp-per-vertex walk that odt cannot tile can still be
+// transposed. It returns the kind applied, or "" for none.
+func (r *rewriter) fallback(refused string) string {
+	if refused != "odt" || r.mapping.Warp == nil {
+		r.note(r.fn.Decl.NameSpan.Start, "kernel %s: no access-pattern rewrite applies; it is ported as written", r.name())
+		return ""
+	}
+	r.note(r.fn.Decl.NameSpan.Start, "kernel %s: falling back to transpose (stride %d)", r.name(), r.opts.Stride)
+	r.run("transpose")
+	if len(r.edits) == 0 {
+		return ""
+	}
+	return "transpose"
+}
+
+func (r *rewriter) run(kind string) {
+	if r.fn.Decl.Body == nil {
+		r.refuse(CodeNoBody, r.fn.Decl.Pos(), r.fn.Decl.End(), "kernel %s has no body in this file", r.name())
+		return
+	}
+	switch kind {
+	case "claware":
+		r.claware()
+	case "transpose":
+		r.warpRemap(fmt.Sprintf("bam::for_each_warp_transposed(%dull, bam_body)", r.opts.Stride), "transpose")
+	case "coarsen":
+		r.warpRemap(fmt.Sprintf("bam::for_each_warp_coarsened<%d>(bam_body)", r.opts.Coarsen), "coarsen")
+	case "odt":
+		r.odt()
+	}
+}
+
+// claware: element-wise kernels become warp-per-cache-line (thesis §6.2).
+func (r *rewriter) claware() {
+	m := r.mapping
+	if m.Tid == nil {
+		r.refuse(CodeNoThreadID, r.fn.Decl.NameSpan.Start, r.fn.Decl.NameSpan.End(),
+			"claware does not apply to kernel %s: no local variable is defined once as blockIdx.x * blockDim.x + threadIdx.x; "+
+				"it needs one thread per element", r.name())
+		return
+	}
+	if m.Warp != nil {
+		r.refuse(CodeNoThreadID, m.Warp.Pos(), m.Warp.End(),
+			"claware does not apply to kernel %s: it assigns one warp per item (%s); use --opt transpose or --opt coarsen", r.name(), m.Warp.Name)
+		return
+	}
+	ok := r.checkBlockers("claware", m.Blockers, m.StrayIndex, m.WarpSync)
+	arrays := r.threadIndexedPorted()
+	if len(arrays) == 0 {
+		r.refuse(CodeNotPorted, r.fn.Decl.NameSpan.Start, r.fn.Decl.NameSpan.End(),
+			"claware does not apply to kernel %s: no ported array is indexed by the thread id, so there is no cache line to assign", r.name())
+		ok = false
+	}
+	if !ok {
+		return
+	}
+	epl := "bam::min_elems_per_line(" + strings.Join(arrays, ", ") + ")"
+	driver := fmt.Sprintf("bam::for_each_thread_by_line<%d>(%s, bam_body)", r.opts.LanesPerLine, epl)
+	r.wrap(m.Tid, "bam_v", driver, "claware")
+	r.note(r.fn.Decl.NameSpan.Start, "kernel %s: claware applied (%d lanes per cache line of %s); line requests in flight "+
+		"grow from SM*W*WS*sizeof(T)/CL to SM*W*WS/%d", r.name(), r.opts.LanesPerLine, strings.Join(arrays, ", "), r.opts.LanesPerLine)
+}
+
+// warpRemap: warp-per-item kernels get a new virtual-warp order (transpose,
+// coarsen). The whole warp moves together, so warp intrinsics stay legal.
+func (r *rewriter) warpRemap(driver, kind string) {
+	m := r.mapping
+	if m.Warp == nil {
+		r.refuse(CodeNoWarpID, r.fn.Decl.NameSpan.Start, r.fn.Decl.NameSpan.End(),
+			"%s does not apply to kernel %s: no local variable is defined once as the warp id (thread id / 32); "+
+				"it needs one warp per vertex", kind, r.name())
+		return
+	}
+	if !r.checkBlockers(kind, m.Blockers, m.StrayIndex) {
+		return
+	}
+	lane := "(threadIdx.x & 31u)"
+	switch {
+	case m.Tid != nil && mentions(m.Warp.Init, m.Tid.Name):
+		r.wrap(m.Tid, "bam_v * 32ull + "+lane, driver, kind) // warp and lane follow from the new thread id
+	case m.Tid != nil:
+		r.wrap(m.Tid, "bam_v * 32ull + "+lane, driver, kind)
+		r.replaceInit(m.Warp, "bam_v", kind)
+	default:
+		r.wrap(m.Warp, "bam_v", driver, kind)
+	}
+	r.note(r.fn.Decl.NameSpan.Start, "kernel %s: %s applied to warp id %s", r.name(), kind, m.Warp.Name)
+}
+
+// checkBlockers refuses the rewrite for each blocking construct.
+func (r *rewriter) checkBlockers(kind string, lists ...[]analysis.Blocker) bool {
+	codes := []string{CodeBlocked, CodeStrayIndex, CodeWarpSync}
+	ok := true
+	for i, list := range lists {
+		for _, b := range list {
+			r.refuse(codes[i], b.Pos, b.End, "%s does not apply to kernel %s: this statement %s", kind, r.name(), b.Reason)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// threadIndexedPorted lists the ported arrays the kernel indexes by the
+// thread id: their lines are what claware assigns to warps.
+func (r *rewriter) threadIndexedPorted() []string {
+	ported := map[string]bool{}
+	for _, p := range r.opts.Ported[r.name()] {
+		ported[p] = true
+	}
+	var out []string
+	for _, a := range r.fn.Arrays {
+		if !ported[a.Name] {
+			continue
+		}
+		for _, s := range a.Forms() {
+			if s.Form == analysis.Thread {
+				out = append(out, a.Name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// wrap puts the body in `auto bam_body = [&](unsigned long long bam_v) {...};`,
+// redefines idVar from the virtual id, and hands the lambda to driver.
+// Both insertions stay on the lines of the body's braces.
+func (r *rewriter) wrap(idVar *parse.VarDecl, newID, driver, kind string) {
+	body := r.fn.Decl.Body
+	r.edit(body.Pos()+1, body.Pos()+1, " auto bam_body = [&](const unsigned long long bam_v) {", kind)
+	r.replaceInit(idVar, newID, kind)
+	r.edit(body.End()-1, body.End()-1, "}; "+driver+"; ", kind)
+}
+
+// replaceInit changes the initialiser of v to the new id, converted to
+// v's declared type so every expression using v keeps its type (and braced
+// initialisers do not become narrowing).
+func (r *rewriter) replaceInit(v *parse.VarDecl, newID, kind string) {
+	init := v.Init
+	if il, ok := init.(*parse.InitListExpr); ok && len(il.Elems) == 1 {
+		init = il.Elems[0]
+	}
+	r.edit(init.Pos(), init.End(), r.convertTo(v, init, newID), kind)
+}
+
+// convertTo renders `static_cast<T>(value)` with T the declared type of v,
+// or the decayed type of its initialiser when v is declared `auto`.
+func (r *rewriter) convertTo(v *parse.VarDecl, init parse.Expr, value string) string {
+	t := strings.TrimSpace(strings.ReplaceAll(v.Type.Text, "__restrict__", ""))
+	if v.Type.Base == "auto" || strings.Contains(t, "auto") {
+		t = "std::decay_t<decltype(" + r.file.Parse.Text(init) + ")>"
+	}
+	return fmt.Sprintf("static_cast<%s>(%s)", t, value)
+}
+
+func (r *rewriter) edit(start, end int, text, kind string) {
+	r.edits = append(r.edits, transform.Edit{Start: start, End: end, New: text, Rewrite: "opt-" + kind})
+}
+
+func (r *rewriter) refuse(code string, pos, end int, format string, args ...any) {
+	r.diags = append(r.diags, diag.Diagnostic{Pos: pos, End: end, Severity: diag.Warning, Code: code,
+		Message: fmt.Sprintf(format, args...) + "; the kernel is left as it was"})
+}
+
+func (r *rewriter) note(pos int, format string, args ...any) {
+	r.diags = append(r.diags, diag.Diagnostic{Pos: pos, End: pos, Severity: diag.Note, Code: CodeApplied,
+		Message: fmt.Sprintf(format, args...)})
+}
+
+// mentions reports whether e refers to the identifier name.
+func mentions(e parse.Expr, name string) bool {
+	found := false
+	parse.Inspect(e, func(n parse.Node) bool {
+		if id, ok := n.(*parse.Ident); ok && id.Name == name {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
