@@ -1,0 +1,181 @@
+package opt
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/bamgen/bamgen/analysis"
+	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/parse"
+	"github.com/bamgen/bamgen/transform"
+)
+
+// runOpt applies kind to src with every named array ported in every kernel.
+func runOpt(t *testing.T, src, kind string, ported ...string) (string, []diag.Diagnostic) {
+	t.Helper()
+	pf := parse.ParseFile("k.cu", []byte(src))
+	af := analysis.Analyze(pf)
+	p := map[string][]string{}
+	for _, k := range af.Kernels() {
+		p[k.Decl.Name] = ported
+	}
+	res := Run(af, Options{Kind: kind, Ported: p})
+	out, err := transform.Apply([]byte(src), res.Edits, "k.cu")
+	if err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	return string(out), res.Diags
+}
+
+// expectRewrite checks that the output contains each of wants and that the
+// line count did not change (compiler messages must keep pointing at the
+// original lines).
+func expectRewrite(t *testing.T, src, kind string, ported []string, wants ...string) {
+	t.Helper()
+	out, diags := runOpt(t, src, kind, ported...)
+	for _, w := range wants {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s: output lacks %q\noutput:\n%s\ndiags: %v", kind, w, out, diags)
+		}
+	}
+	if strings.Count(out, "\n") != strings.Count(src, "\n") {
+		t.Errorf("%s: line count changed from %d to %d", kind, strings.Count(src, "\n"), strings.Count(out, "\n"))
+	}
+}
+
+// expectRefusal checks that the kernel is left unchanged with code.
+func expectRefusal(t *testing.T, src, kind, code string, ported ...string) {
+	t.Helper()
+	out, diags := runOpt(t, src, kind, ported...)
+	if out != src {
+		t.Errorf("%s: refused kernel was changed:\n%s", kind, out)
+	}
+	for _, d := range diags {
+		if d.Code == code && d.Severity == diag.Warning {
+			return
+		}
+	}
+	t.Errorf("%s: no %s warning; diags: %v", kind, code, diags)
+}
+
+const vecAdd = `__global__ void add(const float *a, const float *b, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+`
+
+func TestClaware(t *testing.T) {
+	expectRewrite(t, vecAdd, "claware", []string{"a", "b", "c"},
+		"{ auto bam_body = [&](const unsigned long long bam_v) {",
+		"int i = static_cast<int>(bam_v);",
+		"}; bam::for_each_thread_by_line<32>(bam::min_elems_per_line(c, a, b), bam_body); }")
+	expectRewrite(t, `__global__ void f(float *p, float v, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = v;
+}
+`, "claware", []string{"p"}, "for (int i = static_cast<int>(bam_v); i < n; i += gridDim.x * blockDim.x)")
+}
+
+func TestClawareRefusals(t *testing.T) {
+	expectRefusal(t, `__global__ void k(float *a) {
+  __shared__ float s[256];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = a[i]; __syncthreads(); a[i] = s[0];
+}
+`, "claware", CodeBlocked, "a")
+	expectRefusal(t, `__global__ void k(float *a) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  a[i] = __shfl_down_sync(0xffffffff, a[i], 1);
+}
+`, "claware", CodeWarpSync, "a")
+	expectRefusal(t, `__global__ void k(float *a) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0) a[i] = 1;
+}
+`, "claware", CodeStrayIndex, "a")
+	expectRefusal(t, `__global__ void k(float *a) { a[threadIdx.x] = 1; }
+`, "claware", CodeNoThreadID, "a")
+	expectRefusal(t, vecAdd, "claware", CodeNotPorted, "nothing")
+}
+
+const bfsWarp = `#define WARP_SIZE 32
+__global__ void bfs(const unsigned long long *rowptr, const unsigned *colidx, unsigned *label,
+                    unsigned level, unsigned long long n, bool *changed) {
+  const unsigned long long tid = blockDim.x * (unsigned long long)blockIdx.x + threadIdx.x;
+  const unsigned long long w = tid / WARP_SIZE;
+  const unsigned lane = tid % WARP_SIZE;
+  if (w < n && label[w] == level) {
+    const unsigned long long start = rowptr[w];
+    const unsigned long long end = rowptr[w + 1];
+    for (unsigned long long e = (start & ~31ull) + lane; e < end; e += WARP_SIZE) {
+      if (e >= start) {
+        unsigned v = colidx[e];
+        if (label[v] == 0xffffffffu) { label[v] = level + 1; *changed = true; }
+      }
+    }
+  }
+}
+void run(unsigned long long *r, unsigned *c, unsigned *l, unsigned long long n, bool *ch) {
+  bfs<<<(n * 32 + 255) / 256, 256>>>(r, c, l, 0, n, ch);
+}
+`
+
+func TestTransposeAndCoarsen(t *testing.T) {
+	expectRewrite(t, bfsWarp, "transpose", []string{"colidx"},
+		"const unsigned long long tid = static_cast<const unsigned long long>(bam_v * 32ull + (threadIdx.x & 31u));",
+		"bam::for_each_warp_transposed(128ull, bam_body); }")
+	out, _ := runOpt(t, bfsWarp, "coarsen", "colidx")
+	if !strings.Contains(out, "bam::for_each_warp_coarsened<8>(bam_body)") {
+		t.Errorf("coarsen output:\n%s", out)
+	}
+	expectRefusal(t, vecAdd, "transpose", CodeNoWarpID, "a")
+}
+
+func TestODT(t *testing.T) {
+	expectRewrite(t, bfsWarp, "odt", []string{"colidx"},
+		"bool *changed, const unsigned long long *__restrict__ bam_fvl)",
+		"bam::odt_first_strided((start & ~31ull) + lane, bam_lo, WARP_SIZE)",
+		"(e < end) && e < bam_hi",
+		"bam::odt_for_each_tile(bam_fvl, rowptr, colidx.size(), colidx.elems_per_line(), bam_body); }",
+		"(r, c, l, 0, n, ch, bam::first_vertex_list(r, n, c));")
+	// The offsets must stay in GPU memory; the edges must be ported.
+	expectRefusal(t, bfsWarp, "odt", CodeNotPorted, "colidx", "rowptr")
+	expectRefusal(t, bfsWarp, "odt", CodeNotPorted, "label")
+}
+
+func TestODTRefusesPerVertexSums(t *testing.T) {
+	expectRefusal(t, `__global__ void spmv(const long *rp, const int *ci, const float *v, const float *x, float *y, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= n) return;
+  float dot = 0;
+  for (long j = rp[row]; j < rp[row + 1]; j++) dot += v[j] * x[ci[j]];
+  y[row] = dot;
+}
+`, "odt", CodeUnsafeWrites, "ci", "v")
+	expectRefusal(t, `__global__ void k(const long *rp, const int *ci, int *out, int n) {
+  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= n) return;
+  for (long e = rp[v]; e < rp[v + 1]; e++) { if (ci[e] == 7) break; out[ci[e]] = 1; }
+}
+`, "odt", CodeUnsafeWrites, "ci")
+}
+
+func TestAutoExplainsChoice(t *testing.T) {
+	_, diags := runOpt(t, bfsWarp, "auto", "colidx")
+	var notes []string
+	for _, d := range diags {
+		notes = append(notes, d.Message)
+	}
+	joined := strings.Join(notes, "\n")
+	if !strings.Contains(joined, "choosing odt") || !strings.Contains(joined, "odt applied") {
+		t.Errorf("auto notes:\n%s", joined)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	for _, o := range []Options{{Kind: "fast"}, {Kind: "claware", LanesPerLine: 12}, {Kind: "transpose", Stride: -1}} {
+		res := Run(analysis.Analyze(parse.ParseFile("k.cu", []byte(vecAdd))), o)
+		if len(res.Diags) != 1 || res.Diags[0].Code != CodeBadOption || len(res.Edits) != 0 {
+			t.Errorf("options %+v: diags %v", o, res.Diags)
+		}
+	}
+}
