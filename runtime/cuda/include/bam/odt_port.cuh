@@ -1,0 +1,88 @@
+// Host support for kernels that `bamgen port --opt odt` rewrote: their
+// launches pass bam::first_vertex_list(rowptr, n, edges), which builds the
+// first vertex list of the edge array's tiles on the first launch and
+// returns the cached copy on every later one (BFS and CC launch the same
+// kernel once per level or sweep, over the same graph).
+//
+// The cache is keyed by the offsets pointer and the edge array's geometry,
+// so the offsets must not change while the edge array is in use — the
+// same assumption the kernel itself makes about a CSR graph.
+#ifndef BAM_ODT_PORT_CUH
+#define BAM_ODT_PORT_CUH
+
+#include <bam/array.cuh>
+#include <bam/error.h>
+#include <bam/odt.cuh>
+#include <bam/work_assignment.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+namespace bam {
+namespace detail {
+
+// One first vertex list per (offsets, vertex count, edge count, tile size).
+class fvl_cache {
+ public:
+  using key = std::tuple<const void*, size_t, size_t, size_t>;
+
+  static fvl_cache& instance() {
+    static fvl_cache c;
+    return c;
+  }
+
+  template <class Off>
+  const unsigned long long* get(const Off* d_rowptr, size_t n_vertices, size_t n_edges, size_t edges_per_tile) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const key k{d_rowptr, n_vertices, n_edges, edges_per_tile};
+    auto it = lists_.find(k);
+    if (it != lists_.end()) {
+      return it->second;
+    }
+    const size_t tiles = odt::tile_count(n_edges, edges_per_tile);
+    unsigned long long* d_fvl = nullptr;
+    check(cudaMalloc(reinterpret_cast<void**>(&d_fvl), (tiles > 0 ? tiles : 1) * sizeof(unsigned long long)), "cudaMalloc");
+    build_first_vertex_list(d_rowptr, n_vertices, n_edges, edges_per_tile, d_fvl);
+    check(cudaStreamSynchronize(0), "building the first vertex list");
+    lists_.emplace(k, d_fvl);
+    return d_fvl;
+  }
+
+  fvl_cache(const fvl_cache&) = delete;
+  fvl_cache& operator=(const fvl_cache&) = delete;
+
+ private:
+  fvl_cache() = default;
+  // Device memory is released with the CUDA context at exit; freeing it
+  // from a static destructor could run after the context is gone.
+  ~fvl_cache() = default;
+
+  static void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) {
+      throw error(std::string("bam::first_vertex_list: ") + what + ": " + cudaGetErrorString(e));
+    }
+  }
+
+  std::mutex mu_;
+  std::map<key, unsigned long long*> lists_;
+};
+
+}  // namespace detail
+
+// The first vertex list for ODT over `edges` (a CSR edge array of
+// n_vertices + 1 offsets at d_rowptr, in GPU-accessible memory).
+template <class Off, class T>
+const unsigned long long* first_vertex_list(const Off* d_rowptr, size_t n_vertices, const array<T>& edges) {
+  if (d_rowptr == nullptr) {
+    throw error("bam::first_vertex_list: the offsets pointer is null; pass the device copy of the CSR offsets");
+  }
+  return detail::fvl_cache::instance().get(d_rowptr, n_vertices, edges.size(), edges.elems_per_line());
+}
+
+}  // namespace bam
+
+#endif  // BAM_ODT_PORT_CUH
