@@ -379,15 +379,18 @@ func (r *rewriter) loopVarConversion(w *analysis.CSRWalk, value string) string {
 	return fmt.Sprintf("static_cast<decltype(%s)>(%s)", w.IVar, value)
 }
 
-// threadFVL adds the first vertex list to each launch of the kernel; the
-// runtime builds it once per (offsets, edge array) and caches it.
+// threadFVL adds the first vertex list to each launch of the kernel (the
+// runtime builds it once per offsets and edge array, and caches it) and
+// sizes the grid in tiles.
 func (r *rewriter) threadFVL(w *analysis.CSRWalk, nIndex int) {
 	rowIdx, edgeIdx := r.paramPos(w.RowPtr), r.paramPos(w.Edges)
 	for _, l := range r.file.LaunchesOf(r.name()) {
-		if len(l.Expr.Args) != len(r.fn.Decl.Params) {
+		if len(l.Expr.Args) != len(r.fn.Decl.Params) || len(l.Expr.Config) < 2 {
 			continue // the port reports launches it cannot match
 		}
 		arg := func(i int) string { return r.launchArg(l.Expr, i) }
+		grid, block := l.Expr.Config[0], l.Expr.Config[1]
+		r.edit(grid.Pos(), grid.End(), fmt.Sprintf("bam::odt_grid(%s, %s)", arg(edgeIdx), r.file.Parse.Text(block)), "odt")
 		r.edit(l.Expr.Rparen, l.Expr.Rparen, fmt.Sprintf(", bam::first_vertex_list(%s, %s, %s)", arg(rowIdx), arg(nIndex), arg(edgeIdx)), "odt")
 	}
 }

@@ -136,7 +136,7 @@ func TestODT(t *testing.T) {
 		"bam::odt_first_strided((start & ~31ull) + lane, bam_lo, WARP_SIZE)",
 		"(e < end) && e < bam_hi",
 		"bam::odt_for_each_tile(bam_fvl, rowptr, colidx.size(), colidx.elems_per_line(), bam_body); }",
-		"(r, c, l, 0, n, ch, bam::first_vertex_list(r, n, c));")
+		"bfs<<<bam::odt_grid(c, 256), 256>>>(r, c, l, 0, n, ch, bam::first_vertex_list(r, n, c));")
 	// The offsets must stay in GPU memory; the edges must be ported.
 	expectRefusal(t, bfsWarp, "odt", CodeNotPorted, "colidx", "rowptr")
 	expectRefusal(t, bfsWarp, "odt", CodeNotPorted, "label")

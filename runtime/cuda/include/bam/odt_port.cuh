@@ -83,6 +83,21 @@ const unsigned long long* first_vertex_list(const Off* d_rowptr, size_t n_vertic
   return detail::fvl_cache::instance().get(d_rowptr, n_vertices, edges.size(), edges.elems_per_line());
 }
 
+// A grid for an ODT kernel launched with `block`: one warp per tile of
+// `edges`. (Any grid is correct — the tile loop is grid-strided — but the
+// original grid, sized in vertices, would start far more warps than tiles.)
+template <class T>
+dim3 odt_grid(const array<T>& edges, dim3 block) {
+  const unsigned long long threads = static_cast<unsigned long long>(block.x) * block.y * block.z;
+  if (threads == 0 || threads % 32 != 0) {
+    throw error("bam::odt_grid: ODT kernels need blocks of whole warps; the launch asks for " + std::to_string(threads) +
+                " threads per block");
+  }
+  const unsigned long long tiles = odt::tile_count(edges.size(), edges.elems_per_line());
+  const unsigned long long blocks = (tiles * 32 + threads - 1) / threads;
+  return dim3(static_cast<unsigned>(blocks == 0 ? 1 : (blocks > 0x7fffffffull ? 0x7fffffffull : blocks)));
+}
+
 }  // namespace bam
 
 #endif  // BAM_ODT_PORT_CUH
