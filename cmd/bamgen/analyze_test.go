@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bamgen/bamgen/analysis"
+)
+
+// runMain runs bamgen with args and returns exit code, stdout and stderr.
+func runMain(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const bfsKernel = `#define WARP_SHIFT 5
+__global__ void bfs(const unsigned long long *rowptr, const unsigned *colidx, unsigned *label, unsigned long long n) {
+  const unsigned long long tid = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned long long w = tid >> WARP_SHIFT;
+  const unsigned lane = tid & 31;
+  if (w >= n) return;
+  for (unsigned long long e = rowptr[w] + lane; e < rowptr[w + 1]; e += 32) label[colidx[e]] = 1;
+}
+int main() { bfs<<<1, 32>>>(0, 0, 0, 0); }
+`
+
+func TestAnalyzeText(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "bfs.cu", []byte(bfsKernel))
+	code, out, errOut := runMain(t, "analyze", "--model", p)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	for _, want := range []string{"kernel bfs", "array colidx", "data-dependent (from rowptr)", "affine(warp)",
+		"launch  9:14 in main", "warp-per-vertex CSR walk over colidx", "odt"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestAnalyzeJSON(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "bfs.cu", []byte(bfsKernel))
+	code, out, _ := runMain(t, "analyze", "--json", "--model", p)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var rep analysis.JSONReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	fn := rep.Files[0].Functions[0]
+	if fn.Name != "bfs" || fn.Kind != "kernel" || len(fn.Params) != 4 || len(fn.Launches) != 1 || fn.Model == nil {
+		t.Errorf("unexpected function report: %+v", fn)
+	}
+}
+
+func TestAnalyzeBadInput(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name     string
+		args     []string
+		code     int
+		wantErr  string
+		contains string
+	}{
+		{"missing file", []string{"analyze", filepath.Join(dir, "nope.cu")}, 2, "no such file; check the path [IO001]", ""},
+		{"directory", []string{"analyze", dir}, 2, "is a directory", ""},
+		{"no args", []string{"analyze"}, 2, "requires at least 1 arg", ""},
+		{"bad flag", []string{"analyze", "--bogus", "x.cu"}, 2, "unknown flag: --bogus", ""},
+		{"bad gpu", []string{"analyze", "--model", "--gpu", "z9", "x.cu"}, 2, "--gpu \"z9\" is not a known GPU", ""},
+		{"bad line size", []string{"analyze", "--model", "--line-bytes", "1000", "x.cu"}, 2, "--line-bytes 1000", ""},
+		{"unterminated comment in kernel", []string{"analyze", writeFile(t, dir, "c.cu", []byte("__global__ void k(int *a) { a[0] = 1; /* oops\n"))},
+			1, "", "kernel k"},
+		{"empty file", []string{"analyze", writeFile(t, dir, "e.cu", nil)}, 0, "", ""},
+		{"binary junk", []string{"analyze", writeFile(t, dir, "j.cu", []byte{0, 1, 2, 0xff, '{', '{', '"', 0xfe})}, 0, "", ""},
+	}
+	for _, c := range cases {
+		code, out, errOut := runMain(t, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.wantErr) || !strings.Contains(out, c.contains) {
+			t.Errorf("%s: exit %d (want %d)\nstdout: %s\nstderr: %s", c.name, code, c.code, out, errOut)
+		}
+	}
+}
+
+// A 50 MB file must finish in bounded time with no panic.
+func TestAnalyzeLargeFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large input")
+	}
+	var b bytes.Buffer
+	for b.Len() < 50<<20 {
+		b.WriteString(bfsKernel)
+		b.WriteString("{{{ ( [ \"unbalanced\n")
+	}
+	p := writeFile(t, t.TempDir(), "big.cu", b.Bytes())
+	start := time.Now()
+	code, _, errOut := runMain(t, "analyze", "--json", p)
+	if code == 2 {
+		t.Fatalf("exit 2: %s", errOut[:min(len(errOut), 500)])
+	}
+	t.Logf("50 MB analysed in %v (exit %d)", time.Since(start), code)
+}
