@@ -111,12 +111,12 @@ type Param struct {
 // VarDecl declares one variable (a declaration statement or a global may
 // declare several; each gets its own VarDecl sharing the same Type text).
 type VarDecl struct {
-	Span                // the declarator: name through initializer
+	Span                // its type (first declarator) or own `*`/`&` (later ones) through the initializer
 	Specifiers []string // "__shared__", "__constant__", "__device__", "static", "extern", "constexpr", ...
 	Type       *TypeRef // full type of this declarator (pointer levels included)
 	Name       string
 	NameSpan   Span
-	Init       Expr // `= x`, `(x)` or `{x}` initializer; nil when absent
+	Init       Expr // `= x` (an Expr or *InitListExpr), `{x}` (*InitListExpr) or `(x, y)` (*ParenListExpr); nil when absent
 }
 
 // VarDeclGroup is a top-level variable declaration (`__constant__ int c[4], d;`).
@@ -240,7 +240,8 @@ type (
 	}
 	DeclStmt struct {
 		Span
-		Vars []*VarDecl
+		Record Decl // the struct/class/union/enum defined by `struct S { } s;`, else nil
+		Vars   []*VarDecl
 	}
 	ExprStmt struct {
 		Span
@@ -315,6 +316,21 @@ type (
 	}
 )
 
+// TryStmt is `try { } catch (...) { }` (host code).
+type TryStmt struct {
+	Span
+	Body     *BlockStmt
+	Handlers []*CatchClause
+}
+
+// CatchClause is one `catch (T e) { }`; Param is nil for `catch (...)`.
+type CatchClause struct {
+	Span
+	Param *Param
+	Body  *BlockStmt
+}
+
+func (*TryStmt) stmtNode()      {}
 func (*BlockStmt) stmtNode()    {}
 func (*DeclStmt) stmtNode()     {}
 func (*ExprStmt) stmtNode()     {}
@@ -442,6 +458,7 @@ type (
 		Captures Span
 		Params   []*Param
 		Body     *BlockStmt
+		Scope    *Scope // the lambda's parameters and locals
 	}
 	// NewExpr is `new T(...)`, `new T[n]`; DeleteExpr is `delete p`/`delete[] p`.
 	NewExpr struct {
@@ -454,6 +471,14 @@ type (
 		Span
 		Array bool
 		X     Expr
+	}
+	// ParenListExpr is a parenthesised initializer: `dim3 grid(n, 1)`,
+	// `std::vector<float> h(n)`, `Foo f()` at block scope.
+	ParenListExpr struct {
+		Span
+		Args   []Expr
+		Lparen int
+		Rparen int
 	}
 	// OpaqueExpr is an expression the parser could not understand.
 	OpaqueExpr struct {
@@ -480,6 +505,7 @@ func (*LambdaExpr) exprNode()    {}
 func (*NewExpr) exprNode()       {}
 func (*DeleteExpr) exprNode()    {}
 func (*OpaqueExpr) exprNode()    {}
+func (*ParenListExpr) exprNode() {}
 
 // IsAssign reports whether op is `=` or a compound assignment.
 func IsAssign(op string) bool {

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Compile every expected output of the port golden tests (testdata/port/*.txtar)
+# with nvcc against the bundled runtime headers, for each architecture. This is
+# what proves that bamgen's output and runtime/cuda/include agree (DESIGN.md §3).
+#
+#   bench/difftest/compile_golden.sh            # sm_80 and sm_90
+#   ARCHS="sm_80" JOBS=4 bench/difftest/compile_golden.sh
+#   FULL=1 bench/difftest/compile_golden.sh     # also run ptxas (SASS for sm_XX)
+#   NVCC=/usr/local/cuda/bin/nvcc bench/difftest/compile_golden.sh
+#   SRC_DIR=dir bench/difftest/compile_golden.sh  # compile DIR/*.cu made by
+#       BAMGEN_GOLDEN_OUT=dir go test ./transform -run TestGolden elsewhere
+#
+# Compile only (-c): no GPU needed. By default device code is compiled to PTX
+# for compute_XX and embedded (-gencode arch=compute_XX,code=compute_XX): the
+# host and device front ends check everything bamgen emits, and skipping
+# ptxas makes each case seconds instead of minutes (the cache code inlined at
+# every access is large). FULL=1 adds ptxas for sm_XX. Cases whose port reports errors (their
+# output equals the input) are compiled too: the input must build as well.
+# Prints one line per case and arch, then "N passed, N failed"; exits 1 on any
+# failure. Logs of failures are kept in $OUT/NAME.ARCH.log.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+ARCHS=${ARCHS:-"sm_80 sm_90"}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/bamgen-golden.XXXXXX")}
+NVCCFLAGS=${NVCCFLAGS:-"-std=c++17 -O1"}
+FULL=${FULL:-0}
+
+if ! [ -x "$NVCC" ] && ! command -v "$NVCC" >/dev/null; then
+	echo "compile_golden: nvcc not found (set NVCC=/path/to/nvcc)" >&2
+	exit 2
+fi
+mkdir -p "$OUT/src"
+
+# The golden test writes each case's ported file when BAMGEN_GOLDEN_OUT is set;
+# it also fails if an output drifted from its golden, so a stale golden is
+# caught before nvcc runs.
+if [ -n "${SRC_DIR:-}" ]; then # outputs made elsewhere (machines without Go)
+	cp "$SRC_DIR"/*.cu "$OUT/src/"
+elif ! (cd "$ROOT" && BAMGEN_GOLDEN_OUT="$OUT/src" go test ./transform -run '^TestGolden$' -count=1 >/dev/null); then
+	echo "compile_golden: go test ./transform -run TestGolden failed; fix the goldens first" >&2
+	exit 1
+fi
+
+compile_one() { # NAME ARCH
+	local name=$1 arch=$2
+	local log="$OUT/$name.$arch.log"
+	local target="-gencode arch=compute_${arch#sm_},code=compute_${arch#sm_}"
+	[ "$FULL" = 1 ] && target="-arch=$arch"
+	if "$NVCC" $NVCCFLAGS $target -I"$ROOT/runtime/cuda/include" \
+		-c "$OUT/src/$name.cu" -o "$OUT/$name.$arch.o" >"$log" 2>&1; then
+		echo "ok   $name $arch"
+		rm -f "$log" "$OUT/$name.$arch.o"
+	else
+		echo "FAIL $name $arch (log: $log)"
+		head -20 "$log" | sed 's/^/     /'
+	fi
+}
+export -f compile_one
+export NVCC NVCCFLAGS OUT ROOT FULL
+
+jobs=()
+for f in "$OUT"/src/*.cu; do
+	name=$(basename "$f" .cu)
+	for arch in $ARCHS; do jobs+=("$name $arch"); done
+done
+results=$(printf '%s\n' "${jobs[@]}" | xargs -P "$JOBS" -L 1 bash -c 'compile_one $0 $1')
+echo "$results" | sort
+passed=$(grep -c '^ok ' <<<"$results" || true)
+failed=$(grep -c '^FAIL ' <<<"$results" || true)
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Differential test of `bamgen port` on the corpus (testdata/kernels): for each
+# program, build the original with nvcc, port it with bamgen, build the port
+# against the bundled runtime (runtime/cuda, libbam.a), run both on the same
+# inputs and compare their `checksum:` lines, once per BaM backend, with a
+# cache small enough that lines are evicted and written back during the run.
+#
+#   bench/difftest/run.sh                      # every program, hbm host emu
+#   bench/difftest/run.sh spmv sssp            # some programs
+#   BACKENDS="hbm" BAM_CACHE_BYTES=1M ARCH=sm_90 bench/difftest/run.sh
+#   BAMGEN=/path/to/bamgen bench/difftest/run.sh   # no Go on the GPU machine
+#
+# Choices per program: bench/difftest/configs/PROG.yaml (a .bamgen.yaml) when
+# present, else --auto. Arguments per program: bench/difftest/configs/PROG.args
+# (one line) when present, else the program's defaults.
+#
+# Needs a GPU and nvcc. Prints a table, then "N passed, N failed"; exits 1 on
+# any mismatch or failure. Work files and logs go to $OUT.
+set -uo pipefail
+
+case "${1:-}" in -h | --help)
+	sed -n '2,/^set /p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+	exit 0
+	;;
+esac
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+ARCH=${ARCH:-sm_80}
+BACKENDS=${BACKENDS:-"hbm host emu"}
+CACHE=${BAM_CACHE_BYTES:-2M}     # small: forces eviction and write-back on every program
+LINE=${BAM_LINE_BYTES:-4096}
+OUT=${OUT:-$ROOT/build/difftest}
+TIMEOUT=${TIMEOUT:-300}           # seconds per run
+CONFIGS=$ROOT/bench/difftest/configs
+mkdir -p "$OUT"
+
+die() { echo "difftest: $*" >&2; exit 2; }
+command -v "$NVCC" >/dev/null 2>&1 || [ -x "$NVCC" ] || die "nvcc not found (set NVCC)"
+
+echo "difftest: building bamgen and the runtime (ARCH=$ARCH)"
+if [ -n "${BAMGEN:-}" ]; then # a prebuilt bamgen (machines without Go)
+	cp "$BAMGEN" "$OUT/bamgen" || die "BAMGEN=$BAMGEN: cannot copy"
+else
+	(cd "$ROOT" && go build -o "$OUT/bamgen" ./cmd/bamgen) || die "go build failed"
+fi
+make -C "$ROOT/runtime/cuda" ARCH="$ARCH" -j"$(nproc)" lib >"$OUT/runtime-build.log" 2>&1 ||
+	die "make -C runtime/cuda failed; see $OUT/runtime-build.log"
+read -r -a BAMFLAGS <<<"$("$OUT/bamgen" flags --prefix "$ROOT/runtime/cuda")"
+
+programs=("$@")
+if [ ${#programs[@]} -eq 0 ]; then
+	for d in "$ROOT"/testdata/kernels/*/; do
+		p=$(basename "$d")
+		[ -f "$d/$p.cu" ] && programs+=("$p")
+	done
+fi
+
+# checksum_of LOG: the value of the last `checksum:` line, or "-".
+checksum_of() { grep -E '^checksum:' "$1" 2>/dev/null | tail -1 | sed 's/^checksum:[[:space:]]*//' || true; }
+
+passed=0 failed=0
+rows=()
+for p in "${programs[@]}"; do
+	src=$ROOT/testdata/kernels/$p/$p.cu
+	work=$OUT/$p
+	mkdir -p "$work"
+	args=()
+	[ -f "$CONFIGS/$p.args" ] && read -r -a args <"$CONFIGS/$p.args"
+	choice=(--auto)
+	[ -f "$CONFIGS/$p.yaml" ] && choice=(--config "$CONFIGS/$p.yaml")
+	row="$p"
+	status=ok
+
+	if ! "$NVCC" -std=c++17 -O2 -arch="$ARCH" "$src" -o "$work/orig" >"$work/orig-build.log" 2>&1; then
+		status="orig-build-failed"
+	elif ! "$OUT/bamgen" port -q "${choice[@]}" -o "$work/port.cu" "$src" 2>"$work/port.log"; then
+		status="port-failed"
+	elif ! "$NVCC" -O2 -arch="$ARCH" "${BAMFLAGS[@]:0:2}" "$work/port.cu" "${BAMFLAGS[@]:2}" -o "$work/port" >"$work/port-build.log" 2>&1; then
+		status="port-build-failed"
+	fi
+	want=-
+	if [ "$status" = ok ]; then
+		timeout "$TIMEOUT" "$work/orig" "${args[@]}" >"$work/orig.out" 2>"$work/orig.err"
+		want=$(checksum_of "$work/orig.out")
+		[ -n "$want" ] || status="orig-no-checksum"
+	fi
+	row+=" | ${want:--}"
+	for b in $BACKENDS; do
+		got=-
+		if [ "$status" = ok ] || [ "${status#mismatch}" != "$status" ]; then
+			BAM_BACKEND=$b BAM_CACHE_BYTES=$CACHE BAM_LINE_BYTES=$LINE BAM_STATS=0 \
+				timeout "$TIMEOUT" "$work/port" "${args[@]}" >"$work/port.$b.out" 2>"$work/port.$b.err"
+			rc=$?
+			got=$(checksum_of "$work/port.$b.out")
+			if [ $rc -ne 0 ]; then
+				got="${got:-exit $rc}"
+				status="mismatch"
+			elif [ "$got" != "$want" ]; then
+				status="mismatch"
+			fi
+		fi
+		row+=" | ${got:--}"
+	done
+	if [ "$status" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+	rows+=("$row | $status")
+done
+
+header="program | original"
+for b in $BACKENDS; do header+=" | $b"; done
+header+=" | result"
+{
+	echo "$header"
+	printf '%s\n' "${rows[@]}"
+} | column -t -s '|' -o '|'
+echo "(cache $CACHE, line $LINE, arch $ARCH; logs in $OUT)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

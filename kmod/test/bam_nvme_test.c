@@ -1,0 +1,970 @@
+// SPDX-License-Identifier: MIT
+/*
+ * In-guest test program for bam_nvme.ko and kmod/lib (run by test/init).
+ *
+ *   bam_nvme_test io    DEV    data path: patterns, sizes, PRP lists, threads
+ *   bam_nvme_test abi   DEV    bad ioctl and mmap arguments, pin accounting
+ *   bam_nvme_test perm  DEV    non-root and capability-less opens refused
+ *   bam_nvme_test death DEV    owner killed mid-I/O: pins released, ctrl off
+ *   bam_nvme_test hold  DEV DIR  hold the device across an unbind (see init)
+ *   bam_nvme_test smoke DEV    bring-up and one write/read
+ *   bam_nvme_test reload KO PCI N  rmmod/insmod/bind/use N times
+ *
+ * Every check prints one line "BAMTEST: PASS name" or
+ * "BAMTEST: FAIL name: reason"; the exit status is 1 if any failed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bam_kmod_abi.h"
+#include "bam_nvme_host.h"
+
+static int failures;
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((format(printf, 3, 4)))
+static int check(int ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	const char *pfx = getenv("BAMTEST_PREFIX");
+
+	pfx = pfx ? pfx : "";
+	pthread_mutex_lock(&out_lock);
+	if (ok) {
+		printf("BAMTEST: PASS %s%s\n", pfx, name);
+	} else {
+		failures++;
+		printf("BAMTEST: FAIL %s%s: ", pfx, name);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		printf("\n");
+	}
+	fflush(stdout);
+	pthread_mutex_unlock(&out_lock);
+	return ok;
+}
+
+static void die(const char *what, int err)
+{
+	printf("BAMTEST: FAIL %s: %s [%s]\n", what, bam_nvme_strerror(err), bam_nvme_errmsg());
+	fflush(stdout);
+	exit(1);
+}
+
+/* ---- helpers --------------------------------------------------------- */
+
+static const char *sysfs_dir(const char *devpath)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "/sys/class/bam_nvme/%s", strrchr(devpath, '/') + 1);
+	return buf;
+}
+
+static long read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static long dev_attr(const char *devpath, const char *attr)
+{
+	char p[300];
+
+	snprintf(p, sizeof(p), "%s/%s", sysfs_dir(devpath), attr);
+	return read_long(p);
+}
+
+/* FOLL_PIN pages acquired minus released, system wide. */
+static long pins_outstanding(void)
+{
+	FILE *f = fopen("/proc/sys/vm/stat_refresh", "w");
+	long acq = -1, rel = -1, v;
+	char key[64];
+
+	/* vmstat counters are per-CPU and folded lazily; fold them now. */
+	if (f) {
+		fputs("1\n", f);
+		fclose(f);
+	}
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", key, &v) == 2) {
+		if (!strcmp(key, "nr_foll_pin_acquired"))
+			acq = v;
+		else if (!strcmp(key, "nr_foll_pin_released"))
+			rel = v;
+	}
+	fclose(f);
+	return acq < 0 || rel < 0 ? -1 : acq - rel;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Each 8-byte word names its LBA, position and a seed. */
+static void fill(void *p, uint64_t lba, uint32_t nlb, uint32_t lbasz, uint64_t seed)
+{
+	uint64_t *w = p;
+	size_t i, n = (size_t)nlb * lbasz / 8;
+
+	for (i = 0; i < n; i++)
+		w[i] = ((lba + i * 8 / lbasz) << 24 | (i % (lbasz / 8))) ^ seed;
+}
+
+static long verify(const void *p, uint64_t lba, uint32_t nlb, uint32_t lbasz, uint64_t seed)
+{
+	const uint64_t *w = p;
+	size_t i, n = (size_t)nlb * lbasz / 8;
+
+	for (i = 0; i < n; i++)
+		if (w[i] != (((lba + i * 8 / lbasz) << 24 | (i % (lbasz / 8))) ^ seed))
+			return (long)i;
+	return -1;
+}
+
+static struct bam_nvme_dev *open_lib(const char *path, uint32_t queues)
+{
+	struct bam_nvme_opts o = { .io_queues = queues, .io_timeout_ms = 10000 };
+	struct bam_nvme_dev *dev;
+	int ret = bam_nvme_open(path, &o, &dev);
+
+	if (ret)
+		die("bam_nvme_open", ret);
+	return dev;
+}
+
+/* ---- io -------------------------------------------------------------- */
+
+struct io_ctx {
+	struct bam_nvme_dev *dev;
+	uint32_t lbasz;
+	uint64_t nlbas;
+};
+
+/* Write @nlb blocks at @lba from wb+woff, read them into rb+roff, compare. */
+static int rw_verify(struct io_ctx *io, struct bam_nvme_qp *qp, struct bam_nvme_dma *wb,
+		     struct bam_nvme_dma *rb, uint64_t lba, uint32_t nlb, size_t woff,
+		     size_t roff, uint64_t seed, char *why, size_t whylen)
+{
+	size_t len = (size_t)nlb * io->lbasz;
+	long bad;
+	int ret;
+
+	fill((char *)wb->vaddr + woff, lba, nlb, io->lbasz, seed);
+	memset((char *)rb->vaddr + roff, 0xee, len);
+	ret = bam_nvme_write(qp, lba, nlb, wb, woff);
+	if (ret) {
+		snprintf(why, whylen, "write: %s", bam_nvme_errmsg());
+		return 0;
+	}
+	ret = bam_nvme_read(qp, lba, nlb, rb, roff);
+	if (ret) {
+		snprintf(why, whylen, "read: %s", bam_nvme_errmsg());
+		return 0;
+	}
+	bad = verify((char *)rb->vaddr + roff, lba, nlb, io->lbasz, seed);
+	if (bad >= 0) {
+		snprintf(why, whylen, "lba %llu nlb %u woff %zu roff %zu: word %ld differs",
+			 (unsigned long long)lba, nlb, woff, roff, bad);
+		return 0;
+	}
+	return 1;
+}
+
+static void io_sizes(struct io_ctx *io, struct bam_nvme_qp *qp)
+{
+	static const uint32_t bytes[] = { 512, 1024, 3584, 4096, 4608, 8192, 8704, 12288,
+					  16384, 65536, 131072, 258048, 262144 };
+	static const size_t offs[] = { 0, 512, 3584, 1028 };
+	const struct bam_nvme_ctrl_info *info = bam_nvme_info(io->dev);
+	struct bam_nvme_dma wb, rb;
+	size_t bufsz = info->max_transfer + 8192;
+	unsigned int si, oi, li, n = 0, bad = 0;
+	uint64_t seed = 0x1234;
+	char why[256] = "";
+	int ret;
+
+	ret = bam_nvme_dma_alloc(io->dev, bufsz, &wb);
+	if (!ret)
+		ret = bam_nvme_dma_alloc(io->dev, bufsz, &rb);
+	if (!check(!ret, "io.dma_alloc", "%s", bam_nvme_errmsg()))
+		return;
+
+	for (si = 0; si <= sizeof(bytes) / sizeof(bytes[0]); si++) {
+		uint32_t len = si < sizeof(bytes) / sizeof(bytes[0]) ? bytes[si] : info->max_transfer;
+		uint32_t nlb = len / io->lbasz;
+
+		if (!nlb || len > info->max_transfer)
+			continue;
+		for (oi = 0; oi < sizeof(offs) / sizeof(offs[0]); oi++) {
+			uint64_t lbas[4] = { 0, 4095, 0, io->nlbas - nlb };
+
+			lbas[2] = rng_next(&seed) % (io->nlbas - nlb);
+			for (li = 0; li < 4; li++) {
+				n++;
+				if (!rw_verify(io, qp, &wb, &rb, lbas[li], nlb, offs[oi],
+					       offs[(oi + 1) % 4], rng_next(&seed), why,
+					       sizeof(why)))
+					bad++;
+			}
+		}
+	}
+	check(!bad, "io.sizes_offsets_prp", "%u of %u transfers bad; last: %s", bad, n, why);
+
+	/* Neighbours stay intact: write A, then B right after, read both. */
+	{
+		uint32_t nlb = 16;
+		int ok = 1;
+
+		fill(wb.vaddr, 1000, nlb, io->lbasz, 7);
+		ok &= !bam_nvme_write(qp, 1000, nlb, &wb, 0);
+		fill(wb.vaddr, 1000 + nlb, nlb, io->lbasz, 8);
+		ok &= !bam_nvme_write(qp, 1000 + nlb, nlb, &wb, 0);
+		ok &= !bam_nvme_read(qp, 1000, 2 * nlb, &rb, 0);
+		ok = ok && verify(rb.vaddr, 1000, nlb, io->lbasz, 7) < 0 &&
+		     verify((char *)rb.vaddr + nlb * io->lbasz, 1000 + nlb, nlb, io->lbasz, 8) < 0;
+		check(ok, "io.adjacent_writes", "%s", bam_nvme_errmsg());
+	}
+
+	/* Errors from the controller come back as readable NVMe statuses. */
+	ret = bam_nvme_read(qp, io->nlbas, 1, &rb, 0);
+	check(ret > 0 && BAM_NVME_SC(ret) == BAM_NVME_SC_LBA_RANGE &&
+		      !strcmp(bam_nvme_strerror(ret), "LBA out of range"),
+	      "io.status_lba_range", "got %d (%s)", ret, bam_nvme_strerror(ret));
+	{
+		struct bam_nvme_sqe cmd = { .opcode = 0xfe };
+
+		ret = bam_nvme_admin(io->dev, &cmd, NULL);
+		check(ret > 0 && BAM_NVME_SC(ret) == BAM_NVME_SC_INVALID_OPCODE,
+		      "io.status_invalid_opcode", "got %d (%s)", ret, bam_nvme_strerror(ret));
+	}
+	ret = bam_nvme_write(qp, 0, info->max_transfer / io->lbasz + 1, &wb, 0);
+	check(ret == -EINVAL, "io.too_large_rejected", "got %d", ret);
+	ret = bam_nvme_flush(qp);
+	check(!ret, "io.flush", "%s", bam_nvme_errmsg());
+	{
+		struct bam_nvme_cqe cqe;
+
+		/* Nothing in flight: a bounded wait, and the queue stays usable. */
+		ret = bam_nvme_qp_poll(qp, &cqe, 50);
+		check(ret == -ETIMEDOUT && !bam_nvme_read(qp, 0, 1, &rb, 0), "io.poll_times_out",
+		      "poll returned %d; %s", ret, bam_nvme_errmsg());
+	}
+	{
+		struct bam_nvme_qp *extra[64];
+		int n = 0;
+
+		/* Asking for more queue pairs than granted fails cleanly. */
+		while (n < 64 && !(ret = bam_nvme_qp_create(io->dev, 2, &extra[n])))
+			n++;
+		check(ret == -EBUSY && n == (int)info->io_queues - 1, "io.queue_ids_exhausted",
+		      "created %d more (granted %u), ret %d", n, info->io_queues, ret);
+		while (n--)
+			bam_nvme_qp_destroy(extra[n]);
+	}
+
+	/* Fill the queue without reaping: the next submit is -EAGAIN. */
+	{
+		uint32_t i, slots = bam_nvme_qp_slots(qp), done = 0;
+		struct bam_nvme_cqe cqe;
+		uint16_t cid;
+		int ok = 1;
+
+		for (i = 0; i < slots; i++)
+			ok &= !bam_nvme_qp_submit_rw(qp, BAM_NVME_CMD_READ, i * 8, 8, &rb,
+						      (i % 16) * 4096, &cid);
+		ret = bam_nvme_qp_submit_rw(qp, BAM_NVME_CMD_READ, 0, 1, &rb, 0, &cid);
+		while (done < slots && !bam_nvme_qp_poll(qp, &cqe, 10000))
+			done += !BAM_NVME_STATUS(cqe.status);
+		check(ok && ret == -EAGAIN && done == slots, "io.queue_full_eagain",
+		      "ok %d ret %d done %u/%u", ok, ret, done, slots);
+	}
+
+	bam_nvme_dma_free(io->dev, &rb);
+	bam_nvme_dma_free(io->dev, &wb);
+}
+
+struct worker {
+	struct io_ctx *io;
+	int idx;
+	uint64_t base, span;
+	int ok;
+	char why[256];
+};
+
+/* Keep up to 16 commands in flight on a private queue pair: write random
+ * extents of a private region, then read them back and verify. */
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct io_ctx *io = w->io;
+	const uint32_t nbuf = 16, maxnlb = 64;
+	struct { uint64_t lba; uint32_t nlb; } ext[16];
+	struct bam_nvme_dma wb, rb;
+	struct bam_nvme_qp *qp;
+	uint64_t seed = 0x9e3779b97f4a7c15ull * (w->idx + 1);
+	size_t slot = (size_t)maxnlb * io->lbasz;
+	int round, i, ret;
+
+	w->ok = 0;
+	ret = bam_nvme_qp_create(io->dev, 32, &qp);
+	if (ret) {
+		snprintf(w->why, sizeof(w->why), "qp_create: %s", bam_nvme_errmsg());
+		return NULL;
+	}
+	if (bam_nvme_dma_alloc(io->dev, slot * nbuf, &wb) ||
+	    bam_nvme_dma_alloc(io->dev, slot * nbuf, &rb)) {
+		snprintf(w->why, sizeof(w->why), "dma_alloc: %s", bam_nvme_errmsg());
+		return NULL;
+	}
+	for (round = 0; round < 12; round++) {
+		uint64_t rseed = rng_next(&seed);
+
+		for (int pass = 0; pass < 2; pass++) {
+			uint8_t op = pass ? BAM_NVME_CMD_READ : BAM_NVME_CMD_WRITE;
+			struct bam_nvme_dma *b = pass ? &rb : &wb;
+			struct bam_nvme_cqe cqe;
+			uint16_t cid;
+
+			for (i = 0; i < (int)nbuf; i++) {
+				if (!pass) {
+					ext[i].nlb = 1 + rng_next(&seed) % maxnlb;
+					/* disjoint extents: slot i of the region */
+					ext[i].lba = w->base + (uint64_t)i * maxnlb +
+						     rng_next(&seed) % (maxnlb - ext[i].nlb + 1);
+					fill((char *)wb.vaddr + i * slot, ext[i].lba, ext[i].nlb,
+					     io->lbasz, rseed);
+				} else {
+					memset((char *)rb.vaddr + i * slot, 0, slot);
+				}
+				ret = bam_nvme_qp_submit_rw(qp, op, ext[i].lba, ext[i].nlb, b,
+							    i * slot, &cid);
+				if (ret) {
+					snprintf(w->why, sizeof(w->why), "submit: %s",
+						 bam_nvme_errmsg());
+					return NULL;
+				}
+			}
+			for (i = 0; i < (int)nbuf; i++) {
+				ret = bam_nvme_qp_poll(qp, &cqe, 10000);
+				if (ret || BAM_NVME_STATUS(cqe.status)) {
+					snprintf(w->why, sizeof(w->why), "poll: %d status %#x %s",
+						 ret, BAM_NVME_STATUS(cqe.status), bam_nvme_errmsg());
+					return NULL;
+				}
+			}
+		}
+		for (i = 0; i < (int)nbuf; i++) {
+			long bad = verify((char *)rb.vaddr + i * slot, ext[i].lba, ext[i].nlb,
+					  io->lbasz, rseed);
+
+			if (bad >= 0) {
+				snprintf(w->why, sizeof(w->why), "round %d extent %d lba %llu: word %ld",
+					 round, i, (unsigned long long)ext[i].lba, bad);
+				return NULL;
+			}
+		}
+	}
+	bam_nvme_dma_free(io->dev, &wb);
+	bam_nvme_dma_free(io->dev, &rb);
+	ret = bam_nvme_qp_destroy(qp);
+	if (ret) {
+		snprintf(w->why, sizeof(w->why), "qp_destroy: %s", bam_nvme_errmsg());
+		return NULL;
+	}
+	w->ok = 1;
+	return NULL;
+}
+
+static int cmd_io(const char *path)
+{
+	struct bam_nvme_dev *dev = open_lib(path, 8);
+	const struct bam_nvme_ctrl_info *info = bam_nvme_info(dev);
+	struct io_ctx io = { dev, info->lba_size, info->nlbas };
+	struct worker w[4];
+	pthread_t th[4];
+	struct bam_nvme_qp *qp;
+	int i, ret, ok = 1;
+
+	printf("BAMTEST: INFO model '%s' serial '%s' lba %u x %llu, %u queues, max xfer %u\n",
+	       info->model, info->serial, info->lba_size, (unsigned long long)info->nlbas,
+	       info->io_queues, info->max_transfer);
+	check(info->lba_size >= 512 && info->nlbas > 16384 && info->io_queues >= 5,
+	      "io.identify", "lba %u nlbas %llu queues %u", info->lba_size,
+	      (unsigned long long)info->nlbas, info->io_queues);
+
+	ret = bam_nvme_qp_create(dev, 0, &qp);
+	if (!check(!ret, "io.qp_create", "%s", bam_nvme_errmsg()))
+		return 1;
+	io_sizes(&io, qp);
+
+	for (i = 0; i < 4; i++) {
+		w[i] = (struct worker){ .io = &io, .idx = i, .base = 16384 + (uint64_t)i * 2048 };
+		pthread_create(&th[i], NULL, worker_main, &w[i]);
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		if (!w[i].ok) {
+			ok = 0;
+			check(0, "io.parallel_queues", "worker %d: %s", i, w[i].why);
+		}
+	}
+	if (ok)
+		check(1, "io.parallel_queues", "-");
+
+	ret = bam_nvme_qp_destroy(qp);
+	check(!ret, "io.qp_destroy", "%s", bam_nvme_errmsg());
+	bam_nvme_close(dev);
+	check(dev_attr(path, "pinned_pages") == 0 && dev_attr(path, "mappings") == 0,
+	      "io.no_pins_after_close", "pinned %ld mappings %ld",
+	      dev_attr(path, "pinned_pages"), dev_attr(path, "mappings"));
+	return failures != 0;
+}
+
+/* ---- abi ------------------------------------------------------------- */
+
+static void map_init(struct bam_kmod_map *m, void *va, size_t len, uint64_t *addrs, size_t n)
+{
+	memset(m, 0, sizeof(*m));
+	m->size = sizeof(*m);
+	m->version = BAM_KMOD_ABI_VERSION;
+	m->vaddr = (uintptr_t)va;
+	m->length = len;
+	m->addrs = (uintptr_t)addrs;
+	m->naddrs = n;
+}
+
+static int expect_errno(int fd, unsigned long cmd, void *arg, int want, const char *name)
+{
+	int ret = ioctl(fd, cmd, arg);
+	int err = ret < 0 ? errno : 0;
+
+	return check(ret < 0 && err == want, name, "ioctl returned %d errno %d (%s), want %s",
+		     ret, err, strerror(err), strerror(want));
+}
+
+static int do_unmap(int fd, uint64_t handle)
+{
+	struct bam_kmod_unmap u = { sizeof(u), BAM_KMOD_ABI_VERSION, handle };
+
+	return ioctl(fd, BAM_IOC_UNMAP, &u) ? -errno : 0;
+}
+
+static int cmd_abi(const char *path)
+{
+	const size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	struct bam_kmod_info info;
+	struct bam_kmod_map m;
+	unsigned char big[sizeof(info) + 64];
+	uint64_t addrs[4096];
+	long pins0 = pins_outstanding();
+	char *buf, *ro, *hole;
+	void *bar;
+	int fd, i, ret;
+
+	fd = open(path, O_RDWR);
+	if (!check(fd >= 0, "abi.open", "%s: %s", path, strerror(errno)))
+		return 1;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.version = BAM_KMOD_ABI_VERSION;
+	ret = ioctl(fd, BAM_IOC_INFO, &info);
+	check(!ret && info.size == sizeof(info) && info.page_size == ps &&
+		      info.bar0_size >= 0x2000 && info.vendor_id == 0x1b36 &&
+		      info.max_map_bytes >= (64u << 20),
+	      "abi.info", "ret %d size %u page %u bar %llu vendor %#x", ret, info.size,
+	      info.page_size, (unsigned long long)info.bar0_size, info.vendor_id);
+
+	{
+		struct bam_kmod_info bad = info;
+
+		bad.size = 0;
+		expect_errno(fd, BAM_IOC_INFO, &bad, EINVAL, "abi.size_zero");
+		bad.size = 4;
+		expect_errno(fd, BAM_IOC_INFO, &bad, EINVAL, "abi.size_short");
+		bad.size = 1u << 20;
+		expect_errno(fd, BAM_IOC_INFO, &bad, EINVAL, "abi.size_huge");
+		bad.size = sizeof(bad);
+		bad.version = 0;
+		expect_errno(fd, BAM_IOC_INFO, &bad, EINVAL, "abi.version_zero");
+		bad.version = BAM_KMOD_ABI_VERSION + 1;
+		expect_errno(fd, BAM_IOC_INFO, &bad, EINVAL, "abi.version_future");
+	}
+
+	/* Longer struct from a newer user space: fine if the tail is zero. */
+	{
+		struct bam_kmod_info hdr = { .size = sizeof(big),
+					     .version = BAM_KMOD_ABI_VERSION };
+
+		memset(big, 0, sizeof(big));
+		memcpy(big, &hdr, sizeof(hdr));
+		ret = ioctl(fd, BAM_IOC_INFO, big);
+		memcpy(&hdr, big, sizeof(hdr));
+		check(!ret && hdr.size == sizeof(hdr) && hdr.bar0_size == info.bar0_size,
+		      "abi.size_longer_zero_tail", "ret %d errno %d size %u", ret, errno,
+		      hdr.size);
+		memset(big, 0, sizeof(big));
+		hdr.size = sizeof(big);
+		memcpy(big, &hdr, sizeof(hdr));
+		big[sizeof(big) - 1] = 1;
+		expect_errno(fd, BAM_IOC_INFO, big, E2BIG, "abi.size_longer_nonzero_tail");
+	}
+
+	expect_errno(fd, BAM_IOC_INFO, NULL, EFAULT, "abi.null_arg");
+	expect_errno(fd, _IO(BAM_KMOD_IOC_MAGIC, 0x7f), &info, ENOTTY, "abi.unknown_cmd");
+	expect_errno(fd, _IOWR(BAM_KMOD_IOC_MAGIC, 0x01, char[60]), &m, ENOTTY,
+		     "abi.cmd_wrong_size");
+	expect_errno(fd, _IOWR('N', 0x41, int), &m, ENOTTY, "abi.foreign_cmd");
+
+	buf = mmap(NULL, 64 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ro = mmap(NULL, 4 * ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	hole = mmap(NULL, 4 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(hole + ps, 3 * ps); /* hole: one mapped page, then nothing */
+	memset(buf, 1, 64 * ps);
+	hole[0] = 1;
+
+	map_init(&m, buf, 8 * ps, addrs, 8);
+	ret = ioctl(fd, BAM_IOC_MAP_HOST, &m);
+	if (check(!ret && m.handle && m.npages == 8 && m.page_size == ps,
+		  "abi.map_ok", "ret %d errno %d handle %llu npages %u", ret, errno,
+		  (unsigned long long)m.handle, m.npages)) {
+		int sane = 1;
+
+		for (i = 0; i < 8; i++)
+			sane &= addrs[i] && !(addrs[i] % ps);
+		printf("BAMTEST: INFO first bus address %#llx\n", (unsigned long long)addrs[0]);
+		check(sane && dev_attr(path, "pinned_pages") == 8 &&
+			      dev_attr(path, "mappings") == 1,
+		      "abi.map_addrs_and_accounting", "pinned %ld maps %ld",
+		      dev_attr(path, "pinned_pages"), dev_attr(path, "mappings"));
+		check(!do_unmap(fd, m.handle), "abi.unmap_ok", "%s", strerror(errno));
+		check(do_unmap(fd, m.handle) == -ENOENT, "abi.unmap_twice", "-");
+	}
+	check(do_unmap(fd, 0) == -ENOENT, "abi.unmap_handle_zero", "-");
+	check(do_unmap(fd, 12345) == -ENOENT, "abi.unmap_unknown", "-");
+	check(do_unmap(fd, ~0ull) == -ENOENT, "abi.unmap_huge_handle", "-");
+	{
+		struct bam_kmod_unmap u = { sizeof(u), 99, 1 };
+
+		expect_errno(fd, BAM_IOC_UNMAP, &u, EINVAL, "abi.unmap_bad_version");
+	}
+
+	map_init(&m, buf + 1, ps, addrs, 4);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EINVAL, "abi.map_unaligned_addr");
+	map_init(&m, buf, ps + 1, addrs, 4);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EINVAL, "abi.map_unaligned_len");
+	map_init(&m, buf, 0, addrs, 4);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EINVAL, "abi.map_zero_len");
+	map_init(&m, buf, 1ull << 40, addrs, 4);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, E2BIG, "abi.map_huge_len");
+	map_init(&m, buf, info.max_map_bytes + ps, addrs, 4);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, E2BIG, "abi.map_over_limit");
+	map_init(&m, (void *)(uintptr_t)(~0ull & ~(uint64_t)(ps - 1)), 2 * ps, addrs, 4);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EINVAL, "abi.map_wraps");
+	map_init(&m, (void *)(uintptr_t)0xffff800000000000ull, ps, addrs, 4);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EINVAL, "abi.map_kernel_addr");
+	map_init(&m, hole + ps, 2 * ps, addrs, 4);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EFAULT, "abi.map_unmapped");
+	map_init(&m, hole, 4 * ps, addrs, 4);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EFAULT, "abi.map_partly_unmapped");
+	map_init(&m, ro, 2 * ps, addrs, 4);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EFAULT, "abi.map_readonly_memory");
+	map_init(&m, buf, 8 * ps, addrs, 7);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EOVERFLOW, "abi.map_addrs_too_small");
+	map_init(&m, buf, 8 * ps, NULL, 8);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EFAULT, "abi.map_addrs_null");
+	map_init(&m, buf, 2 * ps, (uint64_t *)ro, 2);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EFAULT, "abi.map_addrs_readonly");
+	map_init(&m, buf, ps, addrs, 4);
+	m.flags = 1;
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EINVAL, "abi.map_flags");
+	map_init(&m, buf, ps, addrs, 4);
+	m.rsvd = 1;
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EINVAL, "abi.map_rsvd");
+	map_init(&m, buf, ps, addrs, 4);
+	m.size = 16;
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, EINVAL, "abi.map_short_size");
+	map_init(&m, buf, 1 << 16, addrs, 4);
+	expect_errno(fd, BAM_IOC_MAP_GPU, &m,
+		     info.flags & BAM_KMOD_INFO_GPU ? EINVAL : EOPNOTSUPP, "abi.map_gpu");
+	check(dev_attr(path, "pinned_pages") == 0 && dev_attr(path, "mappings") == 0 &&
+		      pins_outstanding() == pins0,
+	      "abi.no_leak_after_errors", "pinned %ld maps %ld pins %ld (was %ld)",
+	      dev_attr(path, "pinned_pages"), dev_attr(path, "mappings"),
+	      pins_outstanding(), pins0);
+
+	/* Big mapping; then many mappings left for close() to clean up. */
+	{
+		size_t n = (32u << 20) / ps;
+		char *b = mmap(NULL, n * ps, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		uint64_t *a = calloc(n, sizeof(*a));
+
+		map_init(&m, b, n * ps, a, n);
+		ret = ioctl(fd, BAM_IOC_MAP_HOST, &m);
+		check(!ret && m.npages == n && dev_attr(path, "pinned_pages") == (long)n,
+		      "abi.map_32mib", "ret %d errno %d", ret, errno);
+		for (i = 0; i < 200; i++) {
+			map_init(&m, buf + (i % 64) * ps, ps, addrs, 1);
+			if (ioctl(fd, BAM_IOC_MAP_HOST, &m))
+				break;
+		}
+		check(i == 200 && dev_attr(path, "mappings") == 201, "abi.map_many",
+		      "i %d maps %ld", i, dev_attr(path, "mappings"));
+		free(a);
+	}
+
+	/* mmap of BAR0: shared, offset 0, no bigger than the BAR. */
+	bar = mmap(NULL, info.bar0_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	check(bar != MAP_FAILED && ((volatile uint32_t *)bar)[2] >= 0x10000, "abi.mmap_bar",
+	      "%s", bar == MAP_FAILED ? strerror(errno) : "VS register reads 0");
+	if (bar != MAP_FAILED)
+		munmap(bar, info.bar0_size);
+	if (bar != MAP_FAILED) {
+		bar = mmap(NULL, info.bar0_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		map_init(&m, bar, 2 * ps, addrs, 4);
+		expect_errno(fd, BAM_IOC_MAP_HOST, &m, EFAULT, "abi.map_of_bar_refused");
+		munmap(bar, info.bar0_size);
+	}
+	check(mmap(NULL, info.bar0_size + ps, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED &&
+		      errno == EINVAL, "abi.mmap_too_big", "errno %d", errno);
+	check(mmap(NULL, ps, PROT_READ, MAP_SHARED, fd, ps) == MAP_FAILED && errno == EINVAL,
+	      "abi.mmap_offset", "errno %d", errno);
+	check(mmap(NULL, ps, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED && errno == EINVAL,
+	      "abi.mmap_private", "errno %d", errno);
+
+	close(fd);
+	check(dev_attr(path, "pinned_pages") == 0 && dev_attr(path, "mappings") == 0 &&
+		      pins_outstanding() == pins0,
+	      "abi.close_releases_all", "pinned %ld maps %ld pins %ld (was %ld)",
+	      dev_attr(path, "pinned_pages"), dev_attr(path, "mappings"),
+	      pins_outstanding(), pins0);
+	return failures != 0;
+}
+
+/* ---- perm ------------------------------------------------------------ */
+
+/* Run @fn in a child; return its exit status. */
+static int in_child(int (*fn)(const char *), const char *arg)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(fn(arg));
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static int open_errno(const char *path)
+{
+	int fd = open(path, O_RDWR);
+
+	if (fd >= 0)
+		return 0;
+	return errno;
+}
+
+static int as_user_open(const char *path)
+{
+	if (setgid(1000) || setuid(1000))
+		return 255;
+	return open_errno(path);
+}
+
+static int without_rawio_open(const char *path)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return 254;
+	d[CAP_TO_INDEX(CAP_SYS_RAWIO)].effective &= ~CAP_TO_MASK(CAP_SYS_RAWIO);
+	if (syscall(SYS_capset, &h, d))
+		return 253;
+	return open_errno(path);
+}
+
+static int cmd_perm(const char *path)
+{
+	const char *alias = "/tmp/bam_nvme_0666";
+	struct stat st;
+	int ret;
+
+	ret = stat(path, &st);
+	check(!ret && S_ISCHR(st.st_mode) && (st.st_mode & 07777) == 0600 && st.st_uid == 0,
+	      "perm.node_mode_0600", "mode %o uid %u", st.st_mode & 07777, st.st_uid);
+
+	ret = in_child(as_user_open, path);
+	check(ret == EACCES, "perm.uid1000_refused", "child open errno %d", ret);
+
+	/* Even with the node opened up, the capability check refuses. */
+	unlink(alias);
+	if (mknod(alias, S_IFCHR | 0666, st.st_rdev) || chmod(alias, 0666)) {
+		check(0, "perm.uid1000_on_0666_node", "mknod: %s", strerror(errno));
+	} else {
+		ret = in_child(as_user_open, alias);
+		check(ret == EPERM, "perm.uid1000_on_0666_node", "child open errno %d", ret);
+		unlink(alias);
+	}
+	ret = in_child(without_rawio_open, path);
+	check(ret == EPERM, "perm.root_without_cap_sys_rawio", "child open errno %d", ret);
+	ret = open_errno(path);
+	check(ret == 0, "perm.root_allowed", "errno %d", ret);
+	return failures != 0;
+}
+
+/* ---- death ----------------------------------------------------------- */
+
+static int die_mid_io(const char *path)
+{
+	struct bam_nvme_dev *dev = open_lib(path, 4);
+	struct bam_nvme_dma buf, extra;
+	struct bam_nvme_qp *qp;
+	uint16_t cid;
+	int i;
+
+	if (bam_nvme_qp_create(dev, 32, &qp) || bam_nvme_dma_alloc(dev, 1 << 20, &buf) ||
+	    bam_nvme_dma_alloc(dev, 4 << 20, &extra))
+		return 2;
+	for (i = 0; i < 16; i++)
+		bam_nvme_qp_submit_rw(qp, i % 2 ? BAM_NVME_CMD_READ : BAM_NVME_CMD_WRITE,
+				      (uint64_t)i * 128, 128, &buf, 0, &cid);
+	kill(getpid(), SIGKILL);
+	return 3;
+}
+
+static int cmd_death(const char *path)
+{
+	long pins0 = pins_outstanding();
+	volatile uint32_t *bar;
+	int st, fd;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(die_mid_io(path));
+	waitpid(pid, &st, 0);
+	check(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "death.child_killed",
+	      "status %#x", st);
+	check(dev_attr(path, "pinned_pages") == 0 && dev_attr(path, "mappings") == 0 &&
+		      pins_outstanding() == pins0,
+	      "death.pins_released", "pinned %ld maps %ld pins %ld (was %ld)",
+	      dev_attr(path, "pinned_pages"), dev_attr(path, "mappings"),
+	      pins_outstanding(), pins0);
+
+	fd = open(path, O_RDWR);
+	bar = fd < 0 ? MAP_FAILED : mmap(NULL, 0x2000, PROT_READ, MAP_SHARED, fd, 0);
+	check(bar != MAP_FAILED && !(bar[BAM_NVME_REG_CC / 4] & BAM_NVME_CC_EN) &&
+		      !(bar[BAM_NVME_REG_CSTS / 4] & BAM_NVME_CSTS_RDY),
+	      "death.controller_disabled", "CC %#x CSTS %#x",
+	      bar == MAP_FAILED ? 0 : bar[BAM_NVME_REG_CC / 4],
+	      bar == MAP_FAILED ? 0 : bar[BAM_NVME_REG_CSTS / 4]);
+	if (bar != MAP_FAILED)
+		munmap((void *)bar, 0x2000);
+	if (fd >= 0)
+		close(fd);
+	return failures != 0;
+}
+
+/* ---- hold (unbind while open) ----------------------------------------- */
+
+static sigjmp_buf bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_jmp, 1);
+}
+
+static int wait_file(const char *p, int secs)
+{
+	int i;
+
+	for (i = 0; i < secs * 100; i++) {
+		if (!access(p, F_OK))
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+static int cmd_hold(const char *path, const char *dir)
+{
+	struct bam_nvme_dev *dev = open_lib(path, 2);
+	volatile uint32_t *bar = bam_nvme_bar(dev);
+	struct bam_nvme_dma buf;
+	struct bam_kmod_map m;
+	uint64_t addrs[16];
+	char ready[256], go[256];
+	volatile uint32_t v = 0;
+	int fd = bam_nvme_fd(dev), got_bus = 0;
+
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
+	snprintf(go, sizeof(go), "%s/go", dir);
+	if (bam_nvme_dma_alloc(dev, 16 * 4096, &buf))
+		die("hold: dma_alloc", -ENOMEM);
+	v = bar[BAM_NVME_REG_VS / 4];
+	close(open(ready, O_CREAT | O_WRONLY, 0600));
+	if (!check(wait_file(go, 30), "hold.unbind_signalled", "no %s", go))
+		return 1;
+
+	signal(SIGBUS, on_sigbus);
+	if (sigsetjmp(bus_jmp, 1) == 0)
+		v = bar[BAM_NVME_REG_VS / 4];
+	else
+		got_bus = 1;
+	check(got_bus, "hold.bar_revoked_sigbus", "BAR still readable after unbind (%#x)", v);
+	map_init(&m, buf.vaddr, 4096, addrs, 16);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, ENODEV, "hold.ioctl_enodev");
+	check(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED && errno == ENODEV,
+	      "hold.mmap_enodev", "errno %d", errno);
+	/* Everything was torn down at unbind; closing must still be clean. */
+	free(buf.bus);
+	close(fd);
+	return failures != 0;
+}
+
+/* ---- smoke ----------------------------------------------------------- */
+
+static int cmd_smoke(const char *path)
+{
+	struct bam_nvme_dev *dev = open_lib(path, 1);
+	struct io_ctx io = { dev, bam_nvme_info(dev)->lba_size, bam_nvme_info(dev)->nlbas };
+	struct bam_nvme_dma wb, rb;
+	struct bam_nvme_qp *qp;
+	char why[256] = "";
+	int ok;
+
+	if (bam_nvme_qp_create(dev, 8, &qp) || bam_nvme_dma_alloc(dev, 8192, &wb) ||
+	    bam_nvme_dma_alloc(dev, 8192, &rb))
+		die("smoke setup", -EIO);
+	ok = rw_verify(&io, qp, &wb, &rb, (uint64_t)getpid() % 1000, 8, 0, 0, getpid(),
+		       why, sizeof(why));
+	if (!ok) {
+		printf("smoke: %s\n", why);
+		return 1;
+	}
+	bam_nvme_close(dev);
+	return 0;
+}
+
+/* ---- reload ---------------------------------------------------------- */
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+static int is_bound(const char *pci)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/driver", pci);
+	return !access(p, F_OK);
+}
+
+/* Unload, reload, rebind and use the device @n times, in one process so
+ * that the loop costs little under TCG. */
+static int cmd_reload(const char *ko, const char *pci, int n)
+{
+	char ovr[256], why[256] = "";
+	int i, fd, ret = 0, t;
+
+	snprintf(ovr, sizeof(ovr), "/sys/bus/pci/devices/%s/driver_override", pci);
+	for (i = 1; i <= n && !ret; i++) {
+		ret = -1;
+		if (syscall(SYS_delete_module, "bam_nvme", O_NONBLOCK)) {
+			snprintf(why, sizeof(why), "#%d delete_module: %s", i, strerror(errno));
+			break;
+		}
+		fd = open(ko, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0)) {
+			snprintf(why, sizeof(why), "#%d finit_module: %s", i, strerror(errno));
+			break;
+		}
+		close(fd);
+		if (is_bound(pci)) {
+			snprintf(why, sizeof(why), "#%d bound without being asked", i);
+			break;
+		}
+		if (write_file(ovr, "bam_nvme") || write_file("/sys/bus/pci/drivers_probe", pci)) {
+			snprintf(why, sizeof(why), "#%d bind: %s", i, strerror(errno));
+			break;
+		}
+		for (t = 0; t < 500 && access("/dev/bam_nvme0", F_OK); t++)
+			usleep(10000);
+		if (cmd_smoke("/dev/bam_nvme0")) {
+			snprintf(why, sizeof(why), "#%d I/O after rebind failed", i);
+			break;
+		}
+		if (write_file("/sys/bus/pci/drivers/bam_nvme/unbind", pci) || write_file(ovr, "\n")) {
+			snprintf(why, sizeof(why), "#%d unbind: %s", i, strerror(errno));
+			break;
+		}
+		ret = 0;
+	}
+	return !check(!ret, "module.reload_rebind_io", "%d cycles wanted; %s", n, why);
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 3 && !strcmp(argv[1], "io"))
+		return cmd_io(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "abi"))
+		return cmd_abi(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "perm"))
+		return cmd_perm(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "death"))
+		return cmd_death(argv[2]);
+	if (argc >= 4 && !strcmp(argv[1], "hold"))
+		return cmd_hold(argv[2], argv[3]);
+	if (argc >= 3 && !strcmp(argv[1], "smoke"))
+		return cmd_smoke(argv[2]);
+	if (argc >= 5 && !strcmp(argv[1], "reload"))
+		return cmd_reload(argv[2], argv[3], atoi(argv[4]));
+	fprintf(stderr, "usage: %s io|abi|perm|death|smoke DEV | hold DEV DIR | reload KO PCI N\n",
+		argv[0]);
+	return 2;
+}

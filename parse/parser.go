@@ -1,0 +1,479 @@
+package parse
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/bamgen/bamgen/diag"
+)
+
+// The parser is a recursive descent over the non-trivia tokens. It never
+// fails a file: a construct it does not understand becomes an Opaque node
+// with an exact byte range (resynchronised at the next ';' or the matching
+// '}' at the same nesting) plus a diagnostic, and parsing goes on.
+//
+// C++ is ambiguous without a symbol table of the whole program, so a few
+// decisions are heuristics over names seen in this file (see names.go):
+// whether `a<b` opens template arguments, whether `(T)x` is a cast, whether
+// a statement is a declaration.
+
+// maxDepth caps syntactic nesting (expressions, statements, types) so that
+// hostile input cannot exhaust the stack; deeper input becomes Opaque.
+const maxDepth = 1000
+
+// ParseFile parses one CUDA C++ translation unit. It always returns a File;
+// problems are in File.Diags. The File keeps src (and names in the tree may
+// share its memory), so src must not be modified afterwards.
+func ParseFile(name string, src []byte) *File {
+	toks, diags := LexDiags(src)
+	f := &File{Src: diag.NewSource(name, src), Tokens: toks, Diags: diags}
+	p := newParser(f)
+	p.parseFile()
+	f.Diags = p.diags
+	return f
+}
+
+type parser struct {
+	src     []byte
+	file    *File
+	toks    []Token // non-trivia tokens, EOF last; may be split (see closeAngle)
+	fidx    []int32 // index in File.Tokens of each toks entry
+	cls     []uint8 // word class of each identifier in toks (clsSpec, ...)
+	pb      []byte  // each one-byte punctuator in toks (digraphs canonical), else 0
+	i       int
+	lastEnd int // end offset of the last consumed token (or half token)
+	diags   []diag.Diagnostic
+
+	depth        int
+	deepReported bool
+	noGT         int     // >0 while parsing template arguments: '>' closes them
+	splits       []split // undo log of '>>' splits, for backtracking
+	scope        *Scope  // innermost function or lambda scope, nil at file scope
+	buf          []byte  // scratch for building type texts
+	inGroup      bool    // building a function pointer's text: "void (*)(int)"
+
+	identSlab []Ident
+	binSlab   []BinaryExpr
+
+	names     map[string]string // interned identifier and type texts
+	types     map[string]bool   // names declared as types in this file
+	templates map[string]bool   // names declared as templates in this file
+	macros    map[string]*Macro
+	specMacro map[string][]string // object-like macros expanding to specifiers
+	attrMacro map[string]int      // macros expanding to attributes etc. (attrLaunch, ...)
+	digraphs  map[int]string      // token index -> canonical punctuator
+}
+
+// split records that toks[idx] lost its first byte to a closing '>'.
+type split struct {
+	idx, start int
+	pb         byte
+}
+
+func newParser(f *File) *parser {
+	p := &parser{
+		src:       f.Src.Bytes,
+		file:      f,
+		diags:     f.Diags,
+		names:     make(map[string]string, 256),
+		types:     make(map[string]bool),
+		templates: make(map[string]bool),
+		macros:    make(map[string]*Macro),
+		specMacro: make(map[string][]string),
+		attrMacro: make(map[string]int),
+	}
+	n := 0
+	for _, t := range f.Tokens {
+		if !t.Kind.IsTrivia() {
+			n++
+		}
+	}
+	p.toks = make([]Token, 0, n)
+	p.fidx = make([]int32, 0, n)
+	p.cls = make([]uint8, n)
+	p.pb = make([]byte, n)
+	for i, t := range f.Tokens {
+		if t.Kind.IsTrivia() {
+			continue
+		}
+		switch t.Kind {
+		case Punct:
+			if t.End-t.Start == 1 {
+				p.pb[len(p.toks)] = p.src[t.Start]
+			}
+			if t.End-t.Start == 2 {
+				p.noteDigraph(len(p.toks), t)
+			}
+		case Identifier:
+			// Every keyword starts with a lower-case letter or '_'.
+			if c := p.src[t.Start]; c >= 'a' && c <= 'z' || c == '_' {
+				p.cls[len(p.toks)] = wordClass[string(p.src[t.Start:t.End])]
+			}
+		}
+		p.toks = append(p.toks, t)
+		p.fidx = append(p.fidx, int32(i))
+	}
+	return p
+}
+
+// noteDigraph maps digraph tokens to the punctuator they spell, so the
+// grammar code only ever compares against the canonical spelling.
+func (p *parser) noteDigraph(idx int, t Token) {
+	canon := ""
+	switch string(p.src[t.Start:t.End]) {
+	case "<:":
+		canon = "["
+	case ":>":
+		canon = "]"
+	case "<%":
+		canon = "{"
+	case "%>":
+		canon = "}"
+	default:
+		return
+	}
+	if p.digraphs == nil {
+		p.digraphs = make(map[int]string)
+	}
+	p.digraphs[idx] = canon
+	p.pb[idx] = canon[0]
+}
+
+func (p *parser) parseFile() {
+	defer p.recoverPanic()
+	p.collectMacros()
+	p.prescan()
+	p.file.Decls = p.parseDecls(&declCtx{})
+	for !p.atEOF() {
+		// A stray '}' at file level: report it and keep going.
+		t := p.tok()
+		p.errorf(t.Start, t.End, "PARSE003", "unbalanced '}'")
+		p.next()
+		p.file.Decls = append(p.file.Decls, p.parseDecls(&declCtx{})...)
+	}
+}
+
+// recoverPanic is the last resort: a bug in the parser must not take the
+// whole tool down. The remaining source becomes one Opaque declaration.
+func (p *parser) recoverPanic() {
+	r := recover()
+	if r == nil {
+		return
+	}
+	start := 0
+	if p.i < len(p.toks) {
+		start = p.toks[p.i].Start
+	}
+	for _, d := range p.file.Decls {
+		start = max(start, d.End())
+	}
+	if start > len(p.src) {
+		start = len(p.src)
+	}
+	p.file.Decls = append(p.file.Decls, &Opaque{Span: Span{start, len(p.src)}, Reason: "internal parser error"})
+	p.errorf(start, len(p.src), "PARSE099", fmt.Sprintf("internal parser error (please report): %v", r))
+}
+
+// ---------------------------------------------------------------------------
+// Token access
+
+func (p *parser) tok() Token { return p.toks[p.i] }
+
+func (p *parser) peek(k int) Token {
+	if p.i+k < 0 {
+		return Token{Kind: Invalid}
+	}
+	if p.i+k < len(p.toks) {
+		return p.toks[p.i+k]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+func (p *parser) atEOF() bool { return p.toks[p.i].Kind == EOF }
+
+// next consumes the current token (never the EOF token).
+func (p *parser) next() {
+	if p.i < len(p.toks)-1 {
+		p.lastEnd = p.toks[p.i].End
+		p.i++
+	}
+}
+
+func (p *parser) textOf(t Token) []byte { return p.src[t.Start:t.End] }
+
+// isAt reports whether the token k ahead spells s (digraphs canonicalised).
+func (p *parser) isAt(k int, s string) bool {
+	if len(s) == 1 && p.i+k >= 0 && p.i+k < len(p.pb) {
+		return p.pb[p.i+k] == s[0]
+	}
+	t := p.peek(k)
+	if t.End-t.Start == len(s) && string(p.src[t.Start:t.End]) == s {
+		return true
+	}
+	if p.digraphs != nil && t.Kind == Punct && t.End-t.Start == 2 && (p.src[t.Start] == '<' || p.src[t.Start] == ':' || p.src[t.Start] == '%') {
+		if c, ok := p.digraphs[p.i+k]; ok {
+			return c == s
+		}
+	}
+	return false
+}
+
+// is reports whether the current token spells s. It is the parser's most
+// called function, so the common mismatch costs one length comparison.
+func (p *parser) is(s string) bool {
+	if len(s) == 1 {
+		return p.pb[p.i] == s[0]
+	}
+	t := &p.toks[p.i]
+	return t.End-t.Start == len(s) && string(p.src[t.Start:t.End]) == s
+}
+
+func (p *parser) got(s string) bool {
+	if p.is(s) {
+		p.next()
+		return true
+	}
+	return false
+}
+
+func (p *parser) isIdent() bool { return p.toks[p.i].Kind == Identifier }
+
+// word returns the current token's text if it is an identifier, else "".
+func (p *parser) word() string { return p.wordAt(0) }
+
+// wordAt returns the identifier k tokens ahead, or "". The string views
+// the source bytes without copying: use it for comparisons and parser-local
+// maps, and keep only interned copies (p.keep) in the tree.
+func (p *parser) wordAt(k int) string {
+	t := p.peek(k)
+	if t.Kind != Identifier {
+		return ""
+	}
+	return unsafe.String(&p.src[t.Start], t.End-t.Start)
+}
+
+// view returns the source bytes [start,end) as a string without copying
+// (see ParseFile: src must not change).
+func (p *parser) view(start, end int) string {
+	if end <= start {
+		return ""
+	}
+	return unsafe.String(&p.src[start], end-start)
+}
+
+// keep returns an interned copy of a string that views the source.
+func (p *parser) keep(s string) string {
+	if k, ok := p.names[s]; ok {
+		return k
+	}
+	k := strings.Clone(s)
+	p.names[k] = k
+	return k
+}
+
+// intern returns a shared string for b; the map lookup does not allocate.
+func (p *parser) intern(b []byte) string {
+	if s, ok := p.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	p.names[s] = s
+	return s
+}
+
+// newlineBefore reports whether a newline separates the current token from
+// the previous one (used to accept macro invocations without ';').
+func (p *parser) newlineBefore() bool {
+	if p.i == 0 {
+		return true
+	}
+	for _, c := range p.src[p.toks[p.i-1].End:p.toks[p.i].Start] {
+		if c == '\n' {
+			return true
+		}
+	}
+	return false
+}
+
+// ---------------------------------------------------------------------------
+// Node allocation
+
+// The most frequent nodes come from slabs: one allocation per 256 nodes
+// instead of one per node, which keeps the allocator and GC out of the
+// profile. Nodes are never freed individually, so this is safe.
+
+const slabSize = 256
+
+func (p *parser) newIdent(sp Span, name string) *Ident {
+	if len(p.identSlab) == cap(p.identSlab) {
+		p.identSlab = make([]Ident, 0, slabSize)
+	}
+	p.identSlab = append(p.identSlab, Ident{Span: sp, Name: name})
+	return &p.identSlab[len(p.identSlab)-1]
+}
+
+func (p *parser) newBinary(sp Span, op string, opPos int, x, y Expr) *BinaryExpr {
+	if len(p.binSlab) == cap(p.binSlab) {
+		p.binSlab = make([]BinaryExpr, 0, slabSize)
+	}
+	p.binSlab = append(p.binSlab, BinaryExpr{Span: sp, Op: op, OpPos: opPos, X: x, Y: y})
+	return &p.binSlab[len(p.binSlab)-1]
+}
+
+// ---------------------------------------------------------------------------
+// Backtracking
+
+type mark struct{ i, lastEnd, diags, splits, syms int }
+
+func (p *parser) mark() mark {
+	m := mark{i: p.i, lastEnd: p.lastEnd, diags: len(p.diags), splits: len(p.splits)}
+	if p.scope != nil {
+		m.syms = len(p.scope.Symbols)
+	}
+	return m
+}
+
+func (p *parser) reset(m mark) {
+	for len(p.splits) > m.splits {
+		s := p.splits[len(p.splits)-1]
+		p.toks[s.idx].Start = s.start
+		p.pb[s.idx] = s.pb
+		p.splits = p.splits[:len(p.splits)-1]
+	}
+	p.i, p.lastEnd = m.i, m.lastEnd
+	p.diags = p.diags[:m.diags]
+	if p.scope != nil && len(p.scope.Symbols) > m.syms {
+		p.scope.Symbols = p.scope.Symbols[:m.syms]
+	}
+}
+
+// closeAngle consumes one '>' closing template arguments. A '>>', '>>>',
+// '>=' or '>>=' token is split: its first byte closes the list and the rest
+// stays as the current token.
+func (p *parser) closeAngle() bool {
+	t := p.tok()
+	if t.Kind != Punct || p.src[t.Start] != '>' {
+		return false
+	}
+	if t.End-t.Start == 1 {
+		p.next()
+		return true
+	}
+	p.splits = append(p.splits, split{p.i, t.Start, p.pb[p.i]})
+	p.toks[p.i].Start++
+	if t.End-t.Start == 2 {
+		p.pb[p.i] = p.src[t.Start+1] // ">>" leaves '>', ">=" leaves '='
+	}
+	p.lastEnd = t.Start + 1
+	return true
+}
+
+// ---------------------------------------------------------------------------
+// Nesting guard
+
+// enter guards one level of recursion; on false the caller must not recurse.
+func (p *parser) enter() bool {
+	p.depth++
+	if p.depth <= maxDepth {
+		return true
+	}
+	if !p.deepReported {
+		p.deepReported = true
+		t := p.tok()
+		p.errorf(t.Start, t.End, "PARSE007", fmt.Sprintf("nesting deeper than %d levels; the rest of this construct is kept as written", maxDepth))
+	}
+	return false
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// ---------------------------------------------------------------------------
+// Diagnostics and recovery
+
+func (p *parser) errorf(pos, end int, code, msg string) {
+	p.diags = append(p.diags, diag.Diagnostic{Pos: pos, End: end, Severity: diag.Error, Code: code, Message: msg})
+}
+
+func (p *parser) warnf(pos, end int, code, msg string) {
+	p.diags = append(p.diags, diag.Diagnostic{Pos: pos, End: end, Severity: diag.Warning, Code: code, Message: msg})
+}
+
+// punctByte returns the single-byte punctuator at the current token, or 0.
+func (p *parser) punctByte(k int) byte {
+	if p.i+k < 0 || p.i+k >= len(p.pb) {
+		return 0
+	}
+	return p.pb[p.i+k]
+}
+
+// skipBalanced consumes the bracketed group at the current '(' '[' or '{'
+// through its matching closer (or to EOF), iteratively.
+func (p *parser) skipBalanced() {
+	depth := 0
+	for !p.atEOF() {
+		switch p.punctByte(0) {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		}
+		p.next()
+		if depth <= 0 {
+			return
+		}
+	}
+}
+
+// syncStmt skips to the end of the current statement or declaration: past
+// the next ';' at nesting depth 0, past a '{...}' group at depth 0 (and a
+// ';' right after it), or up to (not past) an unmatched '}'.
+func (p *parser) syncStmt() {
+	start := p.i
+	for !p.atEOF() {
+		switch p.punctByte(0) {
+		case ';':
+			p.next()
+			return
+		case '{':
+			p.skipBalanced()
+			p.got(";")
+			return
+		case '(', '[':
+			p.skipBalanced()
+			continue
+		case '}':
+			if p.i == start {
+				p.next() // never return without progress
+			}
+			return
+		}
+		p.next()
+	}
+}
+
+// spanFrom returns the span of a node that began at offset start (the
+// first token it looked at) and ends with the last consumed token. A node
+// that consumed nothing is empty at start, and lastEnd moves up to start
+// (over trivia only) so that enclosing nodes, which end at lastEnd, still
+// contain it.
+func (p *parser) spanFrom(start int) Span {
+	if p.lastEnd < start {
+		p.lastEnd = start
+	}
+	return Span{start, p.lastEnd}
+}
+
+// opaqueDecl wraps [start, lastEnd) after syncing, with a diagnostic.
+func (p *parser) opaqueDecl(start int, reason string) *Opaque {
+	p.syncStmt()
+	o := &Opaque{Span: p.spanFrom(start), Reason: reason}
+	p.errorf(o.Start, o.Stop, "PARSE010", "declaration not understood ("+reason+"); kept as written")
+	return o
+}
+
+// harmless wraps [start, lastEnd) after syncing, without a diagnostic.
+func (p *parser) harmless(start int, reason string) *Opaque {
+	p.syncStmt()
+	return &Opaque{Span: p.spanFrom(start), Reason: reason}
+}

@@ -1,0 +1,335 @@
+// bam::array<T>: the device-side handle generated code indexes like a
+// pointer, and bam::array_ref<T>, per-thread reuse of the last line.
+//
+//   T v = a[i];  a[i] = v;  a[i] += v;  a.atomic_add(i, v);
+//
+// Every access is warp-coalesced (detail/warp_cache.cuh): the lanes of a
+// warp that touch the same line pin it once, through one leader.
+//
+// Element types must have a power-of-two size no larger than a line, so
+// lines hold whole elements and a file or host buffer maps onto lines
+// without padding.
+#ifndef BAM_ARRAY_CUH
+#define BAM_ARRAY_CUH
+
+#include <bam/detail/cache_types.cuh>
+#include <bam/detail/config.cuh>
+#include <bam/detail/element_atomics.cuh>
+#include <bam/detail/warp_cache.cuh>
+
+#include <type_traits>
+
+namespace bam {
+
+template <class T>
+class array;
+template <class T>
+class array_ref;
+
+namespace detail {
+struct array_factory;
+
+[[nodiscard]] BAM_HD constexpr uint32_t log2_exact(uint64_t v) noexcept
+{
+  uint32_t s = 0;
+  while ((uint64_t(1) << s) < v)
+    ++s;
+  return s;
+}
+
+// What a[i] returns for writable arrays: reads convert, writes assign.
+// Holds the index, not a pointer, so no line stays pinned between uses.
+template <class A>
+class element_ref {
+public:
+  using value_type = typename A::value_type;
+
+  BAM_HD element_ref(const A& a, size_t i) noexcept : a_(a), i_(i) {}
+
+#if defined(__CUDACC__)
+  __device__ operator value_type() const { return a_.read(i_); }
+  __device__ const element_ref& operator=(value_type v) const
+  {
+    a_.write(i_, v);
+    return *this;
+  }
+  __device__ const element_ref& operator=(const element_ref& o) const { return *this = value_type(o); }
+
+#  define BAM_COMPOUND(op)                                                                                \
+    __device__ value_type operator op##=(value_type v) const                                              \
+    {                                                                                                     \
+      return a_.update(i_, [v](value_type x) { return value_type(x op v); });                             \
+    }
+  BAM_COMPOUND(+)
+  BAM_COMPOUND(-)
+  BAM_COMPOUND(*)
+  BAM_COMPOUND(/)
+  BAM_COMPOUND(%)
+  BAM_COMPOUND(&)
+  BAM_COMPOUND(|)
+  BAM_COMPOUND(^)
+  BAM_COMPOUND(<<)
+  BAM_COMPOUND(>>)
+#  undef BAM_COMPOUND
+
+  __device__ value_type operator++() const { return a_.update(i_, [](value_type x) { return value_type(x + 1); }); }
+  __device__ value_type operator--() const { return a_.update(i_, [](value_type x) { return value_type(x - 1); }); }
+  __device__ value_type operator++(int) const { return value_type(++*this - 1); }
+  __device__ value_type operator--(int) const { return value_type(--*this + 1); }
+#endif
+
+private:
+  const A& a_;
+  size_t i_;
+};
+} // namespace detail
+
+template <class T>
+class array {
+public:
+  using value_type = std::remove_const_t<T>;
+  static constexpr bool writable = !std::is_const<T>::value;
+  static_assert(sizeof(value_type) > 0 && (sizeof(value_type) & (sizeof(value_type) - 1)) == 0,
+                "bam::array<T>: sizeof(T) must be a power of two");
+  static_assert(std::is_trivially_copyable<value_type>::value, "bam::array<T>: T must be trivially copyable");
+
+  array() = default;
+
+  // array<T> -> array<const T>, like T* -> const T*.
+  template <class U, std::enable_if_t<std::is_same<const U, T>::value && !std::is_same<U, T>::value, int> = 0>
+  BAM_HD array(const array<U>& o) noexcept
+      : ctx_(o.ctx_), meta_(o.meta_), slots_(o.slots_), n_(o.n_), line_shift_(o.line_shift_),
+        epl_shift_(o.epl_shift_)
+  {}
+
+  [[nodiscard]] BAM_HD size_t size() const noexcept { return n_; }
+  [[nodiscard]] BAM_HD uint32_t elems_per_line() const noexcept { return 1u << epl_shift_; }
+  [[nodiscard]] BAM_HD size_t line_of(size_t i) const noexcept { return i >> epl_shift_; }
+  [[nodiscard]] BAM_HD size_t line_bytes() const noexcept { return size_t(1) << line_shift_; }
+  // Runtime-wide array id (stats and error messages name arrays by it).
+  [[nodiscard]] BAM_HD uint32_t id() const noexcept { return meta_.id; }
+
+#if defined(__CUDACC__)
+  __device__ value_type read(size_t i) const
+  {
+    return access<false>(i, [](const value_type* p) { return *p; });
+  }
+
+  __device__ void write(size_t i, value_type v) const
+  {
+    static_assert(writable, "bam::array<const T>::write: array is read-only");
+    access<true>(i, [v](value_type* p) {
+      *p = v;
+      return 0;
+    });
+  }
+
+  __device__ auto operator[](size_t i) const
+  {
+    if constexpr (writable)
+      return detail::element_ref<array>(*this, i);
+    else
+      return read(i);
+  }
+
+  // *p = f(*p) while the line is pinned (not atomic); returns the new value.
+  template <class F>
+  __device__ value_type update(size_t i, F f) const
+  {
+    static_assert(writable, "bam::array<const T>::update: array is read-only");
+    return access<true>(i, [f](value_type* p) {
+      value_type v = f(*p);
+      *p = v;
+      return v;
+    });
+  }
+
+  // Element atomics on the cached line; each returns the old value.
+#  define BAM_ATOMIC(name)                                                                   \
+    __device__ value_type atomic_##name(size_t i, value_type v) const                       \
+    {                                                                                        \
+      static_assert(writable, "bam::array<const T>::atomic_" #name ": array is read-only"); \
+      return access<true>(i, [v](value_type* p) { return detail::elem_atomic_##name(p, v); }); \
+    }
+  BAM_ATOMIC(add)
+  BAM_ATOMIC(sub)
+  BAM_ATOMIC(min)
+  BAM_ATOMIC(max)
+  BAM_ATOMIC(or)
+  BAM_ATOMIC(and)
+  BAM_ATOMIC(xor)
+  BAM_ATOMIC(exch)
+#  undef BAM_ATOMIC
+
+  __device__ value_type atomic_cas(size_t i, value_type cmp, value_type v) const
+  {
+    static_assert(writable, "bam::array<const T>::atomic_cas: array is read-only");
+    return access<true>(i, [cmp, v](value_type* p) { return detail::elem_atomic_cas(p, cmp, v); });
+  }
+#endif
+
+private:
+  template <class>
+  friend class array;
+  template <class>
+  friend class array_ref;
+  friend struct detail::array_factory;
+
+#if defined(__CUDACC__)
+  // Pin i's line (coalesced with the warp), run f on the element, unpin.
+  template <bool Write, class F>
+  __device__ auto access(size_t i, F f) const
+  {
+    BAM_ASSERT(i < n_, "bam::array::access: index out of range");
+    const size_t sub = i & ((size_t(1) << epl_shift_) - 1);
+    return detail::warp_access<Write>(*ctx_, meta_, i >> epl_shift_, sizeof(value_type),
+                                      [&](unsigned char* base) { return f(reinterpret_cast<value_type*>(base) + sub); });
+  }
+#endif
+
+  const detail::cache_ctx* ctx_ = nullptr; // device memory
+  detail::array_meta meta_{};
+  unsigned char* slots_ = nullptr;
+  size_t n_ = 0;
+  uint32_t line_shift_ = 0;
+  uint32_t epl_shift_ = 0; // log2(elements per line)
+};
+
+// Per-thread reuse of the last line touched (thesis §5.3.3, "cache-line
+// reference reuse"): r[i] on the line already held is a plain memory access;
+// another line releases the old one and pins the new one (coalesced across
+// the warp). The destructor releases. Not copyable: it owns a reference.
+template <class T>
+class array_ref {
+public:
+  using value_type = typename array<T>::value_type;
+  static constexpr bool writable = array<T>::writable;
+
+  BAM_HD explicit array_ref(const array<T>& a) noexcept : a_(a) {}
+  BAM_HD explicit array_ref(const array<T>* a) noexcept : a_(*a) {}
+  array_ref(const array_ref&) = delete;
+  array_ref& operator=(const array_ref&) = delete;
+
+#if defined(__CUDACC__)
+  __device__ ~array_ref() { drop(); }
+
+  __device__ value_type read(size_t i) { return *element(i, false); }
+  __device__ void write(size_t i, value_type v)
+  {
+    static_assert(writable, "bam::array_ref<const T>::write: array is read-only");
+    *element(i, true) = v;
+  }
+
+  __device__ auto operator[](size_t i)
+  {
+    if constexpr (writable)
+      return detail::element_ref<array_ref>(*this, i);
+    else
+      return read(i);
+  }
+
+  template <class F>
+  __device__ value_type update(size_t i, F f)
+  {
+    value_type* p = element(i, true);
+    value_type v = f(*p);
+    *p = v;
+    return v;
+  }
+
+  // Release the held line now (before a long stretch without accesses).
+  __device__ void drop()
+  {
+    if (line_ != none) {
+      detail::warp_release_each(a_.meta_, line_);
+      line_ = none;
+    }
+  }
+#else
+  ~array_ref() = default;
+#endif
+
+  [[nodiscard]] BAM_HD size_t size() const noexcept { return a_.size(); }
+  [[nodiscard]] BAM_HD uint32_t elems_per_line() const noexcept { return a_.elems_per_line(); }
+  [[nodiscard]] BAM_HD size_t line_of(size_t i) const noexcept { return a_.line_of(i); }
+
+private:
+  template <class>
+  friend class detail::element_ref;
+  static constexpr uint64_t none = ~0ull;
+
+#if defined(__CUDACC__)
+  // Const overloads so element_ref<array_ref> can call through a const&.
+  __device__ value_type read(size_t i) const { return const_cast<array_ref*>(this)->read(i); }
+  __device__ void write(size_t i, value_type v) const { const_cast<array_ref*>(this)->write(i, v); }
+  template <class F>
+  __device__ value_type update(size_t i, F f) const
+  {
+    return const_cast<array_ref*>(this)->update(i, f);
+  }
+
+  __device__ value_type* element(size_t i, bool write)
+  {
+    BAM_ASSERT(i < a_.n_, "bam::array_ref::element: index out of range");
+    const uint64_t line = i >> a_.epl_shift_;
+    if (line != line_)
+      switch_to(line);
+    if (write && !dirty_)
+      mark_dirty();
+    return base_ + (i & ((size_t(1) << a_.epl_shift_) - 1));
+  }
+
+  __device__ void switch_to(uint64_t line)
+  {
+    drop();
+    detail::warp_group g;
+    base_ = reinterpret_cast<value_type*>(detail::warp_acquire<false>(*a_.ctx_, a_.meta_, line, sizeof(value_type), g));
+    line_ = line; // each lane keeps the reference the leader took for it
+    dirty_ = false;
+  }
+
+  // Writes through an array_ref mark the line dirty once per thread and line;
+  // a plain load first keeps most lanes off the atomic.
+  __device__ void mark_dirty()
+  {
+    uint32_t* w = a_.meta_.state + line_;
+    detail::line_word::mark_dirty(w, detail::atomic_load(w, detail::order::relaxed));
+    dirty_ = true;
+  }
+#endif
+
+  array<T> a_;
+  uint64_t line_ = none;
+  value_type* base_ = nullptr;
+  bool dirty_ = false;
+};
+
+template <class T>
+array_ref(const array<T>&) -> array_ref<T>;
+template <class T>
+array_ref(const array<T>*) -> array_ref<T>;
+
+namespace detail {
+// The host library's way to build handles; not for user code.
+struct array_factory {
+  template <class T>
+  static array<T> make(const cache_ctx* ctx, const array_meta& meta, unsigned char* slots, size_t n,
+                       uint32_t line_shift) noexcept
+  {
+    array<T> a;
+    a.ctx_ = ctx;
+    a.meta_ = meta;
+    a.slots_ = slots;
+    a.n_ = n;
+    a.line_shift_ = line_shift;
+    a.epl_shift_ = line_shift - log2_exact(sizeof(T));
+    return a;
+  }
+  template <class T>
+  [[nodiscard]] static const array_meta& meta(const array<T>& a) noexcept { return a.meta_; }
+};
+} // namespace detail
+
+} // namespace bam
+
+#endif // BAM_ARRAY_CUH

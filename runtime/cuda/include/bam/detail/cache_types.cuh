@@ -1,0 +1,121 @@
+// Plain-data descriptions of a BaM cache and its arrays, shared by the host
+// library (which allocates them), the device code (which runs on them) and
+// the CPU stress tests (which put them in ordinary host memory).
+#ifndef BAM_DETAIL_CACHE_TYPES_CUH
+#define BAM_DETAIL_CACHE_TYPES_CUH
+
+#include <bam/detail/config.cuh>
+
+namespace bam {
+namespace nvme {
+struct queue_set;
+} // namespace nvme
+
+namespace detail {
+
+// Where lines live when they are not cached.
+enum class backend_kind : uint32_t {
+  hbm = 0,  // GPU memory: a plain device pointer
+  host = 1, // pinned, mapped host memory: a device-visible pointer
+  emu = 2,  // software NVMe controller: byte offsets through nvme::queue_set
+  nvme = 3, // real SSDs: same queue protocol as emu
+};
+
+[[nodiscard]] BAM_HD constexpr bool is_pointer_backend(backend_kind k) noexcept
+{
+  return k == backend_kind::hbm || k == backend_kind::host;
+}
+
+// One entry per live array in the runtime's array table. Evictors find a
+// victim line's metadata through the table because a slot's tag names the
+// owner by (array id, line), not by pointer.
+struct array_meta {
+  uint32_t* state;       // one line_word per line
+  uint32_t* slot_of;     // line -> slot, no_slot when not cached
+  unsigned char* data;   // backing store for pointer backends, else nullptr
+  uint64_t base;         // byte offset of line 0 on storage backends
+  uint64_t n_lines;
+  uint32_t id;
+  uint32_t live;
+};
+
+// Slot tags: which line a slot holds. 24 bits of array id, 40 bits of line
+// (1 Ti lines: 4 PiB at the default 4 KiB line). Two reserved values.
+struct slot_tag {
+  static constexpr uint64_t empty = ~0ull;
+  static constexpr uint64_t locked = ~0ull - 1;
+  static constexpr int line_bits = 40;
+  static constexpr uint64_t line_mask = (1ull << line_bits) - 1;
+  static constexpr uint32_t max_arrays = 1u << 24;
+
+  [[nodiscard]] BAM_HD static constexpr uint64_t make(uint32_t array_id, uint64_t line) noexcept
+  {
+    return (uint64_t(array_id) << line_bits) | line;
+  }
+  [[nodiscard]] BAM_HD static constexpr uint32_t array_of(uint64_t tag) noexcept { return uint32_t(tag >> line_bits); }
+  [[nodiscard]] BAM_HD static constexpr uint64_t line_of(uint64_t tag) noexcept { return tag & line_mask; }
+};
+
+constexpr uint32_t no_slot = 0xffffffffu;
+
+// Statistics, one 128-byte row per SM so counters do not serialize on one
+// address. Field order is the order print_stats sums them in.
+struct stats_row {
+  unsigned long long accesses;       // element accesses (lanes)
+  unsigned long long bytes;          // element bytes accessed
+  unsigned long long hits;           // line probes that found the line present or in flight
+  unsigned long long misses;         // line probes that fetched
+  unsigned long long evictions;
+  unsigned long long writebacks;     // dirty lines written (eviction + flush)
+  unsigned long long io_reads;
+  unsigned long long io_writes;
+  unsigned long long io_read_bytes;
+  unsigned long long io_write_bytes;
+  unsigned long long io_errors;
+  unsigned long long pad[5];
+};
+static_assert(sizeof(stats_row) == 128, "stats_row must fill one 128-byte line");
+
+enum class stat : uint32_t {
+  accesses, bytes, hits, misses, evictions, writebacks, io_reads, io_writes, io_read_bytes, io_write_bytes, io_errors
+};
+
+// Device-side failures, reported to the host by check()/flush()/copy_to_host.
+enum class fault_kind : uint32_t { none = 0, read = 1, write = 2, exhausted = 3, stalled = 4, pinned_dirty = 5 };
+
+struct error_block {
+  uint32_t count;        // failures seen; the first one is described below
+  uint32_t kind;         // fault_kind
+  int32_t status;        // NVMe status or backend code
+  uint32_t array_id;
+  uint64_t line;
+};
+
+// Everything device code needs about one runtime's cache. Lives in device
+// memory; array handles carry a pointer to it.
+struct cache_ctx {
+  unsigned char* slots;         // n_slots * line_bytes of cached data
+  uint64_t* slot_tag;           // slot -> slot_tag
+  unsigned long long* clock;    // global clock hand
+  array_meta* arrays;           // table indexed by array id
+  stats_row* stats;             // n_stat_rows rows, nullptr when disabled
+  error_block* err;             // device memory, atomically updated
+  volatile uint32_t* fatal;     // mapped host word: survives a trapped context
+  nvme::queue_set* queues;      // storage backends only
+  uint64_t stall_timeout_ns;    // give up (and report) after this long without progress
+  uint32_t n_slots;
+  uint32_t line_shift;          // log2(line bytes)
+  uint32_t n_stat_rows;
+  backend_kind backend;
+
+  [[nodiscard]] BAM_HD constexpr uint64_t line_bytes() const noexcept { return 1ull << line_shift; }
+  [[nodiscard]] BAM_HD unsigned char* slot_data(uint32_t s) const noexcept
+  {
+    return slots + (uint64_t(s) << line_shift);
+  }
+};
+
+} // namespace detail
+} // namespace bam
+
+#endif // BAM_DETAIL_CACHE_TYPES_CUH

@@ -1,0 +1,42 @@
+// Compiler and platform glue shared by every bam header.
+//
+// One host/device macro (BAM_HD) so the cache state machine can be compiled
+// by nvcc for the GPU and by a plain C++17 compiler for the CPU stress tests.
+#ifndef BAM_DETAIL_CONFIG_CUH
+#define BAM_DETAIL_CONFIG_CUH
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#  define BAM_HD __host__ __device__
+#  define BAM_DEVICE __device__
+#  define BAM_FORCEINLINE __forceinline__
+#else
+#  define BAM_HD
+#  define BAM_DEVICE
+#  define BAM_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
+// True while compiling code that runs on the GPU.
+#if defined(__CUDA_ARCH__)
+#  define BAM_IS_DEVICE 1
+#else
+#  define BAM_IS_DEVICE 0
+#endif
+
+#define BAM_VERSION_MAJOR 0
+#define BAM_VERSION_MINOR 1
+#define BAM_VERSION_PATCH 0
+
+// BAM_ASSERT(cond, "function: what went wrong"). Active unless NDEBUG or
+// BAM_DISABLE_ASSERTS; the message names the function so a failing device
+// assert in a big kernel points at the right layer.
+#if defined(NDEBUG) || defined(BAM_DISABLE_ASSERTS)
+#  define BAM_ASSERT(cond, msg) ((void)0)
+#else
+#  include <cassert>
+#  define BAM_ASSERT(cond, msg) assert((cond) && msg)
+#endif
+
+#endif // BAM_DETAIL_CONFIG_CUH

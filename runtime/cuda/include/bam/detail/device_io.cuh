@@ -1,0 +1,88 @@
+// Moving lines between the cache and the backends, on the GPU.
+//
+// Pointer backends (hbm, host) are plain memory copies; the warp version is
+// what the coalesced access path uses so a miss on pinned host memory keeps
+// many 16-byte PCIe reads in flight instead of one thread's worth. Storage
+// backends (emu, nvme) go through nvme::queue_set, one blocking request per
+// line from the fetching thread.
+#ifndef BAM_DETAIL_DEVICE_IO_CUH
+#define BAM_DETAIL_DEVICE_IO_CUH
+
+#include <bam/detail/cache_types.cuh>
+#include <bam/detail/config.cuh>
+#include <bam/detail/storage.cuh>
+
+#if defined(__CUDACC__)
+
+namespace bam {
+namespace detail {
+
+// One thread copies a line (16-byte vectors; lines are >= 512 B and slots
+// and backing stores are 256-byte aligned).
+__device__ inline void copy_line_thread(void* dst, const void* src, uint64_t bytes)
+{
+  uint4* d = static_cast<uint4*>(dst);
+  const uint4* s = static_cast<const uint4*>(src);
+  const uint64_t n = bytes / sizeof(uint4);
+  for (uint64_t i = 0; i < n; i += 4) {
+    uint4 a = s[i], b = s[i + 1], c = s[i + 2], e = s[i + 3]; // four loads in flight before the stores
+    d[i] = a;
+    d[i + 1] = b;
+    d[i + 2] = c;
+    d[i + 3] = e;
+  }
+}
+
+// `lanes` threads of a warp (this one is number `rank`) copy a line
+// together: each iteration moves lanes*16 bytes per load instruction and
+// keeps four of them in flight.
+__device__ inline void copy_line_warp(void* dst, const void* src, uint64_t bytes, uint32_t rank, uint32_t lanes)
+{
+  uint4* d = static_cast<uint4*>(dst);
+  const uint4* s = static_cast<const uint4*>(src);
+  const uint64_t n = bytes / sizeof(uint4);
+  const uint64_t step = lanes;
+  uint64_t i = rank;
+  for (; i + 3 * step < n; i += 4 * step) {
+    uint4 a = s[i], b = s[i + step], c = s[i + 2 * step], e = s[i + 3 * step];
+    d[i] = a;
+    d[i + step] = b;
+    d[i + 2 * step] = c;
+    d[i + 3 * step] = e;
+  }
+  for (; i < n; i += step)
+    d[i] = s[i];
+}
+
+// Address of a line in a pointer backend.
+__device__ inline unsigned char* backing_line(const cache_ctx& c, const array_meta& m, uint64_t line)
+{
+  return m.data + (line << c.line_shift);
+}
+
+// The cache's Io for GPU threads (see cache_core.cuh): one thread per line.
+struct device_io {
+  __device__ int read(const cache_ctx& c, const array_meta& m, uint64_t line, void* dst) const
+  {
+    if (is_pointer_backend(c.backend)) {
+      copy_line_thread(dst, backing_line(c, m, line), c.line_bytes());
+      return 0;
+    }
+    return c.queues->read(m.base + (line << c.line_shift), uint32_t(c.line_bytes()), dst);
+  }
+  __device__ int write(const cache_ctx& c, const array_meta& m, uint64_t line, const void* src) const
+  {
+    if (is_pointer_backend(c.backend)) {
+      copy_line_thread(backing_line(c, m, line), src, c.line_bytes());
+      __threadfence(); // the line's next fetcher must see the written-back bytes
+      return 0;
+    }
+    return c.queues->write(m.base + (line << c.line_shift), uint32_t(c.line_bytes()), src);
+  }
+};
+
+} // namespace detail
+} // namespace bam
+
+#endif // __CUDACC__
+#endif // BAM_DETAIL_DEVICE_IO_CUH

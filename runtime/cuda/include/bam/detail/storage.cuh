@@ -1,0 +1,32 @@
+// The device side of the storage backends (emu, nvme): bam::nvme::queue_set.
+//
+// The queue protocol lives in <bam/nvme/queue.cuh> (owned by the queue
+// layer). When it is absent, or BAM_NO_NVME_QUEUES is defined, a stub with
+// the same interface reports every request as failed, so the cache still
+// compiles and storage arrays fail loudly instead of returning junk.
+#ifndef BAM_DETAIL_STORAGE_CUH
+#define BAM_DETAIL_STORAGE_CUH
+
+#include <bam/detail/config.cuh>
+
+#if !defined(BAM_NO_NVME_QUEUES) && defined(__has_include)
+#  if __has_include(<bam/nvme/queue.cuh>)
+#    include <bam/nvme/queue.cuh>
+#    define BAM_HAVE_NVME_QUEUES 1
+#  endif
+#endif
+
+#if !defined(BAM_HAVE_NVME_QUEUES)
+#  define BAM_HAVE_NVME_QUEUES 0
+namespace bam {
+namespace nvme {
+// Stand-in with the agreed interface; every request fails with status 1.
+struct queue_set {
+  BAM_HD int read(uint64_t, uint32_t, void*) const { return 1; }
+  BAM_HD int write(uint64_t, uint32_t, const void*) const { return 1; }
+};
+} // namespace nvme
+} // namespace bam
+#endif
+
+#endif // BAM_DETAIL_STORAGE_CUH

@@ -1,0 +1,229 @@
+// Warp-coalesced cache access (thesis §5.3.3, "warp coalescing").
+//
+// Lanes that want the same line find each other with __match_any_sync on the
+// address of the line's state word (unique across arrays and runtimes), and
+// the lowest lane of each group (the leader) does the cache work for all of
+// them: one fused atomic pins the line with a reference per lane. Lines that
+// miss are then filled by the whole warp together (pointer backends), the
+// leaders broadcast slot addresses with __shfl_sync, and after the lanes are
+// done one atomic per group drops the references again.
+#ifndef BAM_DETAIL_WARP_CACHE_CUH
+#define BAM_DETAIL_WARP_CACHE_CUH
+
+#include <bam/detail/cache_core.cuh>
+#include <bam/detail/cache_types.cuh>
+#include <bam/detail/config.cuh>
+#include <bam/detail/device_io.cuh>
+
+#if defined(__CUDACC__)
+
+namespace bam {
+namespace detail {
+
+__device__ __forceinline__ uint32_t lane_id()
+{
+  uint32_t l;
+  asm("mov.u32 %0, %%laneid;" : "=r"(l));
+  return l;
+}
+
+// Who took part in one coalesced access.
+struct warp_group {
+  uint32_t mask;   // lanes that made the call
+  uint32_t peers;  // lanes that share this lane's line
+  uint32_t leader; // lowest lane of `peers`
+};
+
+template <class U>
+__device__ __forceinline__ U* shfl_ptr(uint32_t mask, U* p, uint32_t src)
+{
+  return reinterpret_cast<U*>(__shfl_sync(mask, reinterpret_cast<unsigned long long>(p), src));
+}
+
+// Every fetching leader's line, filled by all lanes of `mask` in turn. The
+// leaders already own their lines (busy); a dirty victim is written back by
+// the warp before its slot is overwritten.
+__device__ inline void warp_fill_pointer(const cache_ctx& c, uint32_t mask, uint32_t fetchers, unsigned char* dst,
+                                         const unsigned char* src, unsigned char* wb)
+{
+  const uint32_t lane = lane_id();
+  const uint32_t rank = __popc(mask & ((1u << lane) - 1u));
+  const uint32_t lanes = __popc(mask);
+  __syncwarp(mask); // orders the leaders' acquire CASes before the lanes touch victim data
+  while (fetchers != 0) {
+    const uint32_t f = __ffs(fetchers) - 1;
+    fetchers &= fetchers - 1;
+    unsigned char* d = shfl_ptr(mask, dst, f);
+    const unsigned char* s = shfl_ptr(mask, src, f);
+    unsigned char* w = shfl_ptr(mask, wb, f);
+    if (w != nullptr) {
+      copy_line_warp(w, d, c.line_bytes(), rank, lanes);
+      __syncwarp(mask); // the write-back reads the slot before anyone overwrites it
+    }
+    copy_line_warp(d, s, c.line_bytes(), rank, lanes);
+  }
+  __syncwarp(mask);
+  __threadfence(); // the leaders publish lines other SMs will read
+}
+
+// The miss path of a coalesced access. `mine`: this lane is a leader that
+// claimed its line; it allocates a slot, and on return the line is valid.
+template <bool Write>
+__device__ void warp_fill(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t mask, uint32_t fetchers,
+                          bool mine, uint32_t& slot)
+{
+  victim v;
+  if (mine)
+    slot = allocate_slot(c, v, m.id, line);
+  if (!is_pointer_backend(c.backend)) {
+    // Storage: each leader does its own blocking request; the queue layer
+    // overlaps them.
+    if (mine) {
+      device_io io;
+      if (v.present)
+        evict_victim(c, v, slot, io);
+      read_line(c, m, line, slot, io);
+      install(c, m, line, slot, Write);
+    }
+    return;
+  }
+  unsigned char* dst = mine ? c.slot_data(slot) : nullptr;
+  const unsigned char* src = mine ? backing_line(c, m, line) : nullptr;
+  unsigned char* wb = (mine && v.present && v.dirty) ? backing_line(c, c.arrays[v.array_id], v.line) : nullptr;
+  warp_fill_pointer(c, mask, fetchers, dst, src, wb);
+  if (mine) {
+    if (v.present) {
+      if (v.dirty) {
+        stat_add(c, stat::writebacks, 1);
+        stat_add(c, stat::io_writes, 1);
+        stat_add(c, stat::io_write_bytes, c.line_bytes());
+      }
+      finish_evict(c, v);
+    }
+    stat_add(c, stat::io_reads, 1);
+    stat_add(c, stat::io_read_bytes, c.line_bytes());
+    install(c, m, line, slot, Write);
+  }
+}
+
+// A leader whose line is being fetched or evicted by another warp waits; if
+// the line ends up invalid it fetches it alone.
+template <bool Write>
+__device__ uint32_t wait_for_line(const cache_ctx& c, const array_meta& m, uint64_t line)
+{
+  uint32_t slot = no_slot;
+  device_io io;
+  for (;;) {
+    probe p = wait_acquire(c, m, line, Write, slot);
+    if (p == probe::hit)
+      return slot;
+    if (p == probe::fetch)
+      return fill_line(c, m, line, Write, io);
+  }
+}
+
+// The leader of each group pins its line for all peers with one atomic and
+// classifies it; every peer learns the result.
+template <bool Write>
+__device__ probe warp_probe(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t elem_bytes, warp_group& g,
+                            uint32_t& slot)
+{
+  g.mask = __activemask();
+  g.peers = __match_any_sync(g.mask, reinterpret_cast<unsigned long long>(m.state + line));
+  g.leader = __ffs(g.peers) - 1;
+  probe p = probe::hit;
+  if (lane_id() == g.leader) {
+    const uint32_t n = __popc(g.peers);
+    p = begin_acquire(m, line, n, Write, slot);
+    stat_add(c, stat::accesses, n);
+    stat_add(c, stat::bytes, uint64_t(n) * elem_bytes);
+    stat_add(c, p == probe::fetch ? stat::misses : stat::hits, 1);
+  }
+  return probe(__shfl_sync(g.peers, uint32_t(p), g.leader));
+}
+
+// Fill every line a leader of the warp claimed (all lanes of g.mask help),
+// then let waiting leaders wait. On return every group's line is pinned and
+// valid; returns this lane's slot.
+template <bool Write>
+__device__ uint32_t warp_resolve(const cache_ctx& c, const array_meta& m, uint64_t line, const warp_group& g, probe p,
+                                 uint32_t slot)
+{
+  const bool lead = lane_id() == g.leader;
+  const uint32_t fetchers = __ballot_sync(g.mask, lead && p == probe::fetch);
+  if (fetchers != 0)
+    warp_fill<Write>(c, m, line, g.mask, fetchers, lead && p == probe::fetch, slot);
+  if (lead && p == probe::wait)
+    slot = wait_for_line<Write>(c, m, line);
+  return slot;
+}
+
+// This group's slot data, after the leader's acquire (the __syncwarp orders
+// it before every peer's data accesses).
+__device__ __forceinline__ unsigned char* group_data(const cache_ctx& c, const warp_group& g, uint32_t slot)
+{
+  slot = __shfl_sync(g.peers, slot, g.leader);
+  __syncwarp(g.peers);
+  return c.slot_data(slot);
+}
+
+// Pin `line` for every calling lane and return its data; each lane then
+// owns one reference (array_ref) or the group releases together
+// (warp_release).
+template <bool Write>
+__device__ unsigned char* warp_acquire(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t elem_bytes,
+                                       warp_group& g)
+{
+  uint32_t slot = no_slot;
+  const probe p = warp_probe<Write>(c, m, line, elem_bytes, g, slot);
+  slot = warp_resolve<Write>(c, m, line, g, p, slot);
+  return group_data(c, g, slot);
+}
+
+// Drop the group's references once every peer is done with the line.
+__device__ __forceinline__ void warp_release(const array_meta& m, uint64_t line, const warp_group& g)
+{
+  __syncwarp(g.peers);
+  if (lane_id() == g.leader)
+    release(m, line, __popc(g.peers));
+}
+
+// One element access, coalesced: f(pointer to the line's data) runs while
+// the line is pinned. Groups that hit run f and release BEFORE the warp
+// fills its misses, so a warp never holds pins on valid lines while its
+// leaders look for free slots (which would let small caches deadlock).
+template <bool Write, class F>
+__device__ auto warp_access(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t elem_bytes, F f)
+{
+  warp_group g;
+  uint32_t slot = no_slot;
+  const probe p = warp_probe<Write>(c, m, line, elem_bytes, g, slot);
+  decltype(f(static_cast<unsigned char*>(nullptr))) r{};
+  if (p == probe::hit) {
+    r = f(group_data(c, g, slot));
+    warp_release(m, line, g);
+  }
+  slot = warp_resolve<Write>(c, m, line, g, p, slot);
+  if (p != probe::hit) {
+    r = f(group_data(c, g, slot));
+    warp_release(m, line, g);
+  }
+  return r;
+}
+
+// Release for lanes that each hold their own reference (array_ref): lanes
+// releasing the same line together drop their references with one atomic.
+__device__ __forceinline__ void warp_release_each(const array_meta& m, uint64_t line)
+{
+  const uint32_t mask = __activemask();
+  const uint32_t peers = __match_any_sync(mask, reinterpret_cast<unsigned long long>(m.state + line));
+  __syncwarp(peers);
+  if (lane_id() == uint32_t(__ffs(peers) - 1))
+    release(m, line, __popc(peers));
+}
+
+} // namespace detail
+} // namespace bam
+
+#endif // __CUDACC__
+#endif // BAM_DETAIL_WARP_CACHE_CUH

@@ -1,0 +1,108 @@
+// bam::runtime: owns one cache, one backend and the arrays made on it.
+//
+//   bam::runtime rt;                                  // from BAM_* variables
+//   bam::array<float> a = rt.array_from_host(h, n);
+//   kernel<<<g, b>>>(a);
+//   rt.copy_to_host(a, h, n);                         // flush + copy out + check
+//
+// Arrays are handles into the runtime: they stay valid until rt.free(a) or
+// the runtime is destroyed. Host calls are not thread-safe against each
+// other; kernels using the arrays may run on any stream, but flush(),
+// copy_to_host(), free() and drop_cache() synchronize the device first.
+#ifndef BAM_RUNTIME_CUH
+#define BAM_RUNTIME_CUH
+
+#include <bam/array.cuh>
+#include <bam/config.h>
+#include <bam/error.h>
+#include <bam/stats.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+namespace bam {
+
+class runtime {
+public:
+  runtime();                          // config::from_env()
+  explicit runtime(const config& cfg);
+  ~runtime();
+  runtime(const runtime&) = delete;
+  runtime& operator=(const runtime&) = delete;
+
+  template <class T>
+  array<T> array_from_host(const T* src, size_t n)
+  {
+    return make<T>(n, source::host, src, std::string(), 0);
+  }
+  template <class T>
+  array<T> array_from_file(const std::string& path, size_t offset_bytes, size_t n)
+  {
+    return make<T>(n, source::file, nullptr, path, offset_bytes);
+  }
+  template <class T>
+  array<T> array_from_device(const T* dptr, size_t n)
+  {
+    return make<T>(n, source::device, dptr, std::string(), 0);
+  }
+  template <class T>
+  array<T> array_zeros(size_t n)
+  {
+    return make<T>(n, source::zeros, nullptr, std::string(), 0);
+  }
+
+  // Flushes dirty lines, copies a[0, n) out, then check()s.
+  template <class T>
+  void copy_to_host(const array<T>& a, std::remove_const_t<T>* dst, size_t n)
+  {
+    copy_out(detail::array_factory::meta(a).id, dst, n * sizeof(T), a.size() * sizeof(T));
+  }
+
+  void flush();   // write back every dirty line, then check()
+  void check();   // throw bam::error if a device-side failure was recorded
+
+  template <class T>
+  void free(array<T>& a)
+  {
+    release_array(detail::array_factory::meta(a).id);
+    a = array<T>();
+  }
+
+  [[nodiscard]] bam::stats stats();
+  void reset_stats();
+  void print_stats(FILE* out = stdout);
+  void drop_cache(); // flush, then empty the cache (cold-cache measurements)
+
+  [[nodiscard]] const config& cfg() const noexcept;
+  [[nodiscard]] size_t cache_lines() const noexcept;
+
+private:
+  enum class source { host, file, device, zeros };
+  struct impl;
+
+  template <class T>
+  array<T> make(size_t n, source src, const void* p, const std::string& path, size_t offset)
+  {
+    detail::array_meta m = create(n * sizeof(T), src, p, path, offset);
+    return detail::array_factory::make<T>(device_ctx(), m, slots(), n, line_shift());
+  }
+
+  detail::array_meta create(size_t bytes, source src, const void* p, const std::string& path, size_t offset);
+  void copy_out(uint32_t id, void* dst, size_t bytes, size_t array_bytes);
+  void release_array(uint32_t id);
+  const detail::cache_ctx* device_ctx() const noexcept;
+  unsigned char* slots() const noexcept;
+  uint32_t line_shift() const noexcept;
+
+  std::unique_ptr<impl> p_;
+};
+
+// The process-wide runtime, built from the environment on first use and
+// torn down at exit.
+runtime& default_runtime();
+
+} // namespace bam
+
+#endif // BAM_RUNTIME_CUH

@@ -1,0 +1,422 @@
+// bam::runtime: cache allocation, array table, maintenance kernels (flush,
+// drop), statistics and error reporting.
+#include <bam/runtime.cuh>
+
+#include "backing.h"
+
+#include <bam/detail/cache_core.cuh>
+#include <bam/detail/device_io.cuh>
+
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+namespace bam {
+namespace detail {
+namespace {
+
+constexpr uint32_t max_arrays = 1u << 16; // array table entries (ids are reused after free)
+
+__global__ void flush_kernel(const cache_ctx* c)
+{
+  device_io io;
+  for (uint64_t s = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; s < c->n_slots; s += uint64_t(gridDim.x) * blockDim.x)
+    if (flush_slot(*c, uint32_t(s), io) == flush_result::pinned) {
+      // Nothing runs during a host flush, so a pinned dirty line is a leaked
+      // reference (an array_ref kept past its kernel, or a trapped kernel).
+      const uint64_t t = c->slot_tag[s];
+      record_fault(*c, fault_kind::pinned_dirty, 0, slot_tag::array_of(t), slot_tag::line_of(t));
+    }
+}
+
+__global__ void drop_kernel(const cache_ctx* c, uint32_t only_array)
+{
+  for (uint64_t s = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; s < c->n_slots; s += uint64_t(gridDim.x) * blockDim.x)
+    drop_slot(*c, uint32_t(s), only_array);
+}
+
+const char* fault_name(uint32_t k)
+{
+  switch (fault_kind(k)) {
+  case fault_kind::read: return "read";
+  case fault_kind::write: return "write-back";
+  case fault_kind::exhausted: return "slot allocation";
+  case fault_kind::stalled: return "wait";
+  case fault_kind::pinned_dirty: return "flush";
+  default: return "?";
+  }
+}
+
+std::string status_text(int status)
+{
+#if BAM_HAVE_NVME_QUEUES
+  return nvme::status_str(status);
+#else
+  return "backend status " + std::to_string(status);
+#endif
+}
+
+} // namespace
+} // namespace detail
+
+// One array's host-side record.
+struct array_rec {
+  detail::array_meta meta{};
+  detail::backing_region region;
+  bool live = false;
+};
+
+struct runtime::impl {
+  config cfg;
+  uint32_t line_shift = 12;
+  uint32_t n_slots = 0;
+  int n_sms = 1;
+  std::unique_ptr<detail::backing_store> store;
+
+  detail::cache_ctx h_ctx{};
+  detail::cache_ctx* d_ctx = nullptr;
+  unsigned char* d_slots = nullptr;
+  uint64_t* d_tags = nullptr;
+  unsigned long long* d_clock = nullptr;
+  detail::stats_row* d_stats = nullptr;
+  detail::error_block* d_err = nullptr;
+  uint32_t* h_fatal = nullptr; // mapped host memory, 4 words
+  uint32_t* d_fatal = nullptr;
+  detail::array_meta* d_arrays = nullptr;
+  std::vector<array_rec> arrays;
+  std::vector<uint32_t> free_ids;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+
+  explicit impl(const config& c);
+  ~impl();
+  void upload_ctx();
+  array_rec& rec(uint32_t id);
+  uint32_t new_id();
+  void launch_over_slots(void (*k)(const detail::cache_ctx*));
+};
+
+namespace {
+
+uint32_t log2u(uint64_t v)
+{
+  uint32_t s = 0;
+  while ((uint64_t(1) << s) < v)
+    ++s;
+  return s;
+}
+
+std::unique_ptr<detail::backing_store> make_store(const config& cfg)
+{
+  switch (cfg.kind) {
+  case backend::hbm: return detail::make_hbm_store();
+  case backend::host: return detail::make_host_store();
+  case backend::emu: return detail::make_emu_store(cfg, cfg.line_bytes);
+  case backend::nvme: break;
+  }
+  throw error("nvme backend: not available in this build (it needs kmod/ and BAM_NVME_DEVICE); "
+              "use BAM_BACKEND=emu to run the same queue code against a file");
+}
+
+template <class T>
+void dev_alloc(T*& p, size_t bytes, const char* what)
+{
+  detail::cuda_check(cudaMalloc(reinterpret_cast<void**>(&p), bytes), what);
+}
+
+} // namespace
+
+runtime::impl::impl(const config& c) : cfg(c)
+{
+  cfg.validate();
+  line_shift = log2u(cfg.line_bytes);
+  n_slots = uint32_t(cfg.cache_bytes >> line_shift);
+  int dev = 0;
+  detail::cuda_check(cudaGetDevice(&dev), "bam::runtime: cudaGetDevice");
+  detail::cuda_check(cudaDeviceGetAttribute(&n_sms, cudaDevAttrMultiProcessorCount, dev),
+                     "bam::runtime: reading the SM count");
+  store = make_store(cfg);
+
+  const size_t slot_bytes = size_t(n_slots) << line_shift;
+  if (cudaMalloc(&d_slots, slot_bytes) != cudaSuccess) {
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    cudaGetLastError();
+    throw error("bam::runtime: cannot allocate a " + std::to_string(slot_bytes >> 20) + " MiB cache (" +
+                std::to_string(free_b >> 20) + " MiB free on the GPU); lower BAM_CACHE_BYTES");
+  }
+  dev_alloc(d_tags, sizeof(uint64_t) * n_slots, "bam::runtime: cudaMalloc of slot tags");
+  detail::cuda_check(cudaMemset(d_tags, 0xff, sizeof(uint64_t) * n_slots), "bam::runtime: cudaMemset");
+  dev_alloc(d_clock, sizeof(unsigned long long), "bam::runtime: cudaMalloc");
+  detail::cuda_check(cudaMemset(d_clock, 0, sizeof(unsigned long long)), "bam::runtime: cudaMemset");
+  dev_alloc(d_stats, sizeof(detail::stats_row) * size_t(n_sms), "bam::runtime: cudaMalloc of statistics");
+  detail::cuda_check(cudaMemset(d_stats, 0, sizeof(detail::stats_row) * size_t(n_sms)), "bam::runtime: cudaMemset");
+  dev_alloc(d_err, sizeof(detail::error_block), "bam::runtime: cudaMalloc");
+  detail::cuda_check(cudaMemset(d_err, 0, sizeof(detail::error_block)), "bam::runtime: cudaMemset");
+  detail::cuda_check(cudaHostAlloc(reinterpret_cast<void**>(&h_fatal), 4 * sizeof(uint32_t), cudaHostAllocMapped),
+                     "bam::runtime: cudaHostAlloc of the fatal-error word");
+  std::memset(h_fatal, 0, 4 * sizeof(uint32_t));
+  detail::cuda_check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_fatal), h_fatal, 0),
+                     "bam::runtime: cudaHostGetDevicePointer");
+  dev_alloc(d_arrays, sizeof(detail::array_meta) * detail::max_arrays, "bam::runtime: cudaMalloc of the array table");
+  detail::cuda_check(cudaMemset(d_arrays, 0, sizeof(detail::array_meta) * detail::max_arrays), "bam::runtime: cudaMemset");
+  dev_alloc(d_ctx, sizeof(detail::cache_ctx), "bam::runtime: cudaMalloc");
+
+  h_ctx.slots = d_slots;
+  h_ctx.slot_tag = d_tags;
+  h_ctx.clock = d_clock;
+  h_ctx.arrays = d_arrays;
+  h_ctx.stats = cfg.stats ? d_stats : nullptr;
+  h_ctx.err = d_err;
+  h_ctx.fatal = d_fatal;
+  h_ctx.queues = store->queues();
+  h_ctx.stall_timeout_ns = uint64_t(cfg.stall_timeout_s * 1e9);
+  h_ctx.n_slots = n_slots;
+  h_ctx.line_shift = line_shift;
+  h_ctx.n_stat_rows = uint32_t(n_sms);
+  h_ctx.backend = detail::backend_kind(uint32_t(cfg.kind));
+  upload_ctx();
+}
+
+runtime::impl::~impl()
+{
+  // Errors are ignored: at exit the CUDA runtime may already be gone.
+  cudaDeviceSynchronize();
+  for (auto& r : arrays)
+    if (r.live) {
+      store->release(r.region);
+      cudaFree(r.meta.state);
+      cudaFree(r.meta.slot_of);
+    }
+  store.reset();
+  cudaFree(d_ctx);
+  cudaFree(d_arrays);
+  cudaFreeHost(h_fatal);
+  cudaFree(d_err);
+  cudaFree(d_stats);
+  cudaFree(d_clock);
+  cudaFree(d_tags);
+  cudaFree(d_slots);
+}
+
+void runtime::impl::upload_ctx()
+{
+  h_ctx.queues = store->queues();
+  detail::cuda_check(cudaMemcpy(d_ctx, &h_ctx, sizeof h_ctx, cudaMemcpyHostToDevice), "bam::runtime: uploading the cache context");
+}
+
+array_rec& runtime::impl::rec(uint32_t id)
+{
+  if (id >= arrays.size() || !arrays[id].live)
+    throw error("bam::runtime: array #" + std::to_string(id) + " is not live (freed, or made by another runtime)");
+  return arrays[id];
+}
+
+uint32_t runtime::impl::new_id()
+{
+  if (!free_ids.empty()) {
+    uint32_t id = free_ids.back();
+    free_ids.pop_back();
+    return id;
+  }
+  if (arrays.size() >= detail::max_arrays)
+    throw error("bam::runtime: more than " + std::to_string(detail::max_arrays) + " live arrays; free some");
+  arrays.emplace_back();
+  return uint32_t(arrays.size() - 1);
+}
+
+void runtime::impl::launch_over_slots(void (*k)(const detail::cache_ctx*))
+{
+  const uint32_t threads = 256;
+  const uint32_t blocks = std::max(1u, std::min<uint32_t>((n_slots + threads - 1) / threads, uint32_t(n_sms) * 8));
+  k<<<blocks, threads>>>(d_ctx);
+}
+
+runtime::runtime() : runtime(config::from_env()) {}
+runtime::runtime(const config& cfg) : p_(std::make_unique<impl>(cfg)) {}
+runtime::~runtime() = default;
+
+detail::array_meta runtime::create(size_t bytes, source src, const void* ptr, const std::string& path, size_t offset)
+{
+  if (bytes == 0)
+    throw error("bam::runtime: cannot make an empty array");
+  if ((src == source::host || src == source::device) && ptr == nullptr)
+    throw error("bam::runtime: array_from_host/array_from_device got a null pointer");
+  detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime: synchronizing before making an array");
+  const uint64_t lb = p_->cfg.line_bytes;
+  const uint64_t n_lines = (bytes + lb - 1) / lb;
+  const uint32_t id = p_->new_id();
+  array_rec r;
+  r.region = p_->store->allocate(n_lines * lb);
+  try {
+    switch (src) {
+    case source::host: p_->store->write_from_host(r.region, ptr, bytes); break;
+    case source::device: p_->store->write_from_device(r.region, ptr, bytes); break;
+    case source::file: p_->store->write_from_file(r.region, path, offset, bytes); break;
+    case source::zeros: break; // regions start zeroed
+    }
+    dev_alloc(r.meta.state, sizeof(uint32_t) * n_lines, "bam::runtime: cudaMalloc of line states");
+    detail::cuda_check(cudaMemset(r.meta.state, 0, sizeof(uint32_t) * n_lines), "bam::runtime: cudaMemset");
+    dev_alloc(r.meta.slot_of, sizeof(uint32_t) * n_lines, "bam::runtime: cudaMalloc of the line map");
+    detail::cuda_check(cudaMemset(r.meta.slot_of, 0xff, sizeof(uint32_t) * n_lines), "bam::runtime: cudaMemset");
+  } catch (...) {
+    p_->store->release(r.region);
+    cudaFree(r.meta.state);
+    p_->free_ids.push_back(id);
+    throw;
+  }
+  r.meta.data = r.region.device;
+  r.meta.base = r.region.offset;
+  r.meta.n_lines = n_lines;
+  r.meta.id = id;
+  r.meta.live = 1;
+  r.live = true;
+  p_->arrays[id] = r;
+  detail::cuda_check(cudaMemcpy(p_->d_arrays + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice),
+                     "bam::runtime: uploading the array table");
+  p_->upload_ctx(); // storage backends may have new queues
+  return r.meta;
+}
+
+void runtime::flush()
+{
+  detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::flush: a kernel using bam arrays");
+  p_->launch_over_slots(detail::flush_kernel);
+  check();
+}
+
+void runtime::check()
+{
+  cudaError_t e = cudaDeviceSynchronize();
+  if (p_->h_fatal[0] != 0) {
+    const uint32_t k = p_->h_fatal[0];
+    throw error(std::string("bam: a kernel was stopped by the cache: ") +
+                (detail::fault_kind(k) == detail::fault_kind::exhausted
+                     ? "no free slot for " + std::to_string(p_->cfg.stall_timeout_s) + " s; every one of the " +
+                           std::to_string(p_->n_slots) +
+                           " cache lines stayed pinned or in flight. Raise BAM_CACHE_BYTES (more lines than "
+                           "concurrently pinned lines: resident warps x 32 for random access)"
+                     : "a line stayed busy for " + std::to_string(p_->cfg.stall_timeout_s) +
+                           " s (array #" + std::to_string(p_->h_fatal[1]) + ", line " +
+                           std::to_string(p_->h_fatal[2]) + "); the backend stopped answering") +
+                " [CUDA: " + cudaGetErrorString(e) + "]");
+  }
+  if (e != cudaSuccess)
+    throw error(std::string("bam: a kernel using bam arrays failed: ") + cudaGetErrorString(e));
+  detail::error_block eb{};
+  detail::cuda_check(cudaMemcpy(&eb, p_->d_err, sizeof eb, cudaMemcpyDeviceToHost), "bam::runtime::check: reading the error block");
+  if (eb.count == 0)
+    return;
+  detail::cuda_check(cudaMemset(p_->d_err, 0, sizeof eb), "bam::runtime::check: cudaMemset"); // report each failure once
+  const uint64_t lb = p_->cfg.line_bytes;
+  std::string msg = std::string("bam: device-side ") + detail::fault_name(eb.kind) + " of line " +
+                    std::to_string(eb.line) + " of array #" + std::to_string(eb.array_id) + " (bytes " +
+                    std::to_string(eb.line * lb) + ".." + std::to_string((eb.line + 1) * lb) + ") failed";
+  if (detail::fault_kind(eb.kind) == detail::fault_kind::pinned_dirty)
+    msg += ": the line was still pinned (an array_ref outlived its kernel?)";
+  else
+    msg += ": " + detail::status_text(eb.status) + " (status 0x" + [&] {
+      char b[16];
+      std::snprintf(b, sizeof b, "%04x", unsigned(eb.status));
+      return std::string(b);
+    }() + ")";
+  msg += "; " + std::to_string(eb.count) + " failure(s) in all. Data the kernel read from failed lines is zeros; " +
+         "written data of failed write-backs is lost. Backend: " + backend_name(p_->cfg.kind);
+  throw error(msg);
+}
+
+void runtime::copy_out(uint32_t id, void* dst, size_t bytes, size_t array_bytes)
+{
+  if (bytes > array_bytes)
+    throw error("bam::runtime::copy_to_host: asked for " + std::to_string(bytes) + " bytes of an array of " +
+                std::to_string(array_bytes));
+  flush();
+  p_->store->read_to_host(p_->rec(id).region, dst, bytes);
+  check();
+}
+
+void runtime::release_array(uint32_t id)
+{
+  array_rec& r = p_->rec(id);
+  detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::free: a kernel using bam arrays");
+  detail::drop_kernel<<<std::max(1u, std::min<uint32_t>((p_->n_slots + 255) / 256, uint32_t(p_->n_sms) * 8)), 256>>>(p_->d_ctx, id);
+  detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::free: dropping the array's lines");
+  p_->store->release(r.region);
+  cudaFree(r.meta.state);
+  cudaFree(r.meta.slot_of);
+  r.live = false;
+  r.meta.live = 0;
+  cudaMemcpy(p_->d_arrays + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice);
+  p_->free_ids.push_back(id);
+}
+
+void runtime::drop_cache()
+{
+  flush();
+  detail::drop_kernel<<<std::max(1u, std::min<uint32_t>((p_->n_slots + 255) / 256, uint32_t(p_->n_sms) * 8)), 256>>>(p_->d_ctx, 0xffffffffu);
+  check();
+}
+
+bam::stats runtime::stats()
+{
+  detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::stats: a kernel using bam arrays");
+  std::vector<detail::stats_row> rows(size_t(p_->n_sms));
+  detail::cuda_check(cudaMemcpy(rows.data(), p_->d_stats, sizeof(detail::stats_row) * rows.size(), cudaMemcpyDeviceToHost),
+                     "bam::runtime::stats: reading counters");
+  bam::stats s;
+  for (const auto& r : rows) {
+    s.accesses += r.accesses;
+    s.bytes += r.bytes;
+    s.hits += r.hits;
+    s.misses += r.misses;
+    s.evictions += r.evictions;
+    s.writebacks += r.writebacks;
+    s.io_reads += r.io_reads;
+    s.io_writes += r.io_writes;
+    s.io_read_bytes += r.io_read_bytes;
+    s.io_write_bytes += r.io_write_bytes;
+    s.io_errors += r.io_errors;
+  }
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - p_->t0).count();
+  return s;
+}
+
+void runtime::reset_stats()
+{
+  detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::reset_stats");
+  detail::cuda_check(cudaMemset(p_->d_stats, 0, sizeof(detail::stats_row) * size_t(p_->n_sms)), "bam::runtime::reset_stats");
+  p_->t0 = std::chrono::steady_clock::now();
+}
+
+void runtime::print_stats(FILE* out)
+{
+  const bam::stats s = stats();
+  std::fprintf(out, "bam: backend %s, cache %u lines x %zu B (%.1f MiB)%s\n", backend_name(p_->cfg.kind), p_->n_slots,
+               p_->cfg.line_bytes, double(size_t(p_->n_slots) * p_->cfg.line_bytes) / (1 << 20),
+               p_->cfg.stats ? "" : " [BAM_STATS=0: counters off]");
+  std::fprintf(out, "  accesses %llu (%.1f MB), line probes: %llu hits, %llu misses, hit rate %.2f%%\n",
+               (unsigned long long)s.accesses, double(s.bytes) / 1e6, (unsigned long long)s.hits,
+               (unsigned long long)s.misses, 100.0 * s.hit_rate());
+  std::fprintf(out, "  evictions %llu, write-backs %llu\n", (unsigned long long)s.evictions, (unsigned long long)s.writebacks);
+  std::fprintf(out, "  I/O: %llu reads, %llu writes, %.1f MB read, %.1f MB written, %llu errors\n",
+               (unsigned long long)s.io_reads, (unsigned long long)s.io_writes, double(s.io_read_bytes) / 1e6,
+               double(s.io_write_bytes) / 1e6, (unsigned long long)s.io_errors);
+  std::fprintf(out, "  over %.3f s: %.0f IOPS, %.2f GB/s\n", s.seconds, s.iops(), s.io_gbps());
+  p_->store->print(out);
+}
+
+const config& runtime::cfg() const noexcept { return p_->cfg; }
+size_t runtime::cache_lines() const noexcept { return p_->n_slots; }
+const detail::cache_ctx* runtime::device_ctx() const noexcept { return p_->d_ctx; }
+unsigned char* runtime::slots() const noexcept { return p_->d_slots; }
+uint32_t runtime::line_shift() const noexcept { return p_->line_shift; }
+
+runtime& default_runtime()
+{
+  static std::once_flag once;
+  static std::unique_ptr<runtime> rt;
+  std::call_once(once, [] { rt = std::make_unique<runtime>(); });
+  return *rt;
+}
+
+} // namespace bam

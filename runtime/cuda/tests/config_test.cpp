@@ -1,0 +1,71 @@
+// bam::config: parsing of BAM_* variables and the errors bad values give.
+#include <bam/config.h>
+#include <bam/error.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const char* what)
+{
+  if (!ok) {
+    std::fprintf(stderr, "FAIL %s\n", what);
+    ++failures;
+  }
+}
+
+// from_env() with one variable set must throw exactly `want`.
+void expect_error(const char* var, const char* value, const std::string& want)
+{
+  setenv(var, value, 1);
+  try {
+    (void)bam::config::from_env();
+    std::fprintf(stderr, "FAIL %s=%s: no error\n", var, value);
+    ++failures;
+  } catch (const bam::error& e) {
+    if (want != e.what()) {
+      std::fprintf(stderr, "FAIL %s=%s:\n  got  %s\n  want %s\n", var, value, e.what(), want.c_str());
+      ++failures;
+    }
+  }
+  unsetenv(var);
+}
+
+} // namespace
+
+int main()
+{
+  expect(bam::parse_size("256M", "X") == (size_t(256) << 20), "256M");
+  expect(bam::parse_size("4k", "X") == 4096, "4k");
+  expect(bam::parse_size("4KiB", "X") == 4096, "4KiB");
+  expect(bam::parse_size("1G", "X") == (size_t(1) << 30), "1G");
+  expect(bam::parse_size("123", "X") == 123, "123");
+
+  expect_error("BAM_CACHE_BYTES", "abc",
+               "BAM_CACHE_BYTES: 'abc' is not a size; use a number with optional k/M/G suffix, e.g. 256M");
+  expect_error("BAM_CACHE_BYTES", "12Q",
+               "BAM_CACHE_BYTES: '12Q' is not a size; use a number with optional k/M/G suffix, e.g. 256M");
+  expect_error("BAM_BACKEND", "ssd", "BAM_BACKEND: 'ssd' is not a backend; use hbm, host, emu or nvme");
+  expect_error("BAM_LINE_BYTES", "3000",
+               "BAM_LINE_BYTES: 3000 is not a power of two between 512 and 65536 (64k); e.g. 4k");
+  expect_error("BAM_STATS", "yes", "BAM_STATS: 'yes' is not an integer in [0, 1]");
+  expect_error("BAM_EMU_FAULT", "boom",
+               "BAM_EMU_FAULT: 'boom' is not a fault kind; use none, error, delay or reorder");
+  expect_error("BAM_QUEUE_DEPTH", "1000", "BAM_QUEUE_DEPTH: 1000 is not a power of two in [2, 65536]");
+
+  setenv("BAM_BACKEND", "host", 1);
+  setenv("BAM_CACHE_BYTES", "64M", 1);
+  setenv("BAM_LINE_BYTES", "8k", 1);
+  setenv("BAM_STATS", "0", 1);
+  bam::config c = bam::config::from_env();
+  expect(c.kind == bam::backend::host && c.cache_bytes == (size_t(64) << 20) && c.line_bytes == 8192 && !c.stats,
+         "from_env values");
+  if (failures == 0)
+    std::printf("config_test: all passed\n");
+  return failures != 0;
+}

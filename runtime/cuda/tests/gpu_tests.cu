@@ -1,0 +1,513 @@
+// bam_gpu_tests: the runtime on a real GPU, every backend.
+//
+//   bam_gpu_tests                 everything
+//   bam_gpu_tests --small         small sizes (compute-sanitizer runs)
+//   bam_gpu_tests NAME...         only tests whose name contains NAME
+//
+// Exit status is non-zero if any test fails.
+#include <bam/bam.cuh>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+bool g_small = false;
+int g_failed = 0, g_passed = 0, g_skipped = 0;
+std::vector<std::string> g_filter;
+
+#define CUDA_OK(x)                                                                                       \
+  do {                                                                                                   \
+    cudaError_t e_ = (x);                                                                                \
+    if (e_ != cudaSuccess)                                                                               \
+      throw std::runtime_error(std::string(#x) + ": " + cudaGetErrorString(e_));                         \
+  } while (0)
+
+#define EXPECT(cond, ...)                                                                                \
+  do {                                                                                                   \
+    if (!(cond)) {                                                                                       \
+      char b_[512];                                                                                      \
+      std::snprintf(b_, sizeof b_, __VA_ARGS__);                                                         \
+      throw std::runtime_error(std::string("EXPECT(" #cond ") failed: ") + b_);                          \
+    }                                                                                                    \
+  } while (0)
+
+struct skip : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+__host__ __device__ inline uint64_t mix(uint64_t i) { return (i + 1) * 0x9E3779B97F4A7C15ull ^ (i >> 7); }
+
+template <class T>
+struct dbuf { // device buffer
+  T* p = nullptr;
+  size_t n = 0;
+  explicit dbuf(size_t n_) : n(n_) { CUDA_OK(cudaMalloc(&p, n * sizeof(T))); CUDA_OK(cudaMemset(p, 0, n * sizeof(T))); }
+  ~dbuf() { cudaFree(p); }
+  std::vector<T> host() const
+  {
+    std::vector<T> h(n);
+    CUDA_OK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
+unsigned blocks_for(size_t n, unsigned threads = 256)
+{
+  size_t b = (n + threads - 1) / threads;
+  return unsigned(b < 4096 ? (b ? b : 1) : 4096);
+}
+
+bam::config cfg_for(bam::backend b, size_t cache_bytes, size_t line_bytes = 4096)
+{
+  bam::config c;
+  c.kind = b;
+  c.cache_bytes = cache_bytes;
+  c.line_bytes = line_bytes;
+  c.emu_threads = 4;
+  c.stall_timeout_s = 20;
+  return c;
+}
+
+// Runtimes for backends that are not built turn into skips.
+std::unique_ptr<bam::runtime> make_rt(const bam::config& c)
+{
+  try {
+    return std::make_unique<bam::runtime>(c);
+  } catch (const bam::error& e) {
+    if (std::strstr(e.what(), "not built") || std::strstr(e.what(), "not available"))
+      throw skip(e.what());
+    throw;
+  }
+}
+
+void run(const std::string& name, const std::function<void()>& fn)
+{
+  if (!g_filter.empty()) {
+    bool want = false;
+    for (auto& f : g_filter)
+      want = want || name.find(f) != std::string::npos;
+    if (!want)
+      return;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    fn();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("PASS %-40s %7.3f s\n", name.c_str(), s);
+    ++g_passed;
+  } catch (const skip& e) {
+    std::printf("SKIP %-40s %s\n", name.c_str(), e.what());
+    ++g_skipped;
+  } catch (const std::exception& e) {
+    std::printf("FAIL %-40s %s\n", name.c_str(), e.what());
+    ++g_failed;
+    cudaGetLastError();
+  }
+  std::fflush(stdout);
+}
+
+// ---------------------------------------------------------------- kernels
+
+template <class T>
+__global__ void k_copy_linear(bam::array<const T> a, T* out, size_t n)
+{
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    out[i] = a[i];
+}
+
+template <class T>
+__global__ void k_gather(bam::array<const T> a, const uint64_t* idx, T* out, size_t n)
+{
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    out[i] = a.read(idx[i]);
+}
+
+// Cache-line-aware: one warp per line, array_ref reuse; out[line] = sum.
+__global__ void k_line_sums(bam::array<const uint64_t> a, uint64_t* out)
+{
+  const size_t warp = (blockIdx.x * size_t(blockDim.x) + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  const size_t lines = (a.size() + a.elems_per_line() - 1) / a.elems_per_line();
+  const size_t warps = size_t(gridDim.x) * blockDim.x / 32;
+  bam::array_ref<const uint64_t> r(a);
+  for (size_t l = warp; l < lines; l += warps) {
+    uint64_t s = 0;
+    for (size_t i = l * a.elems_per_line() + lane; i < (l + 1) * a.elems_per_line() && i < a.size(); i += 32)
+      s += r[i];
+    for (int o = 16; o > 0; o /= 2)
+      s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0)
+      out[l] = s;
+  }
+}
+
+__global__ void k_writers(bam::array<uint32_t> a, bam::array<unsigned long long> counts, size_t n, uint32_t ncounts)
+{
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    a[i] = uint32_t(i * 7 + 1);
+    a[i] += 2;                          // compound on the proxy
+    a[i]++;
+    counts.atomic_add(i % ncounts, 1ull); // many writers per element
+  }
+}
+
+// Writes through array_ref with a scattered order (every line written by
+// several warps at different times).
+__global__ void k_ref_writer(bam::array<uint32_t> a, size_t n, size_t stride)
+{
+  bam::array_ref<uint32_t> r(a);
+  for (size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x; t < n; t += size_t(gridDim.x) * blockDim.x) {
+    size_t i = (t * stride) % n; // stride coprime with n: a permutation
+    r[i] = uint32_t(mix(i));
+  }
+}
+
+__global__ void k_verify(bam::array<const uint32_t> a, size_t n, uint64_t seed, unsigned long long* bad)
+{
+  uint64_t x = seed + blockIdx.x * 1315423911ull + threadIdx.x;
+  for (int k = 0; k < 64; ++k) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    size_t i = (x >> 17) % n;
+    if (a[i] != uint32_t(mix(i)))
+      atomicAdd(bad, 1ull);
+  }
+}
+
+__global__ void k_random_incr(bam::array<unsigned int> a, size_t n, uint64_t seed, int per_thread)
+{
+  uint64_t x = seed + (blockIdx.x * size_t(blockDim.x) + threadIdx.x) * 0x9E3779B97F4A7C15ull;
+  for (int k = 0; k < per_thread; ++k) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    a.atomic_add((x >> 20) % n, 1u);
+  }
+}
+
+template <class T>
+__global__ void k_atomics(bam::array<T> a, int iters)
+{
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = 0; k < iters; ++k) {
+    a.atomic_add(0, T(1));
+    a.atomic_max(1, T(t));
+    a.atomic_min(2, T(t + 1));
+    a.atomic_sub(3, T(1));
+  }
+  if (t == 7)
+    a.atomic_exch(4, T(42));
+  a.atomic_cas(5, T(0), T(t + 100)); // exactly one winner
+}
+
+__global__ void k_int_bits(bam::array<int64_t> a)
+{
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  a.atomic_or(0, int64_t(1) << (t % 64));
+  a.atomic_and(1, ~(int64_t(1) << (t % 64)));
+  a.atomic_xor(2, int64_t(1));
+}
+
+// ------------------------------------------------------------------ tests
+
+std::vector<uint64_t> pattern(size_t n)
+{
+  std::vector<uint64_t> h(n);
+  for (size_t i = 0; i < n; ++i)
+    h[i] = mix(i);
+  return h;
+}
+
+void test_linear(bam::backend b)
+{
+  const size_t n = g_small ? 50000 : (size_t(4) << 20) + 77; // partial last line
+  auto rt = make_rt(cfg_for(b, size_t(64) << 20));
+  auto h = pattern(n);
+  bam::array<uint64_t> a = rt->array_from_host(h.data(), n);
+  dbuf<uint64_t> out(n);
+  k_copy_linear<uint64_t><<<blocks_for(n), 256>>>(a, out.p, n);
+  rt->check();
+  auto got = out.host();
+  for (size_t i = 0; i < n; ++i)
+    EXPECT(got[i] == h[i], "element %zu: got %llx want %llx", i, (unsigned long long)got[i], (unsigned long long)h[i]);
+  bam::stats s = rt->stats();
+  EXPECT(s.accesses == n, "accesses %llu, want %zu", (unsigned long long)s.accesses, n);
+  EXPECT(s.misses == (n * 8 + 4095) / 4096, "misses %llu", (unsigned long long)s.misses);
+}
+
+void test_random(bam::backend b)
+{
+  const size_t n = g_small ? 60000 : (size_t(8) << 20), m = g_small ? 20000 : (size_t(2) << 20);
+  auto rt = make_rt(cfg_for(b, size_t(16) << 20)); // smaller than the data: evictions
+  auto h = pattern(n);
+  bam::array<uint64_t> a = rt->array_from_host(h.data(), n);
+  std::vector<uint64_t> idx(m);
+  std::mt19937_64 rng(1);
+  for (auto& x : idx)
+    x = rng() % n;
+  dbuf<uint64_t> didx(m), out(m);
+  CUDA_OK(cudaMemcpy(didx.p, idx.data(), m * 8, cudaMemcpyHostToDevice));
+  k_gather<uint64_t><<<blocks_for(m), 256>>>(a, didx.p, out.p, m);
+  rt->check();
+  auto got = out.host();
+  for (size_t i = 0; i < m; ++i)
+    EXPECT(got[i] == h[idx[i]], "gather %zu (index %llu) wrong", i, (unsigned long long)idx[i]);
+}
+
+void test_line_sums(bam::backend b)
+{
+  const size_t n = g_small ? 40000 : (size_t(4) << 20);
+  auto rt = make_rt(cfg_for(b, size_t(64) << 20));
+  auto h = pattern(n);
+  bam::array<const uint64_t> a = rt->array_from_host(h.data(), n); // array<T> -> array<const T>
+  const size_t epl = a.elems_per_line(), lines = (n + epl - 1) / epl;
+  EXPECT(epl == 512 && a.line_of(1023) == 1, "geometry: %zu elems/line", epl);
+  dbuf<uint64_t> out(lines);
+  k_line_sums<<<g_small ? 4 : 264, 256>>>(a, out.p);
+  rt->check();
+  auto got = out.host();
+  for (size_t l = 0; l < lines; ++l) {
+    uint64_t s = 0;
+    for (size_t i = l * epl; i < std::min(n, (l + 1) * epl); ++i)
+      s += h[i];
+    EXPECT(got[l] == s, "line %zu sum", l);
+  }
+}
+
+void test_writers(bam::backend b)
+{
+  const size_t n = g_small ? 30000 : (size_t(4) << 20);
+  const uint32_t nc = 1000;
+  auto rt = make_rt(cfg_for(b, size_t(4) << 20)); // 4 MiB cache, 16 MiB array: write-backs on eviction
+  bam::array<uint32_t> a = rt->array_zeros<uint32_t>(n);
+  bam::array<unsigned long long> c = rt->array_zeros<unsigned long long>(nc);
+  k_writers<<<blocks_for(n), 256>>>(a, c, n, nc);
+  rt->check();
+  std::vector<uint32_t> ha(n);
+  std::vector<unsigned long long> hc(nc);
+  rt->copy_to_host(a, ha.data(), n);
+  rt->copy_to_host(c, hc.data(), nc);
+  for (size_t i = 0; i < n; ++i)
+    EXPECT(ha[i] == uint32_t(i * 7 + 4), "a[%zu] = %u", i, ha[i]);
+  for (uint32_t j = 0; j < nc; ++j)
+    EXPECT(hc[j] == n / nc + (j < n % nc), "count[%u] = %llu", j, hc[j]);
+}
+
+// Cache 1/64 of the data, small lines: every access races with evictions.
+void test_eviction(bam::backend b)
+{
+  const size_t bytes = g_small ? (size_t(1) << 20) : (size_t(32) << 20);
+  const size_t n = bytes / 4;
+  auto rt = make_rt(cfg_for(b, bytes / 64, 512));
+  bam::array<uint32_t> a = rt->array_zeros<uint32_t>(n);
+  bam::array<unsigned int> cnt = rt->array_zeros<unsigned int>(n / 16);
+  k_ref_writer<<<g_small ? 8 : 132, 256>>>(a, n, 1000003);
+  dbuf<unsigned long long> bad(1);
+  k_verify<<<g_small ? 8 : 264, 256>>>(a, n, 99, bad.p);
+  const int per = g_small ? 8 : 64;
+  const unsigned blocks = g_small ? 8 : 132;
+  k_random_incr<<<blocks, 256>>>(cnt, n / 16, 5, per);
+  rt->check();
+  EXPECT(bad.host()[0] == 0, "%llu reads saw wrong data", bad.host()[0]);
+  std::vector<uint32_t> ha(n);
+  rt->copy_to_host(a, ha.data(), n);
+  for (size_t i = 0; i < n; ++i)
+    EXPECT(ha[i] == uint32_t(mix(i)), "a[%zu] lost its write", i);
+  std::vector<unsigned int> hc(n / 16);
+  rt->copy_to_host(cnt, hc.data(), n / 16);
+  unsigned long long total = 0;
+  for (auto v : hc)
+    total += v;
+  EXPECT(total == (unsigned long long)blocks * 256 * per, "increments: %llu", total);
+  bam::stats s = rt->stats();
+  EXPECT(s.evictions > 0 && s.writebacks > 0, "no evictions (%llu) or write-backs (%llu)",
+         (unsigned long long)s.evictions, (unsigned long long)s.writebacks);
+}
+
+void test_file_and_device(bam::backend b)
+{
+  const size_t n = g_small ? 10000 : 1000000, skip_elems = 3;
+  auto h = pattern(n + skip_elems);
+  char path[] = "/tmp/bam_test_XXXXXX";
+  int fd = mkstemp(path);
+  EXPECT(fd >= 0, "mkstemp");
+  EXPECT(write(fd, h.data(), h.size() * 8) == ssize_t(h.size() * 8), "write");
+  close(fd);
+  auto rt = make_rt(cfg_for(b, size_t(16) << 20));
+  bam::array<uint64_t> f = rt->array_from_file<uint64_t>(path, skip_elems * 8, n);
+  unlink(path);
+  dbuf<uint64_t> src(n), out(n);
+  CUDA_OK(cudaMemcpy(src.p, h.data(), n * 8, cudaMemcpyHostToDevice));
+  bam::array<uint64_t> d = rt->array_from_device(src.p, n);
+  k_copy_linear<uint64_t><<<blocks_for(n), 256>>>(f, out.p, n);
+  rt->check();
+  auto got = out.host();
+  for (size_t i = 0; i < n; ++i)
+    EXPECT(got[i] == h[i + skip_elems], "file element %zu", i);
+  k_copy_linear<uint64_t><<<blocks_for(n), 256>>>(d, out.p, n);
+  rt->check();
+  got = out.host();
+  for (size_t i = 0; i < n; ++i)
+    EXPECT(got[i] == h[i], "device element %zu", i);
+  rt->free(f);
+  bam::array<uint64_t> again = rt->array_zeros<uint64_t>(n); // reuses the freed id
+  std::vector<uint64_t> z(n, 1);
+  rt->copy_to_host(again, z.data(), n);
+  for (size_t i = 0; i < n; ++i)
+    EXPECT(z[i] == 0, "zeros after free/reuse");
+}
+
+template <class T>
+void atomics_for(const char* tn)
+{
+  auto rt = make_rt(cfg_for(bam::backend::hbm, size_t(4) << 20));
+  const int iters = 4, blocks = 8, threads = 128, total = blocks * threads;
+  std::vector<T> init = {T(0), T(0), T(1 << 20), T(total * iters), T(0), T(0), T(0), T(0)};
+  bam::array<T> a = rt->array_from_host(init.data(), 8);
+  k_atomics<T><<<blocks, threads>>>(a, iters);
+  std::vector<T> h(8);
+  rt->copy_to_host(a, h.data(), 8);
+  EXPECT(h[0] == T(total * iters), "%s add: %g", tn, double(h[0]));
+  EXPECT(h[1] == T(total - 1), "%s max: %g", tn, double(h[1]));
+  EXPECT(h[2] == T(1), "%s min: %g", tn, double(h[2]));
+  EXPECT(h[3] == T(0), "%s sub: %g", tn, double(h[3]));
+  EXPECT(h[4] == T(42), "%s exch", tn);
+  EXPECT(h[5] >= T(100) && h[5] < T(100 + total), "%s cas", tn);
+}
+
+void test_atomics()
+{
+  atomics_for<int>("int");
+  atomics_for<unsigned int>("unsigned");
+  atomics_for<unsigned long long>("ull");
+  atomics_for<int64_t>("int64_t");
+  atomics_for<float>("float");
+  atomics_for<double>("double");
+  auto rt = make_rt(cfg_for(bam::backend::hbm, size_t(4) << 20));
+  std::vector<int64_t> init = {0, -1, 0};
+  bam::array<int64_t> a = rt->array_from_host(init.data(), 3);
+  k_int_bits<<<2, 64>>>(a);
+  std::vector<int64_t> h(3);
+  rt->copy_to_host(a, h.data(), 3);
+  EXPECT(h[0] == -1 && h[1] == 0 && h[2] == 0, "or/and/xor: %llx %llx %llx", (long long)h[0], (long long)h[1],
+         (long long)h[2]);
+}
+
+// Storage faults: `error` must reach the host as bam::error, `delay` and
+// `reorder` must not change results.
+void test_emu_fault(const char* fault)
+{
+  bam::config c = cfg_for(bam::backend::emu, size_t(2) << 20);
+  c.emu_fault = fault;
+  c.emu_fault_rate = 0.05;
+  auto rt = make_rt(c);
+  const size_t n = g_small ? 20000 : (size_t(2) << 20);
+  auto h = pattern(n);
+  bam::array<uint64_t> a = rt->array_from_host(h.data(), n);
+  dbuf<uint64_t> out(n);
+  k_copy_linear<uint64_t><<<blocks_for(n), 256>>>(a, out.p, n);
+  if (std::strcmp(fault, "error") == 0) {
+    try {
+      rt->check();
+    } catch (const bam::error& e) {
+      EXPECT(std::strstr(e.what(), "device-side read") != nullptr, "unexpected message: %s", e.what());
+      std::printf("     (error surfaced: %.160s...)\n", e.what());
+      return;
+    }
+    EXPECT(false, "injected errors did not surface");
+  }
+  rt->check();
+  auto got = out.host();
+  for (size_t i = 0; i < n; ++i)
+    EXPECT(got[i] == h[i], "element %zu wrong under fault '%s'", i, fault);
+}
+
+void test_odt()
+{
+  std::mt19937_64 rng(3);
+  const size_t nv = g_small ? 2000 : 200000;
+  std::vector<uint64_t> rowptr(nv + 1, 0);
+  for (size_t v = 0; v < nv; ++v) {
+    unsigned r = unsigned(rng() % 100);
+    rowptr[v + 1] = rowptr[v] + (r < 15 ? 0 : r < 97 ? rng() % 20 : rng() % 5000);
+  }
+  const size_t ne = rowptr[nv], ept = 512, nt = bam::odt::tile_count(ne, ept);
+  dbuf<uint64_t> drp(nv + 1);
+  dbuf<uint32_t> fvl(nt);
+  CUDA_OK(cudaMemcpy(drp.p, rowptr.data(), (nv + 1) * 8, cudaMemcpyHostToDevice));
+  bam::build_first_vertex_list(drp.p, nv, ne, ept, fvl.p);
+  CUDA_OK(cudaDeviceSynchronize());
+  auto got = fvl.host();
+  size_t v = 0;
+  for (size_t t = 0; t < nt; ++t) {
+    while (!(rowptr[v] <= t * ept && t * ept < rowptr[v + 1]))
+      ++v;
+    EXPECT(got[t] == v, "fvl[%zu] = %u, owner %zu", t, got[t], v);
+  }
+}
+
+void test_env_errors()
+{
+  setenv("BAM_CACHE_BYTES", "abc", 1);
+  try {
+    bam::runtime rt;
+    unsetenv("BAM_CACHE_BYTES");
+    EXPECT(false, "BAM_CACHE_BYTES=abc accepted");
+  } catch (const bam::error& e) {
+    unsetenv("BAM_CACHE_BYTES");
+    EXPECT(std::string(e.what()) ==
+               "BAM_CACHE_BYTES: 'abc' is not a size; use a number with optional k/M/G suffix, e.g. 256M",
+           "message: %s", e.what());
+  }
+}
+
+void test_stats_print()
+{
+  auto rt = make_rt(cfg_for(bam::backend::hbm, size_t(8) << 20));
+  auto h = pattern(100000);
+  bam::array<uint64_t> a = rt->array_from_host(h.data(), h.size());
+  dbuf<uint64_t> out(h.size());
+  k_copy_linear<uint64_t><<<blocks_for(h.size()), 256>>>(a, out.p, h.size());
+  rt->print_stats(stdout);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--small") == 0)
+      g_small = true;
+    else
+      g_filter.push_back(argv[i]);
+  }
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+    std::fprintf(stderr, "bam_gpu_tests: no GPU\n");
+    return 2;
+  }
+  std::printf("bam_gpu_tests on %s (sm_%d%d, %d SMs)%s\n", prop.name, prop.major, prop.minor,
+              prop.multiProcessorCount, g_small ? " [small]" : "");
+  const bam::backend backends[] = {bam::backend::hbm, bam::backend::host, bam::backend::emu};
+  for (bam::backend b : backends) {
+    const std::string s = std::string("/") + bam::backend_name(b);
+    run("linear" + s, [b] { test_linear(b); });
+    run("random" + s, [b] { test_random(b); });
+    run("line_sums_array_ref" + s, [b] { test_line_sums(b); });
+    run("writers_flush" + s, [b] { test_writers(b); });
+    run("eviction_1_64" + s, [b] { test_eviction(b); });
+    run("file_device_free" + s, [b] { test_file_and_device(b); });
+  }
+  run("atomics", test_atomics);
+  for (const char* f : {"none", "delay", "reorder", "error"})
+    run(std::string("emu_fault/") + f, [f] { test_emu_fault(f); });
+  run("odt_fvl", test_odt);
+  run("env_errors", test_env_errors);
+  run("stats_print", test_stats_print);
+  std::printf("bam_gpu_tests: %d passed, %d failed, %d skipped\n", g_passed, g_failed, g_skipped);
+  return g_failed != 0;
+}

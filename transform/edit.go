@@ -1,0 +1,90 @@
+package transform
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+// Edit replaces the original bytes [Start, End) with New. Edits always refer
+// to the original file, never to the output of another edit, so rewrites can
+// run independently and in any order; Apply checks that they do not collide.
+type Edit struct {
+	Start, End int
+	New        string
+	// Rewrite names the rewrite that produced the edit, so an invalid edit
+	// can be blamed on its author (it is a bug in bamgen, not in the input).
+	Rewrite string
+	// Reline asks Apply to put a `#line` directive after this edit: the edit
+	// inserts whole lines (cloned helpers, the runtime include), and compile
+	// errors in the rest of the output must still point at original lines.
+	// The edit must end at the start of a line.
+	Reline bool
+}
+
+// EditError reports an edit that cannot be applied; it is always a bamgen bug.
+type EditError struct {
+	Rewrite string
+	Edit    Edit
+	Reason  string
+}
+
+func (e *EditError) Error() string {
+	return fmt.Sprintf("internal error: rewrite %q produced an invalid edit [%d,%d): %s", e.Rewrite, e.Edit.Start, e.Edit.End, e.Reason)
+}
+
+// Apply returns src with every edit applied. Edits must lie inside src and
+// must not overlap (two insertions at the same offset are kept in the order
+// given, which is deterministic because rewrites run in a fixed order).
+// fileName is used in `#line` directives.
+func Apply(src []byte, edits []Edit, fileName string) ([]byte, error) {
+	sorted := append([]Edit(nil), edits...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].Start != sorted[j].Start {
+			return sorted[i].Start < sorted[j].Start
+		}
+		return sorted[i].End < sorted[j].End
+	})
+	if err := checkEdits(src, sorted); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	out.Grow(len(src) + len(src)/8)
+	last := 0
+	for _, e := range sorted {
+		out.Write(src[last:e.Start])
+		out.WriteString(e.New)
+		if e.Reline {
+			writeLineDirective(&out, src, e.End, fileName)
+		}
+		last = e.End
+	}
+	out.Write(src[last:])
+	return out.Bytes(), nil
+}
+
+// checkEdits validates sorted edits: in range, ordered, not overlapping,
+// and relining edits ending at a line start.
+func checkEdits(src []byte, sorted []Edit) error {
+	prevEnd := 0
+	for i, e := range sorted {
+		switch {
+		case e.Start < 0 || e.End > len(src) || e.Start > e.End:
+			return &EditError{e.Rewrite, e, fmt.Sprintf("range outside the file (size %d)", len(src))}
+		case i > 0 && e.Start < prevEnd:
+			return &EditError{e.Rewrite, e, fmt.Sprintf("overlaps an edit of rewrite %q ending at %d", sorted[i-1].Rewrite, prevEnd)}
+		case e.Reline && e.End > 0 && src[e.End-1] != '\n':
+			return &EditError{e.Rewrite, e, "a #line directive must follow a whole line"}
+		}
+		prevEnd = e.End
+	}
+	return nil
+}
+
+// writeLineDirective tells the compiler that the next output line is the
+// original line holding offset off.
+func writeLineDirective(out *bytes.Buffer, src []byte, off int, fileName string) {
+	line := bytes.Count(src[:off], []byte{'\n'}) + 1
+	fmt.Fprintf(out, "#line %d %s\n", line, strconv.Quote(fileName))
+}

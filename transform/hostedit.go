@@ -1,0 +1,442 @@
+package transform
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bamgen/bamgen/parse"
+	"github.com/bamgen/bamgen/templates"
+)
+
+// planDeviceGroup ports cudaMalloc'd buffers connected by pointer copies:
+// the bam::arrays replace them for good. Either all of the group is ported
+// or none (a copy between a bam::array and a pointer cannot be written).
+func (c *portCtx) planDeviceGroup(hp *hostPlan, g []*hostVar) {
+	keys := groupKeys(g)
+	elem := ""
+	for _, v := range g {
+		at, code, why := c.deviceVarProblem(v, &elem)
+		if why != "" {
+			c.hostDrop(hp, keys, at, code, why)
+			return
+		}
+	}
+	plans := make([]deviceVarPlan, len(g))
+	for i, v := range g {
+		p, at, why := c.planDeviceVar(v, elem)
+		if why != "" {
+			c.hostDrop(hp, keys, at, CodeHostScope, why)
+			return
+		}
+		plans[i] = p
+	}
+	done := map[int]bool{} // statements shared by two buffers (copies, swaps) are rewritten once
+	for _, p := range plans {
+		for _, op := range p.v.ops {
+			if op.stmt != nil && op.kind != "launch" {
+				if done[op.stmt.Pos()] {
+					continue
+				}
+				done[op.stmt.Pos()] = true
+			}
+			c.emitDeviceOp(hp, p, op)
+		}
+		hp.fns[p.v.fn] = true
+	}
+}
+
+// deviceVarProblem checks one buffer of a device group; elem collects the
+// group's element type.
+func (c *portCtx) deviceVarProblem(v *hostVar, elem *string) (parse.Node, string, string) {
+	if why := c.conflictingLaunch(v); why != "" {
+		return v.sym.Decl, CodeHostUse, why
+	}
+	e := c.elemType(v)
+	switch {
+	case e == "":
+		return v.sym.Decl, CodeNoElemType, c.noElemMessage(v)
+	case *elem != "" && e != *elem:
+		return v.sym.Decl, CodeHostUse, fmt.Sprintf("%s (%s *) is copied to or from a buffer of %s", v.sym.Name, e, *elem)
+	}
+	*elem = e
+	alloc := c.findAllocation(v)
+	for _, op := range v.ops {
+		if why := c.deviceOpProblem(v, op, alloc); why != "" {
+			return op.node, CodeHostUse, why
+		}
+	}
+	if alloc == nil && c.declCopy(v) == nil && c.foreignAlloc(v) != nil && c.countOverride(v) == "" {
+		f := c.foreignAlloc(v)
+		return f.node, CodeNoCount, fmt.Sprintf(
+			"%s is allocated by `%s`, so bamgen cannot tell its element count; give --count %s=EXPR or `count:` under `arrays: - name: %s` in %s, and bamgen adopts the buffer with array_from_device",
+			v.sym.Name, oneLine(c.text(f.stmt)), v.sym.Name, c.keyName(v), ConfigFileName)
+	}
+	if alloc == nil && c.declCopy(v) == nil && c.foreignAlloc(v) == nil {
+		return v.sym.Decl, CodeNoCount, fmt.Sprintf(
+			"cannot find the allocation of %s in %s, so its element count and contents are unknown; allocate it in %s with cudaMalloc/cudaMallocManaged/cudaHostAlloc, or give --count %s=EXPR and `source:` under `arrays: - name: %s` in %s",
+			v.sym.Name, v.fn.Name, v.fn.Name, v.sym.Name, c.keyName(v), ConfigFileName)
+	}
+	return nil, "", ""
+}
+
+// foreignAlloc returns the single statement where the program's own code
+// allocates v (`my_alloc(&d, n)`, `d = my_alloc(n)`), if that is how v
+// gets memory.
+func (c *portCtx) foreignAlloc(v *hostVar) *hostOp {
+	var found *hostOp
+	for i := range v.ops {
+		if v.ops[i].kind == "foreign" {
+			if found != nil {
+				return nil
+			}
+			found = &v.ops[i]
+		}
+	}
+	return found
+}
+
+// declCopy returns the op declaring v as a copy of another buffer, if any.
+func (c *portCtx) declCopy(v *hostVar) *hostOp {
+	for i := range v.ops {
+		if op := &v.ops[i]; op.kind == "copy" && op.node == v.sym.Decl {
+			return op
+		}
+	}
+	return nil
+}
+
+// deviceVarPlan is one buffer of a device group, ready to emit.
+type deviceVarPlan struct {
+	v      *hostVar
+	alloc  *hostOp // nil for a buffer declared as a copy
+	create hostOp  // the statement that declares the bam::array
+	merged bool    // creation is the first upload, the cudaMalloc is removed
+	// adopted: the program allocates the buffer itself; the array is made
+	// from it with array_from_device and the buffer is freed as before.
+	adopted bool
+	data    templates.Array
+	src     Source
+}
+
+// planDeviceVar picks where v's bam::array is declared and checks that
+// the declaration encloses every use.
+func (c *portCtx) planDeviceVar(v *hostVar, elem string) (deviceVarPlan, parse.Node, string) {
+	p := deviceVarPlan{v: v, alloc: c.findAllocation(v), src: c.sourceFor(v)}
+	p.data = templates.Array{RT: rtName, Bam: bamName(v), Elem: elem}
+	if p.alloc != nil {
+		p.create, p.merged = c.creationOp(v, p.alloc)
+		p.data.Count = c.countFor(v, p.alloc.bytes, elem)
+	} else if f := c.foreignAlloc(v); f != nil {
+		p.create, p.adopted = *f, true
+		p.data.Count = c.countOverride(v)
+	} else {
+		p.create = *c.declCopy(v)
+	}
+	if p.create.block == nil {
+		return p, p.create.node, fmt.Sprintf("the statement that creates %s's bam::array (%s) is not directly in a { } block",
+			v.sym.Name, oneLine(c.text(p.create.node)))
+	}
+	for _, op := range v.ops {
+		before := op.node.Pos() < p.create.node.Pos() && op.kind != "malloc"
+		outside := op.node.End() > p.create.block.End()
+		if before || outside {
+			return p, op.node, fmt.Sprintf("%s is used outside the block where its bam::array is created, or before it; allocate it where it encloses every use", v.sym.Name)
+		}
+	}
+	return p, nil, ""
+}
+
+// deviceOpProblem says why one use of a cudaMalloc'd buffer cannot be
+// rewritten, or "".
+func (c *portCtx) deviceOpProblem(v *hostVar, op hostOp, alloc *hostOp) string {
+	switch op.kind {
+	case "launch":
+		return ""
+	case "foreign":
+		if alloc != nil || op.stmt == nil || c.foreignAlloc(v) == nil {
+			return fmt.Sprintf("%s is passed to `%s`, which bamgen does not know", v.sym.Name, oneLine(c.text(op.node)))
+		}
+		return ""
+	case "malloc", "upload", "download", "memset0", "memset", "free", "null", "copy", "swap":
+		if op.stmt == nil {
+			return fmt.Sprintf("%s is used in %s, which is not a statement of its own; bamgen rewrites whole statements",
+				v.sym.Name, oneLine(c.text(op.node)))
+		}
+		if (op.kind == "upload" || op.kind == "memset0" || op.kind == "memset" || op.offset != nil) && alloc == nil {
+			return fmt.Sprintf("%s is filled by `%s` but has no allocation of its own", v.sym.Name, oneLine(c.text(op.stmt)))
+		}
+		return ""
+	case "managed", "pinned":
+		return fmt.Sprintf("%s is allocated twice", v.sym.Name)
+	}
+	at := op.node
+	if op.where != nil {
+		at = op.where
+	}
+	return fmt.Sprintf("%s is used in `%s`; bamgen rewrites only cudaMalloc, cudaMemcpy to or from host, cudaMemset, cudaFree, pointer copies between ported buffers and launches of ported kernels",
+		v.sym.Name, oneLine(c.text(at)))
+}
+
+// creationOp picks the statement that declares the bam::array: the first
+// upload when it directly follows the allocation in the same block with the
+// same size (so no zero-filled array is made only to be replaced), else the
+// allocation itself.
+func (c *portCtx) creationOp(v *hostVar, alloc *hostOp) (hostOp, bool) {
+	var next *hostOp
+	for i := range v.ops {
+		op := &v.ops[i]
+		if op.node.Pos() > alloc.node.Pos() && (next == nil || op.node.Pos() < next.node.Pos()) {
+			next = op
+		}
+	}
+	if next != nil && next.kind == "upload" && next.block != nil && next.block == alloc.block && next.offset == nil &&
+		c.sameCount(next.bytes, alloc.bytes, c.elemType(v)) && c.sourceFor(v).Kind == "host" {
+		return *next, true
+	}
+	return *alloc, false
+}
+
+// emitDeviceOp rewrites one use of a cudaMalloc'd buffer.
+func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
+	v, data := p.v, p.data
+	if c.isPartial(p, op) {
+		c.emitPatch(hp, p, op)
+		return
+	}
+	switch op.kind {
+	case "foreign":
+		d := data
+		d.Src = v.sym.Name
+		hp.edits = append(hp.edits, Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " " + templates.Render("from_device", d), Rewrite: "host-memory"})
+	case "free":
+		if p.adopted { // release the array, then the program's own buffer as before
+			hp.edits = append(hp.edits,
+				Edit{Start: op.stmt.Pos(), End: op.stmt.Pos(), New: "{ " + templates.Render("free", data) + " ", Rewrite: "host-memory"},
+				Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " }", Rewrite: "host-memory"})
+			return
+		}
+		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("free", data))
+	case "malloc":
+		c.replaceStmt(hp, "host-memory", op.stmt, c.creationText(v, p.merged, data, p.src))
+	case "upload":
+		d := data
+		d.Src = oneLine(c.text(op.other))
+		switch {
+		case p.src.Kind != "host":
+			c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("removed", templates.Note{Note: "contents of " + bamName(v) + " come from " + p.src.Kind}))
+		case p.merged && op.node == p.create.node:
+			c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("from_host", d))
+		default:
+			c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("reupload", d))
+		}
+	case "download":
+		d := data
+		d.Src = oneLine(c.text(op.other))
+		d.Count = c.countFromBytes(op.bytes, data.Elem)
+		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("copy_out", d))
+	case "memset0":
+		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("rezero", data))
+	case "memset":
+		d := templates.Fill{Array: data, Bytes: oneLine(c.text(op.bytes)), Value: oneLine(c.text(op.other))}
+		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("refill", d))
+	case "null":
+		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("removed", templates.Note{Note: oneLine(c.text(op.stmt))}))
+	case "copy":
+		d := templates.Copy{Dst: op.dst.Name + "_bam", Src: op.src.Name + "_bam", Decl: op.node == parse.Node(op.dst.Decl)}
+		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("copy", d))
+	case "swap":
+		d := templates.Copy{Dst: op.dst.Name + "_bam", Src: op.src.Name + "_bam"}
+		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("swap", d))
+	case "launch":
+		c.emitLaunchArg(hp, op, bamName(v), data.Elem)
+	}
+}
+
+// creationText renders the statement that declares the bam::array at the
+// allocation.
+func (c *portCtx) creationText(v *hostVar, merged bool, data templates.Array, src Source) string {
+	switch {
+	case merged:
+		return templates.Render("removed", templates.Note{Note: v.sym.Name + " is now bam::array " + bamName(v) + ", made from host data below"})
+	case src.Kind == "file":
+		data.Path, data.Offset = src.Path, src.Offset
+		return templates.Render("from_file", data)
+	}
+	return templates.Render("zeros", data)
+}
+
+// emitLaunchArg passes the bam::array instead of the pointer. A template
+// kernel launched without explicit template arguments cannot deduce T in
+// bam::array<const T> from bam::array<float>, so then the argument is
+// converted explicitly.
+func (c *portCtx) emitLaunchArg(hp *hostPlan, op hostOp, bam, elem string) {
+	arg := op.launch.expr.Args[op.arg]
+	text := bam
+	k := op.launch.kernel
+	if k != nil && k.Template != nil && op.arg < len(k.Params) && k.Params[op.arg].Type.Const {
+		if _, explicit := op.launch.expr.Kernel.(*parse.TemplateIdent); !explicit {
+			text = "bam::array<const " + elem + ">(" + bam + ")"
+		}
+	}
+	hp.edits = append(hp.edits, Edit{Start: arg.Pos(), End: arg.End(), New: text, Rewrite: "launches"})
+}
+
+// planWrapVar ports host-visible memory by wrapping each launch.
+func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *hostOp, wraps map[*launchSite][]templates.Array) {
+	count := c.countFor(v, alloc.bytes, elem)
+	if alloc.other != nil { // new T[n]: the count itself
+		count = oneLine(c.text(alloc.other))
+		if e := c.countOverride(v); e != "" {
+			count = e
+		}
+	}
+	for _, op := range v.ops {
+		if op.kind != "launch" {
+			continue
+		}
+		if _, ok := launchStmt(op.launch); !ok {
+			c.hostDrop(hp, v.keys, op.launch.expr, CodeHostScope, fmt.Sprintf(
+				"the launch passing %s is not a statement of its own, so bamgen cannot wrap it", v.sym.Name))
+			return
+		}
+	}
+	readOnly := true
+	for _, k := range v.keys {
+		readOnly = readOnly && k.fn.Params[k.idx].Type.Const
+	}
+	for _, op := range v.ops {
+		if op.kind != "launch" {
+			continue
+		}
+		wraps[op.launch] = append(wraps[op.launch], templates.Array{RT: rtName, Bam: bamName(v), Elem: elem,
+			Src: v.sym.Name, Count: count, ReadOnly: readOnly})
+		c.emitLaunchArg(hp, op, bamName(v), elem)
+	}
+	hp.fns[v.fn] = true
+}
+
+// launchStmt returns the expression statement that is exactly the launch.
+func launchStmt(l *launchSite) (*parse.ExprStmt, bool) {
+	if len(l.parents) == 0 {
+		return nil, false
+	}
+	s, ok := l.parents[len(l.parents)-1].(*parse.ExprStmt)
+	return s, ok && s.X == parse.Expr(l.expr)
+}
+
+// emitWraps puts the array creation before and the copy-back after each
+// wrapped launch, all on the launch's own lines.
+func (c *portCtx) emitWraps(hp *hostPlan, wraps map[*launchSite][]templates.Array) {
+	for _, l := range c.launches() {
+		arrays := wraps[l]
+		if len(arrays) == 0 {
+			continue
+		}
+		s, _ := launchStmt(l)
+		w := templates.Wrap{Arrays: arrays}
+		hp.edits = append(hp.edits,
+			Edit{Start: s.Pos(), End: s.Pos(), New: templates.Render("wrap_begin", w), Rewrite: "host-memory"},
+			Edit{Start: s.End(), End: s.End(), New: templates.Render("wrap_end", w), Rewrite: "host-memory"})
+	}
+}
+
+// runtimeEdits adds the include and the runtime variable to every host
+// function that uses it, and the statistics print at the end of main.
+func (c *portCtx) runtimeEdits(hp *hostPlan) []Edit {
+	if len(hp.fns) == 0 {
+		return nil
+	}
+	var edits []Edit
+	edits = append(edits, c.includeEdit())
+	for _, fn := range c.funcs {
+		if hp.fns[fn] && fn.Body != nil {
+			open := fn.Body.Pos() + 1
+			edits = append(edits, Edit{Start: open, End: open, New: templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Rewrite: "runtime"})
+		}
+	}
+	if e, ok := c.statsEdit(); ok {
+		edits = append(edits, e)
+	}
+	return edits
+}
+
+// includeEdit inserts the runtime header after the last #include line,
+// followed by a #line directive so later lines keep their numbers.
+func (c *portCtx) includeEdit() Edit {
+	at := 0
+	for _, t := range c.file.Tokens {
+		if t.Kind == parse.Directive && strings.HasPrefix(strings.Join(strings.Fields(string(c.src[t.Start:t.End])), ""), "#include") {
+			at = t.End
+		}
+	}
+	if at > 0 {
+		for at < len(c.src) && c.src[at] != '\n' {
+			at++
+		}
+		if at < len(c.src) {
+			at++
+		}
+	}
+	text := templates.Render("include", nil)
+	if at > 0 && c.src[at-1] != '\n' { // the include was the last line, with no newline
+		text = "\n" + text
+	}
+	return Edit{Start: at, End: at, New: text, Rewrite: "runtime", Reline: true}
+}
+
+// statsEdit prints the runtime statistics (when BAM_STATS=1) before the
+// last statement of main when it is a return, else before main's `}`.
+func (c *portCtx) statsEdit() (Edit, bool) {
+	for _, fn := range c.funcs {
+		if fn.Name != "main" || fn.Body == nil || fn.Qualifier != "" {
+			continue
+		}
+		at := fn.Body.End() - 1
+		if n := len(fn.Body.Stmts); n > 0 {
+			if r, ok := fn.Body.Stmts[n-1].(*parse.ReturnStmt); ok {
+				at = r.Pos()
+			}
+		}
+		return Edit{Start: at, End: at, New: templates.Render("stats", nil), Rewrite: "runtime"}, true
+	}
+	return Edit{}, false
+}
+
+// sameCount reports whether two byte-size expressions give the same element
+// count as written (`n * sizeof(T)` and `sizeof(T) * n` agree; `bytes` and
+// `n * sizeof(T)` cannot be proved equal and do not).
+func (c *portCtx) sameCount(a, b parse.Expr, elem string) bool {
+	return c.countFromBytes(a, elem) == c.countFromBytes(b, elem)
+}
+
+// isPartial reports whether a copy or fill covers only part of the buffer
+// (at an offset, or fewer bytes than allocated as far as bamgen can tell).
+func (c *portCtx) isPartial(p deviceVarPlan, op hostOp) bool {
+	switch op.kind {
+	case "upload", "memset0", "memset":
+		return op.offset != nil || p.alloc == nil || !c.sameCount(op.bytes, p.alloc.bytes, p.data.Elem)
+	case "download":
+		return op.offset != nil
+	}
+	return false
+}
+
+// emitPatch rewrites a partial copy or fill through a host copy of the
+// whole array: copy out, patch the bytes, make the array again. Correct
+// for any offset and size, at the cost of moving the array twice, which
+// set-up code (a BFS source's level, one boundary value) can afford.
+func (c *portCtx) emitPatch(hp *hostPlan, p deviceVarPlan, op hostOp) {
+	d := templates.Patch{Array: p.data, Offset: "0", Bytes: oneLine(c.text(op.bytes))}
+	if op.offset != nil {
+		d.Offset = oneLine(c.text(op.offset))
+	}
+	switch op.kind {
+	case "upload":
+		d.Op, d.Src = "memcpy", oneLine(c.text(op.other))
+	case "memset0", "memset":
+		d.Op, d.Src = "memset", oneLine(c.text(op.other))
+	case "download":
+		d.Op, d.Src = "copy_out", oneLine(c.text(op.other))
+	}
+	c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("patch", d))
+}

@@ -1,0 +1,240 @@
+package transform
+
+import (
+	"sort"
+
+	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/parse"
+)
+
+// Rewrite is one named step of the port. Run reads the plan (decided once
+// for all rewrites, because whether an array can be ported depends on all
+// of them) and returns its diagnostics and edits on the original bytes.
+type Rewrite struct {
+	Name string
+	Doc  string
+	Run  func(c *portCtx) ([]diag.Diagnostic, []Edit)
+}
+
+// Rewrites lists every rewrite in the order they run. The order only
+// matters for insertions at the same offset, which Apply keeps in order.
+var Rewrites = []*Rewrite{
+	{Name: "kernel-params", Doc: "T *p becomes bam::array<T> p, const T *p becomes bam::array<const T> p (__restrict__ dropped)", Run: runKernelParams},
+	{Name: "deref", Doc: "*(p + i) becomes p[i], *p becomes p[0]", Run: bodyEditsNamed("deref")},
+	{Name: "atomics", Doc: "atomicAdd(&p[i], v) and the other CUDA atomics become p.atomic_add(i, v) etc.", Run: bodyEditsNamed("atomics")},
+	{Name: "reads", Doc: "p[i] where a proxy would leak (auto, call arguments, ?:, members, sizeof) and __ldg(&p[i]) become p.read(i)", Run: bodyEditsNamed("reads")},
+	{Name: "aliases", Doc: "T *q = p + off becomes an element offset; q[i] becomes p[q + (i)]", Run: bodyEditsNamed("aliases")},
+	{Name: "helpers", Doc: "__device__ helpers receiving arrays are ported too; cloned as NAME_bam when also called with plain pointers", Run: runHelpers},
+	{Name: "launches", Doc: "launch arguments of ported parameters pass the bam::array", Run: hostEditsNamed("launches")},
+	{Name: "host-memory", Doc: "cudaMalloc/cudaMemcpy/cudaMemset/cudaFree of ported buffers become runtime calls; host-visible buffers are wrapped around launches", Run: hostEditsNamed("host-memory")},
+	{Name: "runtime", Doc: "#include <bam/bam.cuh>, the runtime variable in each host function, statistics at the end of main", Run: runRuntime},
+}
+
+func findRewrite(name string) *Rewrite {
+	for _, r := range Rewrites {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+func rewriteNames() []string {
+	out := make([]string, len(Rewrites))
+	for i, r := range Rewrites {
+		out[i] = r.Name
+	}
+	return out
+}
+
+// enabled reports whether the config lets rewrite r run (all by default).
+func (c *portCtx) enabled(r *Rewrite) bool {
+	if c.opts.Config == nil || len(c.opts.Config.Rewrites) == 0 {
+		return true
+	}
+	for _, n := range c.opts.Config.Rewrites {
+		if n == r.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// inPlace lists the functions whose ported variant replaces their text,
+// with the parameters ported in each, in source order.
+func (c *portCtx) inPlace() []paramSet {
+	var out []paramSet
+	for _, fn := range c.funcs {
+		if ps := c.ported[fn]; len(ps) > 0 {
+			out = append(out, paramSet{fn, ps})
+		} else if h := c.helpers[fn]; h != nil && len(h.sets) == 1 && !h.plain {
+			out = append(out, paramSet{fn, h.sets[0]})
+		}
+	}
+	return out
+}
+
+type paramSet struct {
+	fn  *parse.FuncDecl
+	set []int
+}
+
+func runKernelParams(c *portCtx) ([]diag.Diagnostic, []Edit) {
+	var edits []Edit
+	for _, ps := range c.inPlace() {
+		edits = append(edits, c.paramTypeEdits(ps)...)
+	}
+	return nil, edits
+}
+
+// paramTypeEdits replaces the type of each ported parameter.
+func (c *portCtx) paramTypeEdits(ps paramSet) []Edit {
+	var edits []Edit
+	for _, idx := range ps.set {
+		t := ps.fn.Params[idx].Type
+		text := bamType(c, t)
+		if t.End() < len(c.src) && isIdentByte(c.src[t.End()]) {
+			text += " " // `T *p`: the type ended at `*`, the name follows directly
+		}
+		edits = append(edits, Edit{Start: t.Pos(), End: t.End(), New: text, Rewrite: "kernel-params"})
+	}
+	return edits
+}
+
+// bodyEditsNamed returns a Run emitting the body edits of one kind in the
+// functions ported in place.
+func bodyEditsNamed(name string) func(c *portCtx) ([]diag.Diagnostic, []Edit) {
+	return func(c *portCtx) ([]diag.Diagnostic, []Edit) {
+		var edits []Edit
+		for _, ps := range c.inPlace() {
+			for _, e := range c.bodyEdits(ps) {
+				if e.Rewrite == name {
+					edits = append(edits, e)
+				}
+			}
+		}
+		return nil, edits
+	}
+}
+
+// bodyEdits are the use edits of every ported parameter of a function.
+func (c *portCtx) bodyEdits(ps paramSet) []Edit {
+	var edits []Edit
+	for _, idx := range ps.set {
+		edits = append(edits, c.analyzeParam(ps.fn, idx).edits...)
+	}
+	return edits
+}
+
+// renameEdits points calls that pass arrays at cloned helpers' clones.
+func (c *portCtx) renameEdits(ps paramSet) []Edit {
+	var edits []Edit
+	for _, pc := range c.portedCalls(ps.fn, ps.set) {
+		h := c.helpers[pc.callee]
+		if h == nil || !h.plain {
+			continue
+		}
+		name := calleeName(pc.call.Fun)
+		end := pc.call.Fun.End()
+		if ti, ok := unparen(pc.call.Fun).(*parse.TemplateIdent); ok {
+			end = ti.ArgsSpan.Start
+			for end > 0 && (c.src[end-1] == ' ' || c.src[end-1] == '\t') {
+				end--
+			}
+		}
+		edits = append(edits, Edit{Start: end - len(name), End: end, New: h.name(), Rewrite: "helpers"})
+	}
+	return edits
+}
+
+func runHelpers(c *portCtx) ([]diag.Diagnostic, []Edit) {
+	var edits []Edit
+	for _, ps := range c.inPlace() {
+		edits = append(edits, c.renameEdits(ps)...)
+	}
+	for _, fn := range c.funcs {
+		if h := c.helpers[fn]; h != nil && h.plain && len(h.sets) == 1 {
+			e, err := c.cloneEdit(h)
+			if err != nil {
+				return nil, []Edit{{Start: -1, End: -1, Rewrite: "helpers: " + err.Error()}}
+			}
+			edits = append(edits, e)
+		}
+	}
+	return nil, edits
+}
+
+// cloneEdit inserts the ported copy of a helper after the original.
+func (c *portCtx) cloneEdit(h *helperPlan) (Edit, error) {
+	fn := h.fn
+	start, end := fn.Pos(), fn.End()
+	if fn.Template != nil && fn.Template.Start < start {
+		start = fn.Template.Start
+	}
+	ps := paramSet{fn, h.sets[0]}
+	var edits []Edit
+	edits = append(edits, c.paramTypeEdits(ps)...)
+	edits = append(edits, c.bodyEdits(ps)...)
+	edits = append(edits, c.renameEdits(ps)...)
+	edits = append(edits, Edit{Start: fn.NameSpan.Start, End: fn.NameSpan.Stop, New: h.name(), Rewrite: "helpers"})
+	local := make([]Edit, 0, len(edits))
+	for _, e := range edits {
+		e.Start -= start
+		e.End -= start
+		local = append(local, e)
+	}
+	text, err := Apply(c.src[start:end], local, c.file.Src.Name)
+	if err != nil {
+		return Edit{}, err
+	}
+	at := lineEnd(c.src, end)
+	note := "// bamgen: " + h.name() + " is " + fn.Name + " taking bam::array; " + fn.Name + " is also called with plain pointers\n"
+	lead := ""
+	if at > 0 && c.src[at-1] != '\n' {
+		lead = "\n"
+	}
+	return Edit{Start: at, End: at, New: lead + note + string(text) + "\n", Rewrite: "helpers", Reline: lead == ""}, nil
+}
+
+// lineEnd returns the offset just past the newline ending the line of off.
+func lineEnd(src []byte, off int) int {
+	for off < len(src) && src[off] != '\n' {
+		off++
+	}
+	if off < len(src) {
+		off++
+	}
+	return off
+}
+
+func hostEditsNamed(name string) func(c *portCtx) ([]diag.Diagnostic, []Edit) {
+	return func(c *portCtx) ([]diag.Diagnostic, []Edit) {
+		var edits []Edit
+		for _, e := range c.host.edits {
+			if e.Rewrite == name {
+				edits = append(edits, e)
+			}
+		}
+		return nil, edits
+	}
+}
+
+func runRuntime(c *portCtx) ([]diag.Diagnostic, []Edit) {
+	return nil, c.runtimeEdits(c.host)
+}
+
+// runRewrites runs every enabled rewrite and collects the results.
+func (c *portCtx) runRewrites() ([]diag.Diagnostic, []Edit) {
+	var diags []diag.Diagnostic
+	var edits []Edit
+	for _, r := range Rewrites {
+		if !c.enabled(r) {
+			continue
+		}
+		d, e := r.Run(c)
+		diags = append(diags, d...)
+		edits = append(edits, e...)
+	}
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
+	return diags, edits
+}
