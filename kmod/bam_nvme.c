@@ -26,6 +26,7 @@
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/iommu.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -61,7 +62,8 @@
 
 static unsigned int max_map_mb = 1024;
 module_param(max_map_mb, uint, 0444);
-MODULE_PARM_DESC(max_map_mb, "Largest single DMA mapping in MiB (default 1024)");
+MODULE_PARM_DESC(max_map_mb,
+		 "Largest single DMA mapping in MiB (default 1024)");
 
 /**
  * struct bam_ctrl - one bound NVMe function
@@ -120,6 +122,7 @@ enum bam_map_kind { BAM_MAP_HOST, BAM_MAP_GPU };
  * @npages:   pages pinned (host) or entries in the GPU page table
  * @pages:    pinned host pages
  * @sgt:      their scatterlist, DMA-mapped for the controller
+ * @ctrl:     owner, for logging from NVIDIA's free callback
  * @gpu_va:   GPU virtual address passed to nvidia_p2p_get_pages()
  * @gpu_pt:   NVIDIA page table
  * @gpu_dma:  NVIDIA DMA mapping for ctrl->pdev
@@ -133,6 +136,7 @@ struct bam_map {
 	struct page **pages;
 	struct sg_table sgt;
 #ifdef BAM_HAVE_NV_P2P
+	struct bam_ctrl *ctrl;
 	u64 gpu_va;
 	struct nvidia_p2p_page_table *gpu_pt;
 	struct nvidia_p2p_dma_mapping *gpu_dma;
@@ -183,7 +187,8 @@ static void bam_abi_checks(void)
 	BUILD_BUG_ON(offsetof(struct bam_kmod_unmap, handle) != 8);
 
 	BUILD_BUG_ON(_IOC_SIZE(BAM_IOC_INFO) != sizeof(struct bam_kmod_info));
-	BUILD_BUG_ON(_IOC_SIZE(BAM_IOC_MAP_HOST) != sizeof(struct bam_kmod_map));
+	BUILD_BUG_ON(_IOC_SIZE(BAM_IOC_MAP_HOST) !=
+		     sizeof(struct bam_kmod_map));
 	BUILD_BUG_ON(_IOC_SIZE(BAM_IOC_UNMAP) != sizeof(struct bam_kmod_unmap));
 	BUILD_BUG_ON(sizeof(struct bam_kmod_map) > BAM_KMOD_MAX_ARG_SIZE);
 }
@@ -234,7 +239,8 @@ static void bam_ctrl_quiesce(struct bam_ctrl *ctrl)
 	u32 cc = readl(ctrl->bar + BAM_REG_CC);
 	unsigned long timeout;
 
-	if (!(cc & BAM_CC_EN) && !(readl(ctrl->bar + BAM_REG_CSTS) & BAM_CSTS_RDY))
+	if (!(cc & BAM_CC_EN) &&
+	    !(readl(ctrl->bar + BAM_REG_CSTS) & BAM_CSTS_RDY))
 		return;
 
 	writel(cc & ~BAM_CC_EN, ctrl->bar + BAM_REG_CC);
@@ -248,19 +254,30 @@ static void bam_ctrl_quiesce(struct bam_ctrl *ctrl)
 			break;
 		usleep_range(1000, 2000);
 	}
-	dev_warn(&ctrl->pdev->dev, "controller did not stop; disabling bus mastering\n");
+	dev_warn(&ctrl->pdev->dev,
+		 "controller did not stop; disabling bus mastering\n");
 	pci_clear_master(ctrl->pdev);
 }
 
 /* ---- host mappings --------------------------------------------------- */
 
-static bool bam_sgt_needs_sync(struct device *dev, struct sg_table *sgt)
+/*
+ * Would the controller's view of these pages differ from the CPU's without
+ * dma_sync_*() calls? Behind a translating IOMMU only untrusted (external)
+ * devices get bounce buffers; dma_need_sync() cannot tell, since it answers
+ * for the IOMMU ops as a whole. With direct mapping it is exact (swiotlb,
+ * non-coherent DMA).
+ */
+static bool bam_sgt_needs_sync(struct pci_dev *pdev, struct sg_table *sgt)
 {
+	struct iommu_domain *dom = iommu_get_domain_for_dev(&pdev->dev);
 	struct scatterlist *sg;
 	unsigned int i;
 
+	if (dom && dom->type != IOMMU_DOMAIN_IDENTITY)
+		return pdev->untrusted;
 	for_each_sgtable_dma_sg(sgt, sg, i)
-		if (dma_need_sync(dev, sg_dma_address(sg)))
+		if (dma_need_sync(&pdev->dev, sg_dma_address(sg)))
 			return true;
 	return false;
 }
@@ -293,9 +310,11 @@ static int bam_map_host(struct bam_ctrl *ctrl, struct bam_map *map,
 
 	max_seg = min_t(size_t, dma_get_max_seg_size(dmadev),
 			dma_max_mapping_size(dmadev));
-	max_seg = max_t(unsigned int, round_down(max_seg, PAGE_SIZE), PAGE_SIZE);
-	ret = sg_alloc_table_from_pages_segment(&map->sgt, map->pages, npages, 0,
-						arg->length, max_seg, GFP_KERNEL);
+	max_seg = max_t(unsigned int, round_down(max_seg, PAGE_SIZE),
+			PAGE_SIZE);
+	ret = sg_alloc_table_from_pages_segment(&map->sgt, map->pages, npages,
+						0, arg->length, max_seg,
+						GFP_KERNEL);
 	if (ret)
 		goto out_unpin;
 
@@ -308,8 +327,9 @@ static int bam_map_host(struct bam_ctrl *ctrl, struct bam_map *map,
 	 * in between, so bounce buffers or non-coherent DMA would silently
 	 * lose data. Refuse instead.
 	 */
-	if (bam_sgt_needs_sync(dmadev, &map->sgt)) {
-		dev_warn_once(dmadev, "DMA needs bounce buffers or cache maintenance; not supported\n");
+	if (bam_sgt_needs_sync(ctrl->pdev, &map->sgt)) {
+		dev_warn_once(dmadev,
+			      "DMA needs bounce buffers or cache maintenance; not supported\n");
 		ret = -EOPNOTSUPP;
 		goto out_dma_unmap;
 	}
@@ -364,8 +384,9 @@ static void bam_gpu_free_cb(void *data)
 	struct bam_map *map = data;
 
 	if (atomic_xchg(&map->gpu_live, 0)) {
-		pr_warn("GPU memory at 0x%llx freed while mapped for DMA\n",
-			map->gpu_va);
+		dev_warn(&map->ctrl->pdev->dev,
+			 "GPU memory at 0x%llx freed while mapped for DMA\n",
+			 map->gpu_va);
 		nvidia_p2p_free_dma_mapping(map->gpu_dma);
 		nvidia_p2p_free_page_table(map->gpu_pt);
 	}
@@ -378,6 +399,7 @@ static int bam_map_gpu(struct bam_ctrl *ctrl, struct bam_map *map,
 	int ret;
 
 	map->kind = BAM_MAP_GPU;
+	map->ctrl = ctrl;
 	map->gpu_va = arg->vaddr;
 	init_completion(&map->gpu_done);
 	atomic_set(&map->gpu_live, 1);
@@ -416,7 +438,8 @@ out_put_pages:
 static void bam_unmap_gpu(struct bam_ctrl *ctrl, struct bam_map *map)
 {
 	if (atomic_xchg(&map->gpu_live, 0)) {
-		nvidia_p2p_dma_unmap_pages(ctrl->pdev, map->gpu_pt, map->gpu_dma);
+		nvidia_p2p_dma_unmap_pages(ctrl->pdev, map->gpu_pt,
+					   map->gpu_dma);
 		nvidia_p2p_put_pages(0, 0, map->gpu_va, map->gpu_pt);
 	} else {
 		/* The free callback owns the teardown; let it finish. */
@@ -495,7 +518,9 @@ static int bam_copy_arg(void *karg, size_t ksize, size_t min,
 static int bam_copy_arg_out(void __user *uarg, const void *karg, size_t ksize,
 			    u32 usize)
 {
-	return copy_to_user(uarg, karg, min_t(size_t, ksize, usize)) ? -EFAULT : 0;
+	if (copy_to_user(uarg, karg, min_t(size_t, ksize, usize)))
+		return -EFAULT;
+	return 0;
 }
 
 static long bam_ioctl_info(struct bam_file *bf, void __user *uarg)
@@ -540,7 +565,8 @@ static int bam_check_map_arg(const struct bam_kmod_map *arg, bool gpu,
 		return -EINVAL;
 	if (arg->length > (u64)max_map_mb << 20)
 		return -E2BIG;
-	if (check_add_overflow(arg->vaddr, arg->length, &end) || end > TASK_SIZE)
+	if (check_add_overflow(arg->vaddr, arg->length, &end) ||
+	    end > TASK_SIZE)
 		return -EINVAL;
 	*nentries = arg->length / align;
 	if (arg->naddrs < *nentries)
@@ -582,7 +608,10 @@ static long bam_ioctl_map(struct bam_file *bf, void __user *uarg, bool gpu)
 		ret = -ENODEV;
 		goto out_unlock;
 	}
-	ret = gpu ? bam_map_gpu(ctrl, map, &arg) : bam_map_host(ctrl, map, &arg);
+	if (gpu)
+		ret = bam_map_gpu(ctrl, map, &arg);
+	else
+		ret = bam_map_host(ctrl, map, &arg);
 	if (ret)
 		goto out_unlock;
 	atomic_long_inc(&ctrl->nr_maps);
@@ -675,9 +704,9 @@ static vm_fault_t bam_bar_fault(struct vm_fault *vmf)
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 
 	down_read(&ctrl->bar_sem);
-	if (!ctrl->dead && vmf->pgoff < (ctrl->bar_len >> PAGE_SHIFT))
+	if (!ctrl->dead && vmf->pgoff < PAGE_ALIGN(ctrl->bar_len) >> PAGE_SHIFT)
 		ret = vmf_insert_pfn(vmf->vma, vmf->address,
-				     (ctrl->bar_phys >> PAGE_SHIFT) + vmf->pgoff);
+				     PHYS_PFN(ctrl->bar_phys) + vmf->pgoff);
 	up_read(&ctrl->bar_sem);
 	return ret;
 }
@@ -715,7 +744,8 @@ static int bam_mmap(struct file *filp, struct vm_area_struct *vma)
 
 static int bam_open(struct inode *inode, struct file *filp)
 {
-	struct bam_ctrl *ctrl = container_of(inode->i_cdev, struct bam_ctrl, cdev);
+	struct bam_ctrl *ctrl =
+		container_of(inode->i_cdev, struct bam_ctrl, cdev);
 	struct bam_file *bf;
 	int ret;
 
@@ -856,7 +886,8 @@ static int bam_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	/* new_id can match anything; only NVMe over PCIe is ours. */
 	if (pdev->class != PCI_CLASS_STORAGE_EXPRESS) {
-		dev_err(&pdev->dev, "class %06x is not NVMe (010802)\n", pdev->class);
+		dev_err(&pdev->dev, "class %06x is not NVMe (010802)\n",
+			pdev->class);
 		return -ENODEV;
 	}
 
@@ -896,7 +927,8 @@ static int bam_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ctrl->bar_len = pci_resource_len(pdev, 0);
 	if (!(pci_resource_flags(pdev, 0) & IORESOURCE_MEM) ||
 	    ctrl->bar_len < BAM_BAR0_MIN) {
-		dev_err(&pdev->dev, "BAR0 is not a memory BAR of at least %#x bytes\n",
+		dev_err(&pdev->dev,
+			"BAR0 is not a memory BAR of at least %#x bytes\n",
 			BAM_BAR0_MIN);
 		ret = -ENODEV;
 		goto out_release_region;

@@ -414,6 +414,7 @@ type (
 		X     Expr
 		Arrow bool
 		Name  string
+		Args  []Node // template arguments of `x.f<T>` / `x.template f<T>`, if any
 	}
 	CallExpr struct {
 		Span

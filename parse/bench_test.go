@@ -9,7 +9,9 @@ import (
 // benchInput concatenates the corpus (realistic kernels and host code)
 // until it is about 2 MB, so that timings reflect real files, not a
 // cache-resident toy.
-func benchInput(b *testing.B) []byte {
+func benchInput(b *testing.B) []byte { return benchInputT(b) }
+
+func benchInputT(b testing.TB) []byte {
 	var parts [][]byte
 	for _, path := range corpusFiles(b) {
 		if src, err := os.ReadFile(path); err == nil {

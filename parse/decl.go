@@ -383,6 +383,12 @@ func extendSpan(d Decl, end int) {
 // without ';') as a harmless Opaque.
 func (p *parser) macroInvocation(start int) Decl {
 	p.skipBalanced()
+	if p.is("{") {
+		// `KERNEL_SIG(name) { ... }`: a macro supplies the signature. No
+		// declaration can start with '{', so the body belongs to it.
+		p.skipBalanced()
+		return &Opaque{Span: p.spanFrom(start), Reason: "function defined by a macro"}
+	}
 	p.got(";")
 	return &Opaque{Span: p.spanFrom(start), Reason: "macro invocation"}
 }
@@ -424,7 +430,7 @@ func (p *parser) newVar(ds *declSpec, d *declarator) *VarDecl {
 	if ts := d.typ.Span; ts.Stop > ts.Start || ts.Start > 0 {
 		start = min(start, ts.Start)
 	}
-	return &VarDecl{Span: Span{start, d.nameSpan.Stop}, Specifiers: specs, Type: d.typ, Name: d.name, NameSpan: d.nameSpan}
+	return newNode(&p.slabs.sVarDecl, VarDecl{Span: Span{start, d.nameSpan.Stop}, Specifiers: specs, Type: d.typ, Name: d.name, NameSpan: d.nameSpan})
 }
 
 // tryConstructor recognises constructors and destructors: `A(...)` inside

@@ -49,7 +49,7 @@
 //	PARSE005  invalid UTF-8 outside literals and comments
 //	PARSE006  unbalanced preprocessor conditional (#else/#elif/#endif
 //	          without #if, or #if without #endif); a warning
-//	PARSE007  nesting deeper than the parser's limit (1000); the innermost
+//	PARSE007  nesting deeper than the parser's limit (500); the innermost
 //	          construct is kept as written
 //	PARSE010  a declaration the parser did not understand (kept as Opaque)
 //	PARSE011  a statement the parser did not understand (kept as OpaqueStmt)

@@ -228,7 +228,7 @@ func dumpExpr(b *strings.Builder, n Node) bool {
 		if n.Arrow {
 			op = "->"
 		}
-		list(b, op, n.X, n.Name)
+		list(b, op, append([]any{n.X, n.Name}, nodes(n.Args)...)...)
 	case *CallExpr:
 		list(b, "call", append([]any{n.Fun}, nodes(n.Args)...)...)
 	case *LaunchExpr:

@@ -27,7 +27,7 @@ func (p *parser) parseAssign() Expr {
 	defer p.leave()
 	if p.is("throw") {
 		p.next()
-		u := &UnaryExpr{Op: "throw"}
+		u := newNode(&p.slabs.sUnaryExpr, UnaryExpr{Op: "throw"})
 		if !p.is(";") && !p.is(")") && !p.is(",") {
 			u.X = p.parseAssign()
 		}
@@ -176,7 +176,7 @@ func (p *parser) parseUnary() Expr {
 	if op := prefixOp(p.textOf(p.tok())); op != "" && p.tok().Kind == Punct {
 		p.next()
 		x := p.parseUnary()
-		return &UnaryExpr{Span: Span{start, x.End()}, Op: op, X: x}
+		return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: op, X: x})
 	}
 	switch w := p.word(); w {
 	case "sizeof", "alignof", "__alignof__", "_Alignof", "__alignof":
@@ -188,7 +188,7 @@ func (p *parser) parseUnary() Expr {
 	case "co_await", "co_yield":
 		p.next()
 		x := p.parseUnary()
-		return &UnaryExpr{Span: Span{start, x.End()}, Op: p.keep(w), X: x}
+		return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: p.keep(w), X: x})
 	}
 	if p.is("::") && (p.isAt(1, "new") || p.isAt(1, "delete")) {
 		p.next()
@@ -282,9 +282,9 @@ func (p *parser) castAhead() bool {
 		return false
 	}
 	if known || t.Pointers > 0 || t.Ref || t.Const {
-		return p.scope.Lookup(name, 1<<62) == nil
+		return p.inScope(name) == nil
 	}
-	if p.scope.Lookup(name, 1<<62) != nil || p.macros[name] != nil {
+	if p.inScope(name) != nil || p.macros[name] != nil {
 		return false
 	}
 	p.next()
@@ -350,10 +350,10 @@ func (p *parser) typeInParens() bool {
 	p.next()
 	name := p.qualifiedNameAhead()
 	known := p.startsType()
-	if !known && (p.scope.Lookup(name, 1<<62) != nil || !p.isIdent() || keywords[p.word()]) {
+	if !known && (p.inScope(name) != nil || !p.isIdent() || keywords[p.word()]) {
 		return false
 	}
-	if p.scope.Lookup(name, 1<<62) != nil {
+	if p.inScope(name) != nil {
 		return false
 	}
 	t := p.parseTypeID()
@@ -379,7 +379,7 @@ func (p *parser) parseNew(start int) Expr {
 	if !ds.hasType {
 		return p.badExpr(start, "expected a type after new")
 	}
-	d := &declarator{typ: &TypeRef{Base: ds.base, BaseSpan: ds.baseSpan, Const: ds.isConst}}
+	d := &declarator{typ: newNode(&p.slabs.sTypeRef, TypeRef{Base: ds.base, BaseSpan: ds.baseSpan, Const: ds.isConst})}
 	first, last := -1, -1
 	for k := p.i; p.ptrOperator(d); k = p.i {
 		if first < 0 {
@@ -440,10 +440,10 @@ func (p *parser) parsePostfix(x Expr) Expr {
 		switch {
 		case p.is("(") && p.isMacroCall(x):
 			args, lp, rp := p.parseMacroArgs()
-			x = &CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp}
+			x = newNode(&p.slabs.sCallExpr, CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp})
 		case p.is("("):
 			args, lp, rp := p.parseArgs()
-			x = &CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp}
+			x = newNode(&p.slabs.sCallExpr, CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp})
 		case p.is("[") && !p.isAt(1, "["):
 			lb := p.tok().Start
 			p.next()
@@ -457,7 +457,7 @@ func (p *parser) parsePostfix(x Expr) Expr {
 			if !p.got("]") {
 				return p.badExpr(x.Pos(), "expected ']'")
 			}
-			x = &IndexExpr{Span: Span{x.Pos(), p.lastEnd}, X: x, Index: idx, Lbrack: lb, Rbrack: rb}
+			x = newNode(&p.slabs.sIndexExpr, IndexExpr{Span: Span{x.Pos(), p.lastEnd}, X: x, Index: idx, Lbrack: lb, Rbrack: rb})
 		case p.is(".") || p.is("->"):
 			x = p.parseMember(x)
 		case p.is("++") || p.is("--"):
@@ -466,7 +466,7 @@ func (p *parser) parsePostfix(x Expr) Expr {
 				op = "--"
 			}
 			p.next()
-			x = &UnaryExpr{Span: Span{x.Pos(), p.lastEnd}, Op: op, Postfix: true, X: x}
+			x = newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{x.Pos(), p.lastEnd}, Op: op, Postfix: true, X: x})
 		case p.is("<<<"):
 			x = p.parseLaunch(x)
 		default:
@@ -590,12 +590,11 @@ func (p *parser) parseMember(x Expr) Expr {
 		p.next()
 	}
 	name := p.spanText(nameStart, p.lastEnd)
-	me := &MemberExpr{Span: Span{x.Pos(), p.lastEnd}, X: x, Arrow: arrow, Name: name}
+	me := newNode(&p.slabs.sMemberExpr, MemberExpr{Span: Span{x.Pos(), p.lastEnd}, X: x, Arrow: arrow, Name: name})
 	if p.is("<") && p.templateAhead(name) {
 		m := p.mark()
-		if args, as, ok := p.parseTemplateArgs(); ok {
-			_ = args
-			_ = as
+		if args, _, ok := p.parseTemplateArgs(); ok {
+			me.Args = args
 			me.Stop = p.lastEnd
 			return me
 		}

@@ -11,7 +11,9 @@ import (
 func FuzzParse(f *testing.F) {
 	for _, path := range corpusFiles(f) {
 		if src, err := os.ReadFile(path); err == nil {
-			f.Add(src)
+			for _, chunk := range chunks(src, 2048) {
+				f.Add(chunk)
+			}
 		}
 	}
 	for _, s := range fuzzSeeds {
@@ -26,6 +28,21 @@ func FuzzParse(f *testing.F) {
 		_ = Launches
 		_ = Dump(file)
 	})
+}
+
+// chunks splits src at line boundaries into pieces of about n bytes: the
+// fuzzer minimises and mutates small inputs much faster than whole files.
+func chunks(src []byte, n int) [][]byte {
+	var out [][]byte
+	for len(src) > n {
+		cut := n
+		for cut < len(src) && src[cut-1] != '\n' {
+			cut++
+		}
+		out = append(out, src[:cut])
+		src = src[cut:]
+	}
+	return append(out, src)
 }
 
 // fuzzSeeds are small inputs that reach the error paths.

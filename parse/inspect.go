@@ -139,6 +139,7 @@ func inspectExpr(n Node, f func(Node) bool) bool {
 		walk(f, n.X, n.Index)
 	case *MemberExpr:
 		walk(f, n.X)
+		inspectList(n.Args, f)
 	case *CallExpr:
 		walk(f, n.Fun)
 		inspectList(n.Args, f)

@@ -136,3 +136,28 @@ func TestLexRoundTripJunk(t *testing.T) {
 		expectRoundTrip(t, src)
 	}
 }
+
+// TestWordClass checks the hand-rolled reserved-word table against the maps
+// it is built from.
+func TestWordClass(t *testing.T) {
+	for w := range keywords {
+		if wordClassOf([]byte(w))&clsKeyword == 0 {
+			t.Errorf("%s: not a keyword", w)
+		}
+	}
+	for w := range specifierWords {
+		if wordClassOf([]byte(w))&clsSpec == 0 {
+			t.Errorf("%s: not a specifier", w)
+		}
+	}
+	for w := range builtinTypeWords {
+		if wordClassOf([]byte(w))&clsBuiltin == 0 {
+			t.Errorf("%s: not a builtin type", w)
+		}
+	}
+	for _, w := range []string{"x", "i", "threadIdx", "kernel", "float4", "iff", "int_", "_"} {
+		if c := wordClassOf([]byte(w)); c != 0 {
+			t.Errorf("%s: class %d", w, c)
+		}
+	}
+}

@@ -74,17 +74,52 @@ const (
 	clsMacro               // a macro #defined in this file
 )
 
-var wordClass = map[string]uint8{}
+// classTable is an open-addressing hash table from reserved words to their
+// class. It replaces a Go map on the hottest lookup (every identifier):
+// most identifiers miss on the first probe after a length comparison.
+var classTable [1024]struct {
+	word string
+	cls  uint8
+}
+
+func classHash(b []byte) int {
+	n := len(b)
+	return (n*131 + int(b[0])*31 + int(b[n-1])*7 + int(b[n/2])) & (len(classTable) - 1)
+}
+
+func addClass(w string, c uint8) {
+	for h := classHash([]byte(w)); ; h = (h + 1) & (len(classTable) - 1) {
+		e := &classTable[h]
+		if e.word == "" || e.word == w {
+			e.word = w
+			e.cls |= c
+			return
+		}
+	}
+}
+
+// wordClassOf returns the class bits of identifier b (0 for ordinary names).
+func wordClassOf(b []byte) uint8 {
+	for h := classHash(b); ; h = (h + 1) & (len(classTable) - 1) {
+		e := &classTable[h]
+		if e.word == "" {
+			return 0
+		}
+		if len(e.word) == len(b) && e.word == string(b) {
+			return e.cls
+		}
+	}
+}
 
 func init() {
 	for w := range specifierWords {
-		wordClass[w] |= clsSpec
+		addClass(w, clsSpec)
 	}
 	for w := range builtinTypeWords {
-		wordClass[w] |= clsBuiltin
+		addClass(w, clsBuiltin)
 	}
 	for w := range keywords {
-		wordClass[w] |= clsKeyword
+		addClass(w, clsKeyword)
 	}
 }
 
@@ -166,8 +201,14 @@ func (p *parser) collectMacros() {
 	if len(p.macros) == 0 {
 		return
 	}
+	// Filter on the first byte before the map lookup: macro names are few
+	// and mostly capitalised, identifiers many and mostly not.
+	var first [256]bool
+	for name := range p.macros {
+		first[name[0]] = true
+	}
 	for i, t := range p.toks {
-		if t.Kind == Identifier && p.macros[p.wordIdx(i)] != nil {
+		if t.Kind == Identifier && first[p.src[t.Start]] && p.macros[p.wordIdx(i)] != nil {
 			p.cls[i] |= clsMacro
 		}
 	}

@@ -81,6 +81,7 @@ func TestMacros(t *testing.T) {
 		`(func HOST_DEVICE inline g "float" (params (param "float" x)) (block (return x)))`)
 	expectParse(t, "#define REAL float\nREAL h(REAL x);", `(func h "REAL" (params (param "REAL" x)) proto)`)
 	expectParse(t, "DECLARE_THING(foo)\nint x;", `(opaque "macro invocation") (vars (var x "int"))`)
+	expectParse(t, "KERNEL_SIG(foo)\n{ x[0] = 1; }", `(opaque "function defined by a macro")`)
 	f := ParseFile("m.cu", []byte("#define A 1\n#define F(a, b) \\\n  ((a) + (b))\n#define E\n"))
 	if len(f.Macros) != 3 || !f.Macros[1].IsFunc || f.Macros[1].Body != "((a) + (b))" || len(f.Macros[1].Params) != 2 || f.Macros[2].Body != "" {
 		t.Errorf("macros: %+v", f.Macros)
@@ -161,7 +162,7 @@ func TestExpressions(t *testing.T) {
 	expectExpr(t, "x = 1.5e-3f + 0x1p4 + 10_km + 'c' + u8\"s\"_sv", `(= x (+ (+ (+ (+ 1.5e-3f 0x1p4) 10_km) 'c') u8"s"_sv))`)
 	expectExpr(t, "atomicAdd(&x[i], 1)", `(call atomicAdd (& (index x i)) 1)`)
 	expectExpr(t, "v = __shfl_sync(0xffffffff, v, 0)", `(= v (call __shfl_sync 0xffffffff v 0))`)
-	expectExpr(t, "a.template get<0>() + ::g(1)", `(+ (call (. a get)) (call ::g 1))`)
+	expectExpr(t, "a.template get<0>() + ::g(1)", `(+ (call (. a get 0)) (call ::g 1))`)
 	expectExpr(t, "throw std::runtime_error(\"x\")", `(throw (call std::runtime_error "x"))`)
 	expectExpr(t, "cg::tiled_partition<32>(block).sync()", `(call (. (call (tmpl cg::tiled_partition 32) block) sync))`)
 	expectExpr(t, "a[b[c]] = d < e ? f : g", `(= (index a (index b c)) (? (< d e) f g))`)

@@ -20,7 +20,7 @@ import (
 
 // maxDepth caps syntactic nesting (expressions, statements, types) so that
 // hostile input cannot exhaust the stack; deeper input becomes Opaque.
-const maxDepth = 1000
+const maxDepth = 500
 
 // ParseFile parses one CUDA C++ translation unit. It always returns a File;
 // problems are in File.Diags. The File keeps src (and names in the tree may
@@ -47,14 +47,18 @@ type parser struct {
 
 	depth        int
 	deepReported bool
-	noGT         int     // >0 while parsing template arguments: '>' closes them
-	splits       []split // undo log of '>>' splits, for backtracking
-	scope        *Scope  // innermost function or lambda scope, nil at file scope
-	buf          []byte  // scratch for building type texts
-	inGroup      bool    // building a function pointer's text: "void (*)(int)"
+	noGT         int      // >0 while parsing template arguments: '>' closes them
+	noText       int      // >0 while parsing template arguments that are discarded
+	splits       []split  // undo log of '>>' splits, for backtracking
+	scope        *Scope   // innermost function or lambda scope, nil at file scope
+	outer        []*Scope // enclosing scopes of a lambda's, innermost last
+	buf          []byte   // scratch for building type texts
+	inGroup      bool     // building a function pointer's text: "void (*)(int)"
+	callConvSkip bool     // building declarator text: drop calling-convention macros
 
 	identSlab []Ident
 	binSlab   []BinaryExpr
+	slabs     slabs
 
 	names     map[string]string // interned identifier and type texts
 	types     map[string]bool   // names declared as types in this file
@@ -63,6 +67,7 @@ type parser struct {
 	specMacro map[string][]string // object-like macros expanding to specifiers
 	attrMacro map[string]int      // macros expanding to attributes etc. (attrLaunch, ...)
 	digraphs  map[int]string      // token index -> canonical punctuator
+	badAngle  map[int]bool        // token indices of '<' that do not open template arguments
 }
 
 // split records that toks[idx] lost its first byte to a closing '>'.
@@ -89,30 +94,31 @@ func newParser(f *File) *parser {
 			n++
 		}
 	}
-	p.toks = make([]Token, 0, n)
-	p.fidx = make([]int32, 0, n)
+	p.toks = make([]Token, n)
+	p.fidx = make([]int32, n)
 	p.cls = make([]uint8, n)
 	p.pb = make([]byte, n)
+	k := 0
 	for i, t := range f.Tokens {
 		if t.Kind.IsTrivia() {
 			continue
 		}
-		switch t.Kind {
-		case Punct:
-			if t.End-t.Start == 1 {
-				p.pb[len(p.toks)] = p.src[t.Start]
-			}
-			if t.End-t.Start == 2 {
-				p.noteDigraph(len(p.toks), t)
-			}
-		case Identifier:
-			// Every keyword starts with a lower-case letter or '_'.
-			if c := p.src[t.Start]; c >= 'a' && c <= 'z' || c == '_' {
-				p.cls[len(p.toks)] = wordClass[string(p.src[t.Start:t.End])]
-			}
+		p.toks[k] = t
+		p.fidx[k] = int32(i)
+		var c byte
+		if t.Start < len(p.src) {
+			c = p.src[t.Start]
 		}
-		p.toks = append(p.toks, t)
-		p.fidx = append(p.fidx, int32(i))
+		switch {
+		case t.Kind == Punct && t.End-t.Start == 1:
+			p.pb[k] = c
+		case t.Kind == Punct && t.End-t.Start == 2 && (c == '<' || c == ':' || c == '%'):
+			p.noteDigraph(k, t)
+		case t.Kind == Identifier && (c >= 'a' && c <= 'z' || c == '_'):
+			// Every reserved word starts with a lower-case letter or '_'.
+			p.cls[k] = wordClassOf(p.src[t.Start:t.End])
+		}
+		k++
 	}
 	return p
 }
@@ -296,6 +302,21 @@ func (p *parser) newlineBefore() bool {
 	return false
 }
 
+// inScope returns the variable name declared before the current token in
+// the current function or lambda, or in the functions enclosing a lambda.
+func (p *parser) inScope(name string) *Symbol {
+	pos := p.tok().Start
+	if s := p.scope.Lookup(name, pos); s != nil {
+		return s
+	}
+	for i := len(p.outer) - 1; i >= 0; i-- {
+		if s := p.outer[i].Lookup(name, pos); s != nil {
+			return s
+		}
+	}
+	return nil
+}
+
 // ---------------------------------------------------------------------------
 // Node allocation
 
@@ -304,6 +325,35 @@ func (p *parser) newlineBefore() bool {
 // profile. Nodes are never freed individually, so this is safe.
 
 const slabSize = 256
+
+// slab hands out pointers into a chunk of preallocated values.
+type slab[T any] struct{ buf []T }
+
+// newNode stores v in s and returns a pointer to it.
+func newNode[T any](s *slab[T], v T) *T {
+	if len(s.buf) == cap(s.buf) {
+		s.buf = make([]T, 0, slabSize)
+	}
+	s.buf = append(s.buf, v)
+	return &s.buf[len(s.buf)-1]
+}
+
+// slabs holds one slab per frequent node type.
+type slabs struct {
+	sCallExpr   slab[CallExpr]
+	sExprStmt   slab[ExprStmt]
+	sBasicLit   slab[BasicLit]
+	sMemberExpr slab[MemberExpr]
+	sIndexExpr  slab[IndexExpr]
+	sUnaryExpr  slab[UnaryExpr]
+	sVarDecl    slab[VarDecl]
+	sTypeRef    slab[TypeRef]
+	sDeclStmt   slab[DeclStmt]
+	sParenExpr  slab[ParenExpr]
+	sParam      slab[Param]
+	sBlockStmt  slab[BlockStmt]
+	sReturnStmt slab[ReturnStmt]
+}
 
 func (p *parser) newIdent(sp Span, name string) *Ident {
 	if len(p.identSlab) == cap(p.identSlab) {

@@ -8,7 +8,7 @@ func (p *parser) parsePrimary() Expr {
 	switch t.Kind {
 	case Number, Char:
 		p.next()
-		return &BasicLit{Span: Span{t.Start, t.End}, Kind: t.Kind, Value: p.view(t.Start, t.End)}
+		return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{t.Start, t.End}, Kind: t.Kind, Value: p.view(t.Start, t.End)})
 	case String:
 		return p.parseStrings()
 	case Identifier:
@@ -41,7 +41,7 @@ func (p *parser) parseStrings() Expr {
 		p.next()
 		n++
 	}
-	lit := &BasicLit{Span: p.spanFrom(start), Kind: String}
+	lit := newNode(&p.slabs.sBasicLit, BasicLit{Span: p.spanFrom(start), Kind: String})
 	if n == 1 {
 		lit.Value = p.view(start, p.lastEnd)
 	} else {
@@ -104,14 +104,14 @@ func (p *parser) typedBraceOK(x Expr) bool {
 	case *TemplateIdent:
 		return true
 	case *Ident:
-		return p.isTypeName(n.Name) && p.scope.Lookup(n.Name, 1<<62) == nil
+		return p.isTypeName(n.Name) && p.inScope(n.Name) == nil
 	}
 	return false
 }
 
 // typedInitList parses `T{...}` after the name T.
 func (p *parser) typedInitList(x Expr) Expr {
-	t := &TypeRef{Span: Span{x.Pos(), x.End()}, BaseSpan: Span{x.Pos(), x.End()}}
+	t := newNode(&p.slabs.sTypeRef, TypeRef{Span: Span{x.Pos(), x.End()}, BaseSpan: Span{x.Pos(), x.End()}})
 	switch n := x.(type) {
 	case *Ident:
 		t.Base, t.Text = n.Name, n.Name
@@ -200,7 +200,7 @@ func (p *parser) templateAhead(name string) bool {
 	if p.isTemplateName(name) {
 		return true
 	}
-	if p.scope.Lookup(name, 1<<62) != nil {
+	if p.inScope(name) != nil {
 		return false
 	}
 	close, rest := p.matchAngleIdx(p.i)
@@ -276,7 +276,7 @@ func (p *parser) parseParen() Expr {
 	if !p.got(")") {
 		return p.badExpr(start, "expected ')'")
 	}
-	return &ParenExpr{Span: p.spanFrom(start), X: x}
+	return newNode(&p.slabs.sParenExpr, ParenExpr{Span: p.spanFrom(start), X: x})
 }
 
 // parseParenInit parses a declarator's `(args)` initializer.
@@ -394,15 +394,23 @@ func (p *parser) parseLambda() Expr {
 		p.lastEnd = p.toks[p.i-1].End
 	}
 	saved := p.scope
+	if saved != nil {
+		p.outer = append(p.outer, saved)
+	}
 	p.scope = le.Scope
-	defer func() { p.scope = saved }()
+	defer func() {
+		p.scope = saved
+		if saved != nil {
+			p.outer = p.outer[:len(p.outer)-1]
+		}
+	}()
 	p.lambdaSpecifiers() // `[=] __device__ (int i)`: extended lambdas
 	if p.is("(") {
 		d := &declarator{}
 		p.parseParams(d)
 		le.Params = d.params
 		for _, prm := range d.params {
-			p.declareParam(prm)
+			p.declareParam(prm, true)
 		}
 	}
 	p.lambdaSpecifiers()

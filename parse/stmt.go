@@ -8,7 +8,7 @@ package parse
 func (p *parser) parseBlock() *BlockStmt {
 	open := p.tok()
 	p.next()
-	b := &BlockStmt{}
+	b := newNode(&p.slabs.sBlockStmt, BlockStmt{})
 	for !p.atEOF() && !p.is("}") {
 		before := p.i
 		if s := p.parseStmt(); s != nil {
@@ -155,7 +155,8 @@ func (p *parser) opaqueStmt(start int, reason string) Stmt {
 	return s
 }
 
-// expectStmt consumes s or reports the statement as opaque (ok false).
+// expect consumes s and reports whether it was there; callers turn a
+// missing token into an OpaqueStmt.
 func (p *parser) expect(s string) bool { return p.got(s) }
 
 func (p *parser) parseLabeled(start int) Stmt {
@@ -215,7 +216,7 @@ func (p *parser) parseCondition(allowInit bool) (Stmt, Expr) {
 	}
 	x := p.parseExpr()
 	if allowInit && p.got(";") {
-		return &ExprStmt{Span: p.spanFrom(start), X: x}, p.parseCondExpr()
+		return newNode(&p.slabs.sExprStmt, ExprStmt{Span: p.spanFrom(start), X: x}), p.parseCondExpr()
 	}
 	return nil, x
 }
@@ -261,7 +262,7 @@ func (p *parser) parseFor(start int) Stmt {
 		if !p.expect(";") {
 			return p.opaqueStmt(start, "expected ';' in for")
 		}
-		init = &ExprStmt{Span: Span{initStart, p.lastEnd}, X: x}
+		init = newNode(&p.slabs.sExprStmt, ExprStmt{Span: Span{initStart, p.lastEnd}, X: x})
 	}
 	fs := &ForStmt{Init: init}
 	if !p.is(";") {
@@ -377,7 +378,7 @@ func (p *parser) parseBranch(start int) Stmt {
 
 func (p *parser) parseReturn(start int) Stmt {
 	p.next()
-	rs := &ReturnStmt{}
+	rs := newNode(&p.slabs.sReturnStmt, ReturnStmt{})
 	switch {
 	case p.is(";"):
 	case p.is("{"):
@@ -421,7 +422,7 @@ func (p *parser) parseTry(start int) Stmt {
 		cc := &CatchClause{}
 		if !p.got("...") {
 			cc.Param = p.parseParam()
-			p.declareParam(cc.Param)
+			p.declareParam(cc.Param, false)
 		}
 		if !p.expect(")") || !p.is("{") {
 			return p.opaqueStmt(start, "malformed catch clause")
@@ -434,9 +435,10 @@ func (p *parser) parseTry(start int) Stmt {
 	return ts
 }
 
-func (p *parser) declareParam(prm *Param) {
+// declareParam adds a lambda parameter (isParam) or a catch parameter.
+func (p *parser) declareParam(prm *Param, isParam bool) {
 	if prm != nil && prm.Name != "" && p.scope != nil {
-		p.scope.Symbols = append(p.scope.Symbols, &Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: true})
+		p.scope.Symbols = append(p.scope.Symbols, &Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: isParam})
 	}
 }
 
@@ -445,10 +447,10 @@ func (p *parser) declareParam(prm *Param) {
 func (p *parser) parseExprStmt(start int) Stmt {
 	x := p.parseExpr()
 	if p.got(";") {
-		return &ExprStmt{Span: p.spanFrom(start), X: x}
+		return newNode(&p.slabs.sExprStmt, ExprStmt{Span: p.spanFrom(start), X: x})
 	}
 	if p.isMacroStmt(x) && (p.newlineBefore() || p.is("}") || p.is("{")) {
-		return &ExprStmt{Span: p.spanFrom(start), X: x}
+		return newNode(&p.slabs.sExprStmt, ExprStmt{Span: p.spanFrom(start), X: x})
 	}
 	return p.opaqueStmt(start, "expected ';' after expression")
 }
@@ -519,7 +521,7 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 		p.reset(m)
 		return nil
 	}
-	return &DeclStmt{Span: p.spanFrom(start), Record: ds.record, Vars: vars}
+	return newNode(&p.slabs.sDeclStmt, DeclStmt{Span: p.spanFrom(start), Record: ds.record, Vars: vars})
 }
 
 // exprFollows reports whether the token after a leading plain identifier

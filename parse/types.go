@@ -12,7 +12,6 @@ import (
 
 // declSpec is the parsed specifier sequence of a declaration.
 type declSpec struct {
-	start      int // offset of the first token (specifiers included)
 	specs      []string
 	launch     *Span
 	base       string
@@ -25,15 +24,13 @@ type declSpec struct {
 	isConst    bool
 	restrict   bool
 	record     Decl // a struct/class/union/enum defined inside the specifiers
-	unknownQ   bool // an unknown ALL_CAPS qualifier macro was taken
 	startTok   int
-	elaborate  bool // `struct X`, `typename X` (the keyword is not part of Base)
 }
 
 // parseDeclSpecs parses specifiers and the base type. It stops at the first
 // token that cannot continue the sequence (normally the declarator).
 func (p *parser) parseDeclSpecs(ds *declSpec, ctx *declCtx) {
-	*ds = declSpec{start: p.tok().Start, startTok: p.i, typeStart: -1}
+	*ds = declSpec{startTok: p.i, typeStart: -1}
 	for p.specStep(ds, ctx) {
 	}
 }
@@ -99,7 +96,6 @@ func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
 		}
 		p.noteTypeTok(ds)
 		p.next()
-		ds.elaborate = true
 		p.parseNamedBase(ds)
 	case "decltype", "__typeof__", "typeof":
 		if ds.hasType {
@@ -139,7 +135,6 @@ func (p *parser) nameSpec(ds *declSpec, w string) bool {
 		return false
 	case p.unknownQualifier(w):
 		ds.specs = append(ds.specs, p.keep(w))
-		ds.unknownQ = true
 		p.next()
 	default:
 		p.parseNamedBase(ds)
@@ -206,7 +201,9 @@ func splitWords(s string) []string {
 func (p *parser) setBase(ds *declSpec, start int) {
 	ds.hasType = true
 	ds.baseSpan = p.spanFrom(start)
-	ds.base = p.spanText(start, p.lastEnd)
+	if p.noText == 0 {
+		ds.base = p.spanText(start, p.lastEnd)
+	}
 	ds.typeEnd = p.i
 	ds.typeEndOff = p.lastEnd
 }
@@ -240,7 +237,6 @@ func (p *parser) tagBase(ds *declSpec, ctx *declCtx) bool {
 		p.next()
 		p.skipBalanced()
 	}
-	ds.elaborate = true
 	p.parseNamedBase(ds)
 	return true
 }
@@ -297,13 +293,36 @@ func (p *parser) parseNamedBase(ds *declSpec) {
 
 // skipTemplateArgs parses `<...>` in a type and discards the arguments.
 func (p *parser) skipTemplateArgs() bool {
+	// The arguments are thrown away, so their types need no text: building
+	// it at every nesting level would cost depth x length.
+	p.noText++
 	_, _, ok := p.parseTemplateArgs()
+	p.noText--
 	return ok
 }
 
 // parseTemplateArgs parses `< arg, ... >` (current token '<'), each argument
 // a type or an expression. On failure the caller resets.
 func (p *parser) parseTemplateArgs() ([]Node, Span, bool) {
+	// A '<' that failed to open template arguments fails again: remembering
+	// it keeps nested speculation (type, then expression, at every level)
+	// linear instead of exponential on hostile input.
+	at := p.i
+	if p.badAngle[at] {
+		return nil, Span{}, false
+	}
+	args, sp, ok := p.templateArgs()
+	if !ok {
+		if p.badAngle == nil {
+			p.badAngle = make(map[int]bool)
+		}
+		p.badAngle[at] = true
+	}
+	return args, sp, ok
+}
+
+// templateArgs does the work of parseTemplateArgs.
+func (p *parser) templateArgs() ([]Node, Span, bool) {
 	start := p.tok().Start
 	p.next()
 	if !p.enter() {
@@ -437,7 +456,7 @@ type declarator struct {
 // parseDeclarator parses pointer operators, the name and suffixes, building
 // the declarator's full TypeRef from ds.
 func (p *parser) parseDeclarator(d *declarator, ds *declSpec, mode declMode) {
-	*d = declarator{typ: &TypeRef{Base: ds.base, BaseSpan: ds.baseSpan, Const: ds.isConst, Restrict: ds.restrict}}
+	*d = declarator{typ: newNode(&p.slabs.sTypeRef, TypeRef{Base: ds.base, BaseSpan: ds.baseSpan, Const: ds.isConst, Restrict: ds.restrict})}
 	first, last := -1, -1 // token range of this declarator's own type operators
 	for {
 		k := p.i
@@ -792,7 +811,7 @@ func (p *parser) parseParam() *Param {
 	var dv declarator
 	d := &dv
 	p.parseDeclarator(d, ds, declParam)
-	prm := &Param{Type: d.typ, Name: d.name, NameSpan: d.nameSpan}
+	prm := newNode(&p.slabs.sParam, Param{Type: d.typ, Name: d.name, NameSpan: d.nameSpan})
 	if p.got("=") {
 		p.noGT++
 		save := p.noGT
@@ -810,6 +829,10 @@ func (p *parser) parseParam() *Param {
 // has none) so that ranges never overlap, which rewrites rely on.
 func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) {
 	p.buf = p.buf[:0]
+	if p.noText > 0 {
+		ds.declared++
+		return // inside discarded template arguments
+	}
 	if ds.record != nil {
 		p.buf = append(p.buf, ds.base...) // not the whole body
 	} else if ds.typeStart >= 0 {
@@ -818,7 +841,9 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 	end := ds.typeEndOff
 	if first >= 0 {
 		end = p.toks[last-1].End
+		p.callConvSkip = true // `T WINAPI *p`: the macro is not part of the type
 		p.appendText(p.toks[first].Start, end, true)
+		p.callConvSkip = false
 	}
 	t.Text = p.intern(p.buf)
 	switch {
@@ -859,7 +884,8 @@ func (p *parser) appendText(start, end int, skipSpecs bool) {
 		}
 		txt := p.src[max(t.Start, start):min(t.End, end)]
 		if skipSpecs && t.Kind == Identifier {
-			if w := string(txt); specifierWords[w] || p.specMacro[w] != nil || w == "__launch_bounds__" {
+			if w := string(txt); specifierWords[w] || p.specMacro[w] != nil || w == "__launch_bounds__" ||
+				p.callConvSkip && isAllCaps(w) && !p.isTypeName(w) {
 				continue
 			}
 		}

@@ -189,16 +189,37 @@ func (c *portCtx) creationOp(v *hostVar, alloc *hostOp) (hostOp, bool) {
 			next = op
 		}
 	}
-	if next != nil && next.kind == "upload" && next.block != nil && next.block == alloc.block && next.offset == nil &&
+	fills := next != nil && (next.kind == "upload" || next.kind == "memset0" || next.kind == "memset")
+	if fills && next.block != nil && next.block == alloc.block && next.offset == nil &&
 		c.sameCount(next.bytes, alloc.bytes, c.elemType(v)) && c.sourceFor(v).Kind == "host" {
 		return *next, true
 	}
 	return *alloc, false
 }
 
+// emitMergedCreation declares the array at its first whole-buffer fill,
+// with that fill's contents (so no array is made only to be replaced).
+func (c *portCtx) emitMergedCreation(hp *hostPlan, p deviceVarPlan, op hostOp) {
+	d := p.data
+	switch op.kind {
+	case "upload":
+		d.Src = oneLine(c.text(op.other))
+		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("from_host", d))
+	case "memset0":
+		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("zeros", d))
+	case "memset":
+		f := templates.Fill{Array: d, Bytes: oneLine(c.text(op.bytes)), Value: oneLine(c.text(op.other))}
+		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("fill_create", f))
+	}
+}
+
 // emitDeviceOp rewrites one use of a cudaMalloc'd buffer.
 func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	v, data := p.v, p.data
+	if p.merged && op.node == p.create.node {
+		c.emitMergedCreation(hp, p, op)
+		return
+	}
 	if c.isPartial(p, op) {
 		c.emitPatch(hp, p, op)
 		return
@@ -224,8 +245,6 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		switch {
 		case p.src.Kind != "host":
 			c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("removed", templates.Note{Note: "contents of " + bamName(v) + " come from " + p.src.Kind}))
-		case p.merged && op.node == p.create.node:
-			c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("from_host", d))
 		default:
 			c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("reupload", d))
 		}
@@ -257,7 +276,7 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 func (c *portCtx) creationText(v *hostVar, merged bool, data templates.Array, src Source) string {
 	switch {
 	case merged:
-		return templates.Render("removed", templates.Note{Note: v.sym.Name + " is now bam::array " + bamName(v) + ", made from host data below"})
+		return templates.Render("removed", templates.Note{Note: v.sym.Name + " is now bam::array " + bamName(v) + ", made below"})
 	case src.Kind == "file":
 		data.Path, data.Offset = src.Path, src.Offset
 		return templates.Render("from_file", data)

@@ -89,8 +89,9 @@ for p in "${programs[@]}"; do
 	for b in $BACKENDS; do
 		got=-
 		if [ "$status" = ok ] || [ "${status#mismatch}" != "$status" ]; then
-			BAM_BACKEND=$b BAM_CACHE_BYTES=$CACHE BAM_LINE_BYTES=$LINE BAM_STATS=0 \
-				timeout "$TIMEOUT" "$work/port" "${args[@]}" >"$work/port.$b.out" 2>"$work/port.$b.err"
+			# In a subshell so a crash's "Aborted" lands in the log, not the table.
+			(BAM_BACKEND=$b BAM_CACHE_BYTES=$CACHE BAM_LINE_BYTES=$LINE BAM_STATS=0 \
+				exec timeout "$TIMEOUT" "$work/port" "${args[@]}") >"$work/port.$b.out" 2>"$work/port.$b.err"
 			rc=$?
 			got=$(checksum_of "$work/port.$b.out")
 			if [ $rc -ne 0 ]; then
@@ -109,10 +110,13 @@ done
 header="program | original"
 for b in $BACKENDS; do header+=" | $b"; done
 header+=" | result"
+# Aligned table without column(1), which minimal GPU images lack.
 {
 	echo "$header"
 	printf '%s\n' "${rows[@]}"
-} | column -t -s '|' -o '|'
+} | awk -F' [|] ' '
+	{ for (i = 1; i <= NF; i++) { cell[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } n = NR; if (NF > nf) nf = NF }
+	END { for (r = 1; r <= n; r++) { line = ""; for (i = 1; i <= nf; i++) line = line sprintf("%-*s", w[i], cell[r, i]) (i < nf ? " | " : ""); print line } }'
 echo "(cache $CACHE, line $LINE, arch $ARCH; logs in $OUT)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

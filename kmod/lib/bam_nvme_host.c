@@ -255,6 +255,18 @@ int bam_nvme_dma_alloc(struct bam_nvme_dev *dev, size_t size, struct bam_nvme_dm
 	return ret;
 }
 
+int bam_nvme_dma_map_host(struct bam_nvme_dev *dev, void *vaddr, size_t size,
+			  struct bam_nvme_dma *buf)
+{
+	size_t ps = dev->kinfo.page_size;
+
+	memset(buf, 0, sizeof(*buf));
+	if ((uintptr_t)vaddr % ps || !size || size % ps)
+		return fail(-EINVAL, "host mapping %p+%zu (%zu-byte alignment)", vaddr, size, ps);
+	buf->borrowed = 1;
+	return dma_map(dev, BAM_IOC_MAP_HOST, vaddr, size, (uint32_t)ps, buf);
+}
+
 int bam_nvme_dma_map_gpu(struct bam_nvme_dev *dev, void *gpu_va, size_t size,
 			 struct bam_nvme_dma *buf)
 {
@@ -280,7 +292,7 @@ void bam_nvme_dma_free(struct bam_nvme_dev *dev, struct bam_nvme_dma *buf)
 	arg.version = BAM_KMOD_ABI_VERSION;
 	arg.handle = buf->handle;
 	ioctl(dev->fd, BAM_IOC_UNMAP, &arg);
-	if (!buf->gpu)
+	if (!buf->gpu && !buf->borrowed)
 		munmap(buf->vaddr, buf->size);
 	free(buf->bus);
 	memset(buf, 0, sizeof(*buf));
@@ -915,11 +927,11 @@ static int qp_sync(struct bam_nvme_qp *qp, struct bam_nvme_sqe *sqe, const char 
 	uint32_t c;
 	int ret;
 
+	if (qp->broken)
+		return fail(-EIO, "queue %u unusable after a timeout", qp->qid);
 	if (qp->inflight)
 		return fail(-EBUSY, "%s on queue %u with %u commands in flight", what, qp->qid,
 			    qp->inflight);
-	if (qp->broken)
-		return fail(-EIO, "queue %u unusable after a timeout", qp->qid);
 	c = qp->next_cid;
 	qp->next_cid = (c + 1) % qp->depth;
 	qp->busy[c] = 1;
@@ -945,6 +957,8 @@ static int rw_sync(struct bam_nvme_qp *qp, uint8_t opcode, uint64_t lba, uint32_
 	uint16_t cid, status;
 	int ret;
 
+	if (qp->broken)
+		return fail(-EIO, "queue %u unusable after a timeout", qp->qid);
 	if (qp->inflight)
 		return fail(-EBUSY, "blocking I/O on queue %u with %u commands in flight",
 			    qp->qid, qp->inflight);

@@ -63,7 +63,8 @@ struct bam_nvme_dma {
 	size_t size;
 	uint64_t handle;
 	uint32_t page_size;
-	int gpu;
+	int gpu;      /* GPU memory (BAM_IOC_MAP_GPU) */
+	int borrowed; /* caller's memory: dma_free unmaps but does not munmap */
 	uint64_t *bus;
 	size_t npages;
 };
@@ -94,6 +95,10 @@ volatile uint32_t *bam_nvme_cq_doorbell(const struct bam_nvme_dev *dev, uint16_t
 
 /* Zeroed, page-aligned host memory, pinned and mapped for the controller. */
 int bam_nvme_dma_alloc(struct bam_nvme_dev *dev, size_t size, struct bam_nvme_dma *buf);
+/* Pin and map the caller's memory (page aligned, writable, e.g. before
+ * cudaHostRegister()); it stays the caller's to free after dma_free. */
+int bam_nvme_dma_map_host(struct bam_nvme_dev *dev, void *vaddr, size_t size,
+			  struct bam_nvme_dma *buf);
 /* Map @size bytes of GPU memory at @gpu_va (64 KiB aligned): -EOPNOTSUPP
  * unless the module was built with NVIDIA P2P support. */
 int bam_nvme_dma_map_gpu(struct bam_nvme_dev *dev, void *gpu_va, size_t size,

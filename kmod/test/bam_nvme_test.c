@@ -5,9 +5,10 @@
  *   bam_nvme_test io    DEV    data path: patterns, sizes, PRP lists, threads
  *   bam_nvme_test abi   DEV    bad ioctl and mmap arguments, pin accounting
  *   bam_nvme_test perm  DEV    non-root and capability-less opens refused
- *   bam_nvme_test death DEV    owner killed mid-I/O: pins released, ctrl off
+ *   bam_nvme_test death DEV    owner killed with queues live: pins released, ctrl off
  *   bam_nvme_test hold  DEV DIR  hold the device across an unbind (see init)
  *   bam_nvme_test smoke DEV    bring-up and one write/read
+ *   bam_nvme_test timeout DEV  controller disabled under the library
  *   bam_nvme_test reload KO PCI N  rmmod/insmod/bind/use N times
  *
  * Every check prints one line "BAMTEST: PASS name" or
@@ -30,6 +31,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bam_kmod_abi.h"
@@ -258,6 +260,28 @@ static void io_sizes(struct io_ctx *io, struct bam_nvme_qp *qp)
 		check(ok, "io.adjacent_writes", "%s", bam_nvme_errmsg());
 	}
 
+	/* The caller's own memory, mapped in place. */
+	{
+		size_t sz = 64 << 10;
+		void *mem = aligned_alloc(4096, sz);
+		struct bam_nvme_dma own;
+		int ok = 0;
+
+		memset(mem, 0, sz);
+		ret = bam_nvme_dma_map_host(io->dev, mem, sz, &own);
+		if (!ret) {
+			fill(wb.vaddr, 5000, 16, io->lbasz, 99);
+			ok = !bam_nvme_write(qp, 5000, 16, &wb, 0) &&
+			     !bam_nvme_read(qp, 5000, 16, &own, 4096) &&
+			     verify((char *)mem + 4096, 5000, 16, io->lbasz, 99) < 0;
+			bam_nvme_dma_free(io->dev, &own);
+		}
+		check(ok, "io.map_caller_memory", "ret %d %s", ret, bam_nvme_errmsg());
+		ret = bam_nvme_dma_map_host(io->dev, (char *)mem + 8, 4096, &own);
+		check(ret == -EINVAL, "io.map_caller_memory_unaligned", "ret %d", ret);
+		free(mem);
+	}
+
 	/* Errors from the controller come back as readable NVMe statuses. */
 	ret = bam_nvme_read(qp, io->nlbas, 1, &rb, 0);
 	check(ret > 0 && BAM_NVME_SC(ret) == BAM_NVME_SC_LBA_RANGE &&
@@ -450,6 +474,55 @@ static int cmd_io(const char *path)
 	check(dev_attr(path, "pinned_pages") == 0 && dev_attr(path, "mappings") == 0,
 	      "io.no_pins_after_close", "pinned %ld mappings %ld",
 	      dev_attr(path, "pinned_pages"), dev_attr(path, "mappings"));
+	return failures != 0;
+}
+
+/* ---- timeout --------------------------------------------------------- */
+
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Pull CC.EN from under the library: every wait must end in a timeout. */
+static int cmd_timeout(const char *path)
+{
+	struct bam_nvme_opts o = { .io_queues = 2, .admin_timeout_ms = 300, .io_timeout_ms = 300 };
+	volatile uint32_t *bar;
+	struct bam_nvme_dev *dev;
+	struct bam_nvme_dma buf;
+	struct bam_nvme_qp *qp;
+	uint64_t t0;
+	int ret;
+
+	ret = bam_nvme_open(path, &o, &dev);
+	if (ret)
+		die("timeout: open", ret);
+	if (bam_nvme_qp_create(dev, 8, &qp) || bam_nvme_dma_alloc(dev, 8192, &buf))
+		die("timeout: setup", -EIO);
+	bar = bam_nvme_bar(dev);
+	bar[BAM_NVME_REG_CC / 4] &= ~BAM_NVME_CC_EN;
+	while (bar[BAM_NVME_REG_CSTS / 4] & BAM_NVME_CSTS_RDY)
+		usleep(1000);
+
+	t0 = ms_now();
+	ret = bam_nvme_read(qp, 0, 8, &buf, 0);
+	check(ret == -ETIMEDOUT && ms_now() - t0 < 5000, "timeout.io", "ret %d after %llu ms",
+	      ret, (unsigned long long)(ms_now() - t0));
+	ret = bam_nvme_read(qp, 0, 8, &buf, 0);
+	check(ret == -EIO, "timeout.queue_retired", "ret %d (%s)", ret, bam_nvme_errmsg());
+	t0 = ms_now();
+	ret = bam_nvme_qp_destroy(qp);
+	check(ret == -ETIMEDOUT, "timeout.admin", "ret %d (%s)", ret, bam_nvme_errmsg());
+	ret = bam_nvme_qp_create(dev, 8, &qp);
+	check(ret == -EIO, "timeout.admin_retired", "ret %d (%s)", ret, bam_nvme_errmsg());
+	bam_nvme_dma_free(dev, &buf);
+	bam_nvme_close(dev);
+	check(ms_now() - t0 < 5000, "timeout.close_bounded", "%llu ms",
+	      (unsigned long long)(ms_now() - t0));
 	return failures != 0;
 }
 
@@ -750,7 +823,7 @@ static int cmd_perm(const char *path)
 
 /* ---- death ----------------------------------------------------------- */
 
-static int die_mid_io(const char *path)
+static int die_with_queues(const char *path)
 {
 	struct bam_nvme_dev *dev = open_lib(path, 4);
 	struct bam_nvme_dma buf, extra;
@@ -764,6 +837,18 @@ static int die_mid_io(const char *path)
 	for (i = 0; i < 16; i++)
 		bam_nvme_qp_submit_rw(qp, i % 2 ? BAM_NVME_CMD_READ : BAM_NVME_CMD_WRITE,
 				      (uint64_t)i * 128, 128, &buf, 0, &cid);
+	/*
+	 * Reap before dying: QEMU 7.2's emulated controller crashes (a
+	 * use-after-free in nvme_rw_complete_cb) when it is reset with reads
+	 * still in flight, which is what the module's quiesce does. The
+	 * controller is still enabled with live queues when the process dies.
+	 */
+	for (i = 0; i < 16; i++) {
+		struct bam_nvme_cqe cqe;
+
+		if (bam_nvme_qp_poll(qp, &cqe, 10000))
+			return 4;
+	}
 	kill(getpid(), SIGKILL);
 	return 3;
 }
@@ -776,7 +861,7 @@ static int cmd_death(const char *path)
 	pid_t pid = fork();
 
 	if (pid == 0)
-		_exit(die_mid_io(path));
+		_exit(die_with_queues(path));
 	waitpid(pid, &st, 0);
 	check(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "death.child_killed",
 	      "status %#x", st);
@@ -962,9 +1047,11 @@ int main(int argc, char **argv)
 		return cmd_hold(argv[2], argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "smoke"))
 		return cmd_smoke(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "timeout"))
+		return cmd_timeout(argv[2]);
 	if (argc >= 5 && !strcmp(argv[1], "reload"))
 		return cmd_reload(argv[2], argv[3], atoi(argv[4]));
-	fprintf(stderr, "usage: %s io|abi|perm|death|smoke DEV | hold DEV DIR | reload KO PCI N\n",
+	fprintf(stderr, "usage: %s io|abi|perm|death|smoke|timeout DEV | hold DEV DIR | reload KO PCI N\n",
 		argv[0]);
 	return 2;
 }

@@ -72,7 +72,7 @@ boot() {
 
 : > "$out/results"
 if [ -n "${NO_IOMMU:-}" ]; then
-	boot main "" -machine pc
+	boot main "${APPEND_EXTRA:-}" -machine pc
 else
 	# Behind an emulated VT-d IOMMU in strict mode, bus addresses are IOVAs
 	# and a physical address handed out by mistake faults; init later

@@ -210,7 +210,7 @@ BAM_HD inline uint32_t allocate_slot(const cache_ctx& c, victim& v, uint32_t arr
   stall_clock sc;
   for (uint32_t tries = 1;; ++tries) {
     uint64_t hand = atomic_fetch_add(c.clock, 1ull, order::relaxed);
-    uint32_t s = uint32_t(hand % c.n_slots);
+    uint32_t s = uint32_t(hand) % c.n_slots; // 32-bit: a 64-bit modulo is a long subroutine
     if (try_take_slot(c, s, v))
       return s;
     // A whole sweep without a free slot: everything is pinned or in flight.

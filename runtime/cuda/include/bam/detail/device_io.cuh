@@ -62,7 +62,7 @@ __device__ inline unsigned char* backing_line(const cache_ctx& c, const array_me
 
 // The cache's Io for GPU threads (see cache_core.cuh): one thread per line.
 struct device_io {
-  __device__ int read(const cache_ctx& c, const array_meta& m, uint64_t line, void* dst) const
+  __device__ __noinline__ int read(const cache_ctx& c, const array_meta& m, uint64_t line, void* dst) const
   {
     if (is_pointer_backend(c.backend)) {
       copy_line_thread(dst, backing_line(c, m, line), c.line_bytes());
@@ -70,7 +70,7 @@ struct device_io {
     }
     return c.queues->read(m.base + (line << c.line_shift), uint32_t(c.line_bytes()), dst);
   }
-  __device__ int write(const cache_ctx& c, const array_meta& m, uint64_t line, const void* src) const
+  __device__ __noinline__ int write(const cache_ctx& c, const array_meta& m, uint64_t line, const void* src) const
   {
     if (is_pointer_backend(c.backend)) {
       copy_line_thread(backing_line(c, m, line), src, c.line_bytes());

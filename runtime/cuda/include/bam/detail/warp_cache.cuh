@@ -68,8 +68,11 @@ __device__ inline void warp_fill_pointer(const cache_ctx& c, uint32_t mask, uint
 
 // The miss path of a coalesced access. `mine`: this lane is a leader that
 // claimed its line; it allocates a slot, and on return the line is valid.
+// Out of line (as are the other miss-path functions): one copy per program
+// instead of one per access site keeps kernels small and builds fast; a
+// miss costs microseconds, the call nanoseconds.
 template <bool Write>
-__device__ void warp_fill(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t mask, uint32_t fetchers,
+__device__ __noinline__ void warp_fill(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t mask, uint32_t fetchers,
                           bool mine, uint32_t& slot)
 {
   victim v;
@@ -109,7 +112,7 @@ __device__ void warp_fill(const cache_ctx& c, const array_meta& m, uint64_t line
 // A leader whose line is being fetched or evicted by another warp waits; if
 // the line ends up invalid it fetches it alone.
 template <bool Write>
-__device__ uint32_t wait_for_line(const cache_ctx& c, const array_meta& m, uint64_t line)
+__device__ __noinline__ uint32_t wait_for_line(const cache_ctx& c, const array_meta& m, uint64_t line)
 {
   uint32_t slot = no_slot;
   device_io io;

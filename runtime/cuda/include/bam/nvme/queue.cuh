@@ -33,9 +33,20 @@
 //     A waiter that sees no completion within timeout_ns marks done[s]
 //     ABANDONED (CAS from 0) and returns BAM_NVME_STATUS_TIMEOUT. The
 //     command may still complete: whoever drains its CQE then retires the
-//     slot. A thread that cannot even obtain a slot or get its entry
-//     announced within the (longer) slot bound marks the queue failed; every
-//     later call on it returns BAM_NVME_STATUS_QUEUE_FAILED at once.
+//     slot. A thread waiting for a slot or for its doorbell gives up only
+//     when the queue makes no progress at all for slot_timeout_ns; it then
+//     marks the queue failed and every later call on it returns
+//     BAM_NVME_STATUS_QUEUE_FAILED at once (its ticket can't be given back).
+//
+// Data: emu (QUEUE_MODE_BOUNCE) stages data in a per-slot buffer in pinned
+// host memory; nvme (QUEUE_MODE_DIRECT) points the PRPs at the caller's GPU
+// buffer. Tuning flags (queue::flags, QUEUE_FLAG_*): release-store doorbells
+// instead of system fences, warp-cooperative copies out of the bounce
+// buffers (5x on an H200, docs/emu-performance.md), batched CQ reads.
+//
+// For the caller: in DIRECT mode the SSD writes dst behind the GPU caches'
+// back; read it after read() returns with loads that do not hit stale L1
+// lines (the acquire in read() orders them; don't prefetch dst earlier).
 //
 // Counters are 32-bit and monotonic; they wrap, and every comparison is a
 // signed 32-bit difference, valid because D <= 65536.
@@ -438,7 +449,7 @@ struct queue {
 		sqe.cdw12 = (bytes >> lba_shift) - 1;
 		uint64_t data_va;
 		const dma_region* map;
-		uint8_t* slot_buf = bounce + (uint64_t)s * max_bytes;
+		uint8_t* slot_buf = mode == QUEUE_MODE_BOUNCE ? bounce + (uint64_t)s * max_bytes : nullptr;
 		if (mode == QUEUE_MODE_BOUNCE) {
 			if (opcode == BAM_NVME_CMD_WRITE) copy_data(slot_buf, buf, bytes, false);
 			data_va = (uint64_t)(uintptr_t)slot_buf;
