@@ -4,7 +4,7 @@ NVCC      ?= nvcc
 FUZZTIME  ?= 20s
 BIN       := bin/bamgen
 
-.PHONY: all build test test-go lint fuzz bench clean
+.PHONY: all build test test-go lint fuzz bench clean test-kmod test-corpus
 
 all: build
 
@@ -13,7 +13,15 @@ build:
 
 # Every check CI runs. Parts that need nvcc or QEMU are installed by
 # .ci/install-deps.sh; see README.md.
-test: lint test-go fuzz
+test: lint test-go fuzz test-corpus test-kmod
+
+# Every corpus program compiles with nvcc for sm_80 and sm_90, warnings as errors.
+test-corpus:
+	$(MAKE) -s -C testdata/kernels check-build
+
+# The kernel module against an emulated NVMe drive in QEMU (kmod/README.md).
+test-kmod:
+	$(MAKE) -C kmod test
 
 test-go:
 	$(GO) test -count=1 ./...

@@ -296,6 +296,12 @@ static int bam_map_host(struct bam_ctrl *ctrl, struct bam_map *map,
 	if (!map->pages)
 		return -ENOMEM;
 
+	/*
+	 * FOLL_LONGTERM: the pages stay pinned for as long as user space
+	 * likes, so move them out of CMA/movable zones first. The _fast
+	 * variant takes mmap_lock itself and has kept its signature since
+	 * 5.6; pin_user_pages() lost its vmas argument in 6.5.
+	 */
 	pinned = pin_user_pages_fast(arg->vaddr, npages,
 				     FOLL_WRITE | FOLL_LONGTERM, map->pages);
 	if (pinned < 0) {
@@ -387,10 +393,23 @@ static void bam_gpu_free_cb(void *data)
 		dev_warn(&map->ctrl->pdev->dev,
 			 "GPU memory at 0x%llx freed while mapped for DMA\n",
 			 map->gpu_va);
-		nvidia_p2p_free_dma_mapping(map->gpu_dma);
+		if (map->gpu_dma)
+			nvidia_p2p_free_dma_mapping(map->gpu_dma);
 		nvidia_p2p_free_page_table(map->gpu_pt);
 	}
 	complete(&map->gpu_done);
+}
+
+static void bam_unmap_gpu(struct bam_ctrl *ctrl, struct bam_map *map)
+{
+	if (atomic_xchg(&map->gpu_live, 0)) {
+		nvidia_p2p_dma_unmap_pages(ctrl->pdev, map->gpu_pt,
+					   map->gpu_dma);
+		nvidia_p2p_put_pages(0, 0, map->gpu_va, map->gpu_pt);
+	} else {
+		/* The free callback owns the teardown; let it finish. */
+		wait_for_completion(&map->gpu_done);
+	}
 }
 
 static int bam_map_gpu(struct bam_ctrl *ctrl, struct bam_map *map,
@@ -420,31 +439,21 @@ static int bam_map_gpu(struct bam_ctrl *ctrl, struct bam_map *map,
 	if (!NVIDIA_P2P_DMA_MAPPING_VERSION_COMPATIBLE(map->gpu_dma) ||
 	    map->gpu_dma->entries != arg->length / BAM_GPU_PAGE_SIZE) {
 		ret = -EIO;
-		goto out_dma_unmap;
+		goto out_unmap_gpu;
 	}
 	map->npages = map->gpu_dma->entries;
 	return 0;
 
-out_dma_unmap:
-	nvidia_p2p_dma_unmap_pages(ctrl->pdev, map->gpu_pt, map->gpu_dma);
+out_unmap_gpu:
+	/* Unmap and put, unless the free callback got there first. */
+	bam_unmap_gpu(ctrl, map);
+	return ret;
 out_put_pages:
 	if (atomic_xchg(&map->gpu_live, 0))
 		nvidia_p2p_put_pages(0, 0, arg->vaddr, map->gpu_pt);
 	else
 		wait_for_completion(&map->gpu_done);
 	return ret;
-}
-
-static void bam_unmap_gpu(struct bam_ctrl *ctrl, struct bam_map *map)
-{
-	if (atomic_xchg(&map->gpu_live, 0)) {
-		nvidia_p2p_dma_unmap_pages(ctrl->pdev, map->gpu_pt,
-					   map->gpu_dma);
-		nvidia_p2p_put_pages(0, 0, map->gpu_va, map->gpu_pt);
-	} else {
-		/* The free callback owns the teardown; let it finish. */
-		wait_for_completion(&map->gpu_done);
-	}
 }
 
 static int bam_gpu_addrs(struct bam_map *map, u64 *addrs)
@@ -811,7 +820,6 @@ static const struct file_operations bam_fops = {
 	.unlocked_ioctl = bam_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = bam_mmap,
-	.llseek = no_llseek,
 };
 
 /* ---- sysfs ----------------------------------------------------------- */

@@ -173,7 +173,9 @@ func (p *parser) parseUnary() Expr {
 	}
 	defer p.leave()
 	start := p.tok().Start
-	if op := prefixOp(p.textOf(p.tok())); op != "" && p.tok().Kind == Punct {
+	if p.tok().Kind != Punct {
+		// fall through to the keyword and primary cases
+	} else if op := prefixOp(p.textOf(p.tok())); op != "" {
 		p.next()
 		x := p.parseUnary()
 		return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: op, X: x})
@@ -436,28 +438,15 @@ func (p *parser) parseExprIn() Expr {
 // parsePostfix parses calls, subscripts, member access, ++/-- and kernel
 // launches after a primary expression.
 func (p *parser) parsePostfix(x Expr) Expr {
-	for {
+	for p.toks[p.i].Kind == Punct {
 		switch {
-		case p.is("(") && p.isMacroCall(x):
-			args, lp, rp := p.parseMacroArgs()
-			x = newNode(&p.slabs.sCallExpr, CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp})
 		case p.is("("):
-			args, lp, rp := p.parseArgs()
-			x = newNode(&p.slabs.sCallExpr, CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp})
+			x = p.parseCall(x)
 		case p.is("[") && !p.isAt(1, "["):
-			lb := p.tok().Start
-			p.next()
-			var idx Expr
-			if p.is("{") {
-				idx = p.parseInitList(nil)
-			} else {
-				idx = p.parseExprIn()
+			x = p.parseIndex(x)
+			if _, bad := x.(*OpaqueExpr); bad {
+				return x // unclosed '[': stop here
 			}
-			rb := p.tok().Start
-			if !p.got("]") {
-				return p.badExpr(x.Pos(), "expected ']'")
-			}
-			x = newNode(&p.slabs.sIndexExpr, IndexExpr{Span: Span{x.Pos(), p.lastEnd}, X: x, Index: idx, Lbrack: lb, Rbrack: rb})
 		case p.is(".") || p.is("->"):
 			x = p.parseMember(x)
 		case p.is("++") || p.is("--"):
@@ -473,6 +462,37 @@ func (p *parser) parsePostfix(x Expr) Expr {
 			return x
 		}
 	}
+	return x
+}
+
+// parseCall parses the argument list of a call to x; a macro's arguments
+// may be token soup (see parseMacroArgs).
+func (p *parser) parseCall(x Expr) Expr {
+	var args []Expr
+	var lp, rp int
+	if p.isMacroCall(x) {
+		args, lp, rp = p.parseMacroArgs()
+	} else {
+		args, lp, rp = p.parseArgs()
+	}
+	return newNode(&p.slabs.sCallExpr, CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp})
+}
+
+// parseIndex parses `x[index]` (the index may be a braced list).
+func (p *parser) parseIndex(x Expr) Expr {
+	lb := p.tok().Start
+	p.next()
+	var idx Expr
+	if p.is("{") {
+		idx = p.parseInitList(nil)
+	} else {
+		idx = p.parseExprIn()
+	}
+	rb := p.tok().Start
+	if !p.got("]") {
+		return p.badExpr(x.Pos(), "expected ']'")
+	}
+	return newNode(&p.slabs.sIndexExpr, IndexExpr{Span: Span{x.Pos(), p.lastEnd}, X: x, Index: idx, Lbrack: lb, Rbrack: rb})
 }
 
 // parseArgs parses `( args )` and returns them with the paren offsets.

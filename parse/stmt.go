@@ -473,7 +473,7 @@ func (p *parser) isMacroStmt(x Expr) bool {
 // the statement they prefix parses on its own.
 func (p *parser) macroStmt(start int) Stmt {
 	w := p.word()
-	if w != "_Pragma" && w != "__pragma" && p.attrMacro[w] != attrStmt {
+	if p.cls[p.i]&clsMacro == 0 && w != "_Pragma" && w != "__pragma" || p.attrMacro[w] != attrStmt && w != "_Pragma" && w != "__pragma" {
 		return nil
 	}
 	p.next()

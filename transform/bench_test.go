@@ -68,3 +68,27 @@ func BenchmarkPort(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPortOnly is BenchmarkPort without parsing: analysis, planning,
+// rewrites and Apply on an already parsed file (Port does not modify it).
+func BenchmarkPortOnly(b *testing.B) {
+	src := benchInput(b, 100<<10)
+	f := parse.ParseFile("bench.cu", src)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Port(f, Options{Auto: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseOnly is the parser's share, for comparison.
+func BenchmarkParseOnly(b *testing.B) {
+	src := benchInput(b, 100<<10)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		parse.ParseFile("bench.cu", src)
+	}
+}

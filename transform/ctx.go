@@ -33,6 +33,7 @@ type portCtx struct {
 	launchCache    []*launchSite
 	launchAPICache []*parse.CallExpr
 	hostVars       map[*parse.Symbol]*hostVar
+	opsCache       map[*parse.Symbol][]hostOp // uses of each host variable, classified once
 	choices        []Choice
 	diags          []diag.Diagnostic
 }
@@ -41,7 +42,8 @@ func newPortCtx(f *parse.File, opts Options) *portCtx {
 	c := &portCtx{file: f, src: f.Src.Bytes, opts: opts,
 		macros: map[string]*parse.Macro{}, byName: map[string][]*parse.FuncDecl{},
 		plans: map[paramKey]*paramPlan{}, ported: map[*parse.FuncDecl][]int{},
-		helpers: map[*parse.FuncDecl]*helperPlan{}}
+		helpers: map[*parse.FuncDecl]*helperPlan{}, hostVars: map[*parse.Symbol]*hostVar{},
+		opsCache: map[*parse.Symbol][]hostOp{}}
 	for _, m := range f.Macros {
 		c.macros[m.Name] = m
 	}

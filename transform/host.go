@@ -138,7 +138,14 @@ func (c *portCtx) hostVarFor(fn *parse.FuncDecl, sym *parse.Symbol) *hostVar {
 	}
 	v := &hostVar{fn: fn, sym: sym}
 	c.hostVars[sym] = v
-	v.ops = c.hostOps(v)
+	// The uses of a variable do not depend on the plan: classify them once
+	// per file, not once per planning round.
+	ops, ok := c.opsCache[sym]
+	if !ok {
+		ops = c.hostOps(v)
+		c.opsCache[sym] = ops
+	}
+	v.ops = ops
 	return v
 }
 

@@ -365,15 +365,19 @@ func (c *portCtx) runtimeEdits(hp *hostPlan) []Edit {
 	if len(hp.fns) == 0 {
 		return nil
 	}
+	// A file ported before (another array chosen now) already has the
+	// include, the runtime variable and the statistics: never twice.
 	var edits []Edit
-	edits = append(edits, c.includeEdit())
+	if !c.hasDirective("bam/bam.cuh") {
+		edits = append(edits, c.includeEdit())
+	}
 	for _, fn := range c.funcs {
-		if hp.fns[fn] && fn.Body != nil {
+		if hp.fns[fn] && fn.Body != nil && !strings.Contains(c.text(fn.Body), "bam::runtime& "+rtName+" =") {
 			open := fn.Body.Pos() + 1
 			edits = append(edits, Edit{Start: open, End: open, New: templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Rewrite: "runtime"})
 		}
 	}
-	if e, ok := c.statsEdit(); ok {
+	if e, ok := c.statsEdit(); ok && !strings.Contains(string(c.src), "print_stats(stderr)") {
 		edits = append(edits, e)
 	}
 	return edits
@@ -458,4 +462,14 @@ func (c *portCtx) emitPatch(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		d.Op, d.Src = "copy_out", oneLine(c.text(op.other))
 	}
 	c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("patch", d))
+}
+
+// hasDirective reports whether a preprocessor line mentions text.
+func (c *portCtx) hasDirective(text string) bool {
+	for _, t := range c.file.Tokens {
+		if t.Kind == parse.Directive && strings.Contains(string(c.src[t.Start:t.End]), text) {
+			return true
+		}
+	}
+	return false
 }

@@ -38,7 +38,6 @@ func Port(f *parse.File, opts Options) (res *Result, err error) {
 		}
 	}()
 	c := newPortCtx(f, opts)
-	c.hostVars = map[*parse.Symbol]*hostVar{}
 	res = &Result{Output: f.Src.Bytes}
 	chosen := c.selectArrays()
 	c.checkCounts(chosen)

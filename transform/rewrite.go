@@ -83,8 +83,32 @@ func runKernelParams(c *portCtx) ([]diag.Diagnostic, []Edit) {
 	var edits []Edit
 	for _, ps := range c.inPlace() {
 		edits = append(edits, c.paramTypeEdits(ps)...)
+		// Forward declarations must agree, or a launch placed before the
+		// definition would see only the pointer version.
+		for _, proto := range c.prototypesOf(ps.fn) {
+			edits = append(edits, c.paramTypeEdits(paramSet{proto, ps.set})...)
+		}
 	}
 	return nil, edits
+}
+
+// prototypesOf returns the declarations without body that declare fn (same
+// name, same number of parameters, same pointer parameters).
+func (c *portCtx) prototypesOf(fn *parse.FuncDecl) []*parse.FuncDecl {
+	var out []*parse.FuncDecl
+	for _, d := range c.funcs {
+		if d.Body != nil || d.Name != fn.Name || len(d.Params) != len(fn.Params) {
+			continue
+		}
+		same := true
+		for i, p := range d.Params {
+			same = same && p.Type != nil && fn.Params[i].Type != nil && p.Type.Pointers == fn.Params[i].Type.Pointers
+		}
+		if same {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // paramTypeEdits replaces the type of each ported parameter.

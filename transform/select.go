@@ -52,20 +52,29 @@ func (c *portCtx) resolveSpec(spec, reason string, chosen map[paramKey]string) {
 	if !qualified {
 		kernel, name = "", spec
 	}
-	matched, kernelSeen := false, false
+	var matches []paramKey
+	kernelSeen, anyPointer := false, false
 	for _, k := range c.kernels() {
 		if kernel != "" && k.Name != kernel {
 			continue
 		}
 		kernelSeen = true
 		for i, p := range k.Params {
-			if p.Name != name {
-				continue
+			if p.Name == name {
+				matches = append(matches, paramKey{k, i})
+				anyPointer = anyPointer || p.Type.IsPointer()
 			}
-			matched = true
-			c.chooseParam(paramKey{k, i}, reason, chosen)
 		}
 	}
+	for _, key := range matches {
+		// An unqualified name means the pointer parameters of that name; a
+		// scalar of the same name in another kernel is not an error then.
+		if kernel == "" && anyPointer && !key.fn.Params[key.idx].Type.IsPointer() {
+			continue
+		}
+		c.chooseParam(key, reason, chosen)
+	}
+	matched := len(matches) > 0
 	from := "" // flags are on the command line; a config entry says where it is
 	if strings.HasPrefix(reason, "config ") {
 		from = " (named in " + strings.TrimPrefix(reason, "config ") + ")"

@@ -6,6 +6,7 @@
 #   bench/difftest/compile_golden.sh            # sm_80 and sm_90
 #   ARCHS="sm_80" JOBS=4 bench/difftest/compile_golden.sh
 #   FULL=1 bench/difftest/compile_golden.sh     # also run ptxas (SASS for sm_XX)
+#   CASES='host_*' bench/difftest/compile_golden.sh  # only cases matching a glob
 #   NVCC=/usr/local/cuda/bin/nvcc bench/difftest/compile_golden.sh
 #   SRC_DIR=dir bench/difftest/compile_golden.sh  # compile DIR/*.cu made by
 #       BAMGEN_GOLDEN_OUT=dir go test ./transform -run TestGolden elsewhere
@@ -62,7 +63,8 @@ export -f compile_one
 export NVCC NVCCFLAGS OUT ROOT FULL
 
 jobs=()
-for f in "$OUT"/src/*.cu; do
+for f in "$OUT"/src/${CASES:-*}.cu; do
+	[ -f "$f" ] || continue
 	name=$(basename "$f" .cu)
 	for arch in $ARCHS; do jobs+=("$name $arch"); done
 done

@@ -32,6 +32,7 @@ CACHE=${BAM_CACHE_BYTES:-2M}     # small: forces eviction and write-back on ever
 LINE=${BAM_LINE_BYTES:-4096}
 OUT=${OUT:-$ROOT/build/difftest}
 TIMEOUT=${TIMEOUT:-300}           # seconds per run
+PORT_NVCCFLAGS=${PORT_NVCCFLAGS:--O2} # e.g. "-O2 -Xptxas -O0" to tell runtime races from port bugs
 CONFIGS=$ROOT/bench/difftest/configs
 mkdir -p "$OUT"
 
@@ -76,7 +77,7 @@ for p in "${programs[@]}"; do
 		status="orig-build-failed"
 	elif ! "$OUT/bamgen" port -q "${choice[@]}" -o "$work/port.cu" "$src" 2>"$work/port.log"; then
 		status="port-failed"
-	elif ! "$NVCC" -O2 -arch="$ARCH" "${BAMFLAGS[@]:0:2}" "$work/port.cu" "${BAMFLAGS[@]:2}" -o "$work/port" >"$work/port-build.log" 2>&1; then
+	elif ! "$NVCC" $PORT_NVCCFLAGS -arch="$ARCH" "${BAMFLAGS[@]:0:2}" "$work/port.cu" "${BAMFLAGS[@]:2}" -o "$work/port" >"$work/port-build.log" 2>&1; then
 		status="port-build-failed"
 	fi
 	want=-

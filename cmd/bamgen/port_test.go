@@ -240,3 +240,15 @@ func TestRuntimeInstallAndFlags(t *testing.T) {
 		t.Errorf("install onto a file: exit %d %s", code, errOut)
 	}
 }
+
+func TestPortUnparsableKernel(t *testing.T) {
+	src := "__global__ void k(const float* in, float* out) { out[0] = ({ float t = in[0]; t; }); }\n"
+	p := writeFile(t, t.TempDir(), "bad.cu", []byte(src))
+	code, out, errOut := runMain(t, "port", "--array", "in", p)
+	if code != exitUsage || out != "" {
+		t.Errorf("exit %d, stdout %q: want 2 and no output", code, out)
+	}
+	if !strings.Contains(errOut, "bad.cu:1:") || !strings.Contains(errOut, "[PORT017]") {
+		t.Errorf("stderr lacks positioned parse diagnostics and PORT017:\n%s", errOut)
+	}
+}

@@ -526,6 +526,62 @@ static int cmd_timeout(const char *path)
 	return failures != 0;
 }
 
+static void map_init(struct bam_kmod_map *m, void *va, size_t len, uint64_t *addrs, size_t n);
+static int do_unmap(int fd, uint64_t handle);
+
+/* ---- map/unmap churn from several threads ----------------------------- */
+
+struct churn {
+	int fd;
+	char *buf;     /* 64 pages */
+	size_t ps;
+	int stop_ms;   /* run this long, or until ENODEV when 0 */
+	long maps;
+	int bad_errno; /* first unexpected errno */
+	int saw_enodev;
+};
+
+static void *churn_main(void *arg)
+{
+	struct churn *c = arg;
+	uint64_t addrs[64], end = c->stop_ms ? ms_now() + c->stop_ms : 0, seed = (uintptr_t)c;
+	struct bam_kmod_map m;
+
+	for (;;) {
+		size_t off = rng_next(&seed) % 32, n = 1 + rng_next(&seed) % 32;
+
+		if (end && ms_now() > end)
+			break;
+		map_init(&m, c->buf + off * c->ps, n * c->ps, addrs, 64);
+		if (ioctl(c->fd, BAM_IOC_MAP_HOST, &m)) {
+			if (errno == ENODEV) {
+				c->saw_enodev = 1;
+				break;
+			}
+			c->bad_errno = errno;
+			break;
+		}
+		c->maps++;
+		if (do_unmap(c->fd, m.handle) && errno != ENODEV) {
+			c->bad_errno = errno;
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* Start @n churn threads on @fd over @buf. */
+static void churn_start(struct churn *c, pthread_t *th, int n, int fd, char *buf, int stop_ms)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		c[i] = (struct churn){ .fd = fd, .buf = buf, .ps = (size_t)sysconf(_SC_PAGESIZE),
+				       .stop_ms = stop_ms };
+		pthread_create(&th[i], NULL, churn_main, &c[i]);
+	}
+}
+
 /* ---- abi ------------------------------------------------------------- */
 
 static void map_init(struct bam_kmod_map *m, void *va, size_t len, uint64_t *addrs, size_t n)
@@ -616,6 +672,7 @@ static int cmd_abi(const char *path)
 		expect_errno(fd, BAM_IOC_INFO, big, E2BIG, "abi.size_longer_nonzero_tail");
 	}
 
+	check(lseek(fd, 0, SEEK_SET) < 0 && errno == ESPIPE, "abi.not_seekable", "errno %d", errno);
 	expect_errno(fd, BAM_IOC_INFO, NULL, EFAULT, "abi.null_arg");
 	expect_errno(fd, _IO(BAM_KMOD_IOC_MAGIC, 0x7f), &info, ENOTTY, "abi.unknown_cmd");
 	expect_errno(fd, _IOWR(BAM_KMOD_IOC_MAGIC, 0x01, char[60]), &m, ENOTTY,
@@ -698,6 +755,25 @@ static int cmd_abi(const char *path)
 	      "abi.no_leak_after_errors", "pinned %ld maps %ld pins %ld (was %ld)",
 	      dev_attr(path, "pinned_pages"), dev_attr(path, "mappings"),
 	      pins_outstanding(), pins0);
+
+	/* Four threads mapping and unmapping overlapping ranges at once. */
+	{
+		struct churn c[4];
+		pthread_t th[4];
+		long total = 0;
+		int bad = 0;
+
+		churn_start(c, th, 4, fd, buf, 500);
+		for (i = 0; i < 4; i++) {
+			pthread_join(th[i], NULL);
+			total += c[i].maps;
+			bad |= c[i].bad_errno;
+		}
+		check(!bad && total > 0 && dev_attr(path, "pinned_pages") == 0 &&
+			      dev_attr(path, "mappings") == 0 && pins_outstanding() == pins0,
+		      "abi.concurrent_map_unmap", "%ld maps, errno %d, pinned %ld maps %ld", total,
+		      bad, dev_attr(path, "pinned_pages"), dev_attr(path, "mappings"));
+	}
 
 	/* Big mapping; then many mappings left for close() to clean up. */
 	{
@@ -916,16 +992,29 @@ static int cmd_hold(const char *path, const char *dir)
 	uint64_t addrs[16];
 	char ready[256], go[256];
 	volatile uint32_t v = 0;
-	int fd = bam_nvme_fd(dev), got_bus = 0;
+	int fd = bam_nvme_fd(dev), got_bus = 0, churn_ok = 1;
+	struct churn c[2];
+	pthread_t th[2];
+	char *cbuf;
 
 	snprintf(ready, sizeof(ready), "%s/ready", dir);
 	snprintf(go, sizeof(go), "%s/go", dir);
 	if (bam_nvme_dma_alloc(dev, 16 * 4096, &buf))
 		die("hold: dma_alloc", -ENOMEM);
 	v = bar[BAM_NVME_REG_VS / 4];
+	/* Keep mapping and unmapping while the device is unbound under us. */
+	cbuf = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	churn_start(c, th, 2, fd, cbuf, 0);
 	close(open(ready, O_CREAT | O_WRONLY, 0600));
 	if (!check(wait_file(go, 30), "hold.unbind_signalled", "no %s", go))
 		return 1;
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		churn_ok &= c[i].saw_enodev && !c[i].bad_errno;
+	}
+	check(churn_ok, "hold.racing_ioctls_end_enodev", "enodev %d/%d errno %d/%d",
+	      c[0].saw_enodev, c[1].saw_enodev, c[0].bad_errno, c[1].bad_errno);
 
 	signal(SIGBUS, on_sigbus);
 	if (sigsetjmp(bus_jmp, 1) == 0)

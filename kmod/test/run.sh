@@ -23,8 +23,10 @@ kernel=${KERNEL:-/boot/vmlinuz-$kver}
 modver=$(modinfo -F vermagic "$kmod/bam_nvme.ko" 2>/dev/null | cut -d' ' -f1)
 [ "$modver" = "$kver" ] || die "bam_nvme.ko is for '$modver', kernel is $kver"
 busybox=$(command -v busybox) || die "busybox not found (apt-get install busybox-static)"
-file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
-	die "$busybox is not static (apt-get install busybox-static)"
+if command -v file >/dev/null; then
+	file -L "$busybox" | grep -q 'statically linked' ||
+		die "$busybox is not static (apt-get install busybox-static)"
+fi
 command -v "$QEMU" >/dev/null || die "$QEMU not found (apt-get install qemu-system-x86)"
 command -v cpio >/dev/null || die "cpio not found"
 

@@ -60,6 +60,28 @@ std::string status_text(int status)
 } // namespace
 } // namespace detail
 
+struct cuda_free {
+  void operator()(void* p) const noexcept { cudaFree(p); }
+};
+struct cuda_free_host {
+  void operator()(void* p) const noexcept { cudaFreeHost(p); }
+};
+template <class T>
+using dev_ptr = std::unique_ptr<T, cuda_free>;
+template <class T>
+using host_ptr = std::unique_ptr<T, cuda_free_host>;
+
+// cudaMalloc + cudaMemset(fill) into an owning pointer.
+template <class T>
+dev_ptr<T> dev_alloc(size_t count, int fill, const char* what)
+{
+  void* p = nullptr;
+  detail::cuda_check(cudaMalloc(&p, count * sizeof(T)), what);
+  dev_ptr<T> owned(static_cast<T*>(p));
+  detail::cuda_check(cudaMemset(p, fill, count * sizeof(T)), what);
+  return owned;
+}
+
 // One array's host-side record.
 struct array_rec {
   detail::array_meta meta{};
@@ -74,16 +96,17 @@ struct runtime::impl {
   int n_sms = 1;
   std::unique_ptr<detail::backing_store> store;
 
+  // Owned CUDA allocations: freed by their deleters on every path out,
+  // including a constructor that throws half-way.
+  dev_ptr<detail::cache_ctx> d_ctx;
+  dev_ptr<unsigned char> d_slots;
+  dev_ptr<uint64_t> d_tags;
+  dev_ptr<unsigned long long> d_clock;
+  dev_ptr<detail::stats_row> d_stats;
+  dev_ptr<detail::error_block> d_err;
+  host_ptr<uint32_t> h_fatal; // mapped host memory, 4 words
+  dev_ptr<detail::array_meta> d_arrays;
   detail::cache_ctx h_ctx{};
-  detail::cache_ctx* d_ctx = nullptr;
-  unsigned char* d_slots = nullptr;
-  uint64_t* d_tags = nullptr;
-  unsigned long long* d_clock = nullptr;
-  detail::stats_row* d_stats = nullptr;
-  detail::error_block* d_err = nullptr;
-  uint32_t* h_fatal = nullptr; // mapped host memory, 4 words
-  uint32_t* d_fatal = nullptr;
-  detail::array_meta* d_arrays = nullptr;
   std::vector<array_rec> arrays;
   std::vector<uint32_t> free_ids;
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
@@ -93,7 +116,11 @@ struct runtime::impl {
   void upload_ctx();
   array_rec& rec(uint32_t id);
   uint32_t new_id();
-  void launch_over_slots(void (*k)(const detail::cache_ctx*));
+  // Blocks of 256 threads for a grid-stride kernel over all slots.
+  [[nodiscard]] unsigned slot_blocks() const noexcept
+  {
+    return std::max(1u, std::min<unsigned>((n_slots + 255) / 256, unsigned(n_sms) * 8));
+  }
 };
 
 namespace {
@@ -118,11 +145,6 @@ std::unique_ptr<detail::backing_store> make_store(const config& cfg)
               "use BAM_BACKEND=emu to run the same queue code against a file");
 }
 
-template <class T>
-void dev_alloc(T*& p, size_t bytes, const char* what)
-{
-  detail::cuda_check(cudaMalloc(reinterpret_cast<void**>(&p), bytes), what);
-}
 
 } // namespace
 
@@ -138,37 +160,36 @@ runtime::impl::impl(const config& c) : cfg(c)
   store = make_store(cfg);
 
   const size_t slot_bytes = size_t(n_slots) << line_shift;
-  if (cudaMalloc(&d_slots, slot_bytes) != cudaSuccess) {
+  void* slots_raw = nullptr;
+  if (cudaMalloc(&slots_raw, slot_bytes) != cudaSuccess) {
     size_t free_b = 0, total_b = 0;
-    cudaMemGetInfo(&free_b, &total_b);
     cudaGetLastError();
+    cudaMemGetInfo(&free_b, &total_b);
     throw error("bam::runtime: cannot allocate a " + std::to_string(slot_bytes >> 20) + " MiB cache (" +
                 std::to_string(free_b >> 20) + " MiB free on the GPU); lower BAM_CACHE_BYTES");
   }
-  dev_alloc(d_tags, sizeof(uint64_t) * n_slots, "bam::runtime: cudaMalloc of slot tags");
-  detail::cuda_check(cudaMemset(d_tags, 0xff, sizeof(uint64_t) * n_slots), "bam::runtime: cudaMemset");
-  dev_alloc(d_clock, sizeof(unsigned long long), "bam::runtime: cudaMalloc");
-  detail::cuda_check(cudaMemset(d_clock, 0, sizeof(unsigned long long)), "bam::runtime: cudaMemset");
-  dev_alloc(d_stats, sizeof(detail::stats_row) * size_t(n_sms), "bam::runtime: cudaMalloc of statistics");
-  detail::cuda_check(cudaMemset(d_stats, 0, sizeof(detail::stats_row) * size_t(n_sms)), "bam::runtime: cudaMemset");
-  dev_alloc(d_err, sizeof(detail::error_block), "bam::runtime: cudaMalloc");
-  detail::cuda_check(cudaMemset(d_err, 0, sizeof(detail::error_block)), "bam::runtime: cudaMemset");
-  detail::cuda_check(cudaHostAlloc(reinterpret_cast<void**>(&h_fatal), 4 * sizeof(uint32_t), cudaHostAllocMapped),
+  d_slots.reset(static_cast<unsigned char*>(slots_raw));
+  d_tags = dev_alloc<uint64_t>(n_slots, 0xff, "bam::runtime: allocating slot tags"); // all `empty`
+  d_clock = dev_alloc<unsigned long long>(1, 0, "bam::runtime: allocating the clock hand");
+  d_stats = dev_alloc<detail::stats_row>(size_t(n_sms), 0, "bam::runtime: allocating statistics");
+  d_err = dev_alloc<detail::error_block>(1, 0, "bam::runtime: allocating the error block");
+  d_arrays = dev_alloc<detail::array_meta>(detail::max_arrays, 0, "bam::runtime: allocating the array table");
+  d_ctx = dev_alloc<detail::cache_ctx>(1, 0, "bam::runtime: allocating the cache context");
+  void* fatal_raw = nullptr;
+  detail::cuda_check(cudaHostAlloc(&fatal_raw, 4 * sizeof(uint32_t), cudaHostAllocMapped),
                      "bam::runtime: cudaHostAlloc of the fatal-error word");
-  std::memset(h_fatal, 0, 4 * sizeof(uint32_t));
-  detail::cuda_check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_fatal), h_fatal, 0),
-                     "bam::runtime: cudaHostGetDevicePointer");
-  dev_alloc(d_arrays, sizeof(detail::array_meta) * detail::max_arrays, "bam::runtime: cudaMalloc of the array table");
-  detail::cuda_check(cudaMemset(d_arrays, 0, sizeof(detail::array_meta) * detail::max_arrays), "bam::runtime: cudaMemset");
-  dev_alloc(d_ctx, sizeof(detail::cache_ctx), "bam::runtime: cudaMalloc");
+  h_fatal.reset(static_cast<uint32_t*>(fatal_raw));
+  std::memset(fatal_raw, 0, 4 * sizeof(uint32_t));
+  void* d_fatal = nullptr;
+  detail::cuda_check(cudaHostGetDevicePointer(&d_fatal, fatal_raw, 0), "bam::runtime: cudaHostGetDevicePointer");
 
-  h_ctx.slots = d_slots;
-  h_ctx.slot_tag = d_tags;
-  h_ctx.clock = d_clock;
-  h_ctx.arrays = d_arrays;
-  h_ctx.stats = cfg.stats ? d_stats : nullptr;
-  h_ctx.err = d_err;
-  h_ctx.fatal = d_fatal;
+  h_ctx.slots = d_slots.get();
+  h_ctx.slot_tag = d_tags.get();
+  h_ctx.clock = d_clock.get();
+  h_ctx.arrays = d_arrays.get();
+  h_ctx.stats = cfg.stats ? d_stats.get() : nullptr;
+  h_ctx.err = d_err.get();
+  h_ctx.fatal = static_cast<uint32_t*>(d_fatal);
   h_ctx.queues = store->queues();
   h_ctx.stall_timeout_ns = uint64_t(cfg.stall_timeout_s * 1e9);
   h_ctx.n_slots = n_slots;
@@ -180,7 +201,8 @@ runtime::impl::impl(const config& c) : cfg(c)
 
 runtime::impl::~impl()
 {
-  // Errors are ignored: at exit the CUDA runtime may already be gone.
+  // Errors are ignored: at exit the CUDA runtime may already be gone. The
+  // cache's own allocations go with their owning pointers.
   cudaDeviceSynchronize();
   for (auto& r : arrays)
     if (r.live) {
@@ -189,20 +211,12 @@ runtime::impl::~impl()
       cudaFree(r.meta.slot_of);
     }
   store.reset();
-  cudaFree(d_ctx);
-  cudaFree(d_arrays);
-  cudaFreeHost(h_fatal);
-  cudaFree(d_err);
-  cudaFree(d_stats);
-  cudaFree(d_clock);
-  cudaFree(d_tags);
-  cudaFree(d_slots);
 }
 
 void runtime::impl::upload_ctx()
 {
   h_ctx.queues = store->queues();
-  detail::cuda_check(cudaMemcpy(d_ctx, &h_ctx, sizeof h_ctx, cudaMemcpyHostToDevice), "bam::runtime: uploading the cache context");
+  detail::cuda_check(cudaMemcpy(d_ctx.get(), &h_ctx, sizeof h_ctx, cudaMemcpyHostToDevice), "bam::runtime: uploading the cache context");
 }
 
 array_rec& runtime::impl::rec(uint32_t id)
@@ -223,13 +237,6 @@ uint32_t runtime::impl::new_id()
     throw error("bam::runtime: more than " + std::to_string(detail::max_arrays) + " live arrays; free some");
   arrays.emplace_back();
   return uint32_t(arrays.size() - 1);
-}
-
-void runtime::impl::launch_over_slots(void (*k)(const detail::cache_ctx*))
-{
-  const uint32_t threads = 256;
-  const uint32_t blocks = std::max(1u, std::min<uint32_t>((n_slots + threads - 1) / threads, uint32_t(n_sms) * 8));
-  k<<<blocks, threads>>>(d_ctx);
 }
 
 runtime::runtime() : runtime(config::from_env()) {}
@@ -255,13 +262,14 @@ detail::array_meta runtime::create(size_t bytes, source src, const void* ptr, co
     case source::file: p_->store->write_from_file(r.region, path, offset, bytes); break;
     case source::zeros: break; // regions start zeroed
     }
-    dev_alloc(r.meta.state, sizeof(uint32_t) * n_lines, "bam::runtime: cudaMalloc of line states");
-    detail::cuda_check(cudaMemset(r.meta.state, 0, sizeof(uint32_t) * n_lines), "bam::runtime: cudaMemset");
-    dev_alloc(r.meta.slot_of, sizeof(uint32_t) * n_lines, "bam::runtime: cudaMalloc of the line map");
-    detail::cuda_check(cudaMemset(r.meta.slot_of, 0xff, sizeof(uint32_t) * n_lines), "bam::runtime: cudaMemset");
+    auto state = dev_alloc<uint32_t>(n_lines, 0, "bam::runtime: allocating line states");      // all invalid
+    auto slot_of = dev_alloc<uint32_t>(n_lines, 0xff, "bam::runtime: allocating the line map"); // all no_slot
+    r.meta.state = state.release();
+    r.meta.slot_of = slot_of.release();
   } catch (...) {
     p_->store->release(r.region);
     cudaFree(r.meta.state);
+    cudaFree(r.meta.slot_of);
     p_->free_ids.push_back(id);
     throw;
   }
@@ -272,7 +280,7 @@ detail::array_meta runtime::create(size_t bytes, source src, const void* ptr, co
   r.meta.live = 1;
   r.live = true;
   p_->arrays[id] = r;
-  detail::cuda_check(cudaMemcpy(p_->d_arrays + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice),
+  detail::cuda_check(cudaMemcpy(p_->d_arrays.get() + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice),
                      "bam::runtime: uploading the array table");
   p_->upload_ctx(); // storage backends may have new queues
   return r.meta;
@@ -281,15 +289,15 @@ detail::array_meta runtime::create(size_t bytes, source src, const void* ptr, co
 void runtime::flush()
 {
   detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::flush: a kernel using bam arrays");
-  p_->launch_over_slots(detail::flush_kernel);
+  detail::flush_kernel<<<p_->slot_blocks(), 256>>>(p_->d_ctx.get());
   check();
 }
 
 void runtime::check()
 {
   cudaError_t e = cudaDeviceSynchronize();
-  if (p_->h_fatal[0] != 0) {
-    const uint32_t k = p_->h_fatal[0];
+  if (p_->h_fatal.get()[0] != 0) {
+    const uint32_t k = p_->h_fatal.get()[0];
     throw error(std::string("bam: a kernel was stopped by the cache: ") +
                 (detail::fault_kind(k) == detail::fault_kind::exhausted
                      ? "no free slot for " + std::to_string(p_->cfg.stall_timeout_s) + " s; every one of the " +
@@ -297,17 +305,17 @@ void runtime::check()
                            " cache lines stayed pinned or in flight. Raise BAM_CACHE_BYTES (more lines than "
                            "concurrently pinned lines: resident warps x 32 for random access)"
                      : "a line stayed busy for " + std::to_string(p_->cfg.stall_timeout_s) +
-                           " s (array #" + std::to_string(p_->h_fatal[1]) + ", line " +
-                           std::to_string(p_->h_fatal[2]) + "); the backend stopped answering") +
+                           " s (array #" + std::to_string(p_->h_fatal.get()[1]) + ", line " +
+                           std::to_string(p_->h_fatal.get()[2]) + "); the backend stopped answering") +
                 " [CUDA: " + cudaGetErrorString(e) + "]");
   }
   if (e != cudaSuccess)
     throw error(std::string("bam: a kernel using bam arrays failed: ") + cudaGetErrorString(e));
   detail::error_block eb{};
-  detail::cuda_check(cudaMemcpy(&eb, p_->d_err, sizeof eb, cudaMemcpyDeviceToHost), "bam::runtime::check: reading the error block");
+  detail::cuda_check(cudaMemcpy(&eb, p_->d_err.get(), sizeof eb, cudaMemcpyDeviceToHost), "bam::runtime::check: reading the error block");
   if (eb.count == 0)
     return;
-  detail::cuda_check(cudaMemset(p_->d_err, 0, sizeof eb), "bam::runtime::check: cudaMemset"); // report each failure once
+  detail::cuda_check(cudaMemset(p_->d_err.get(), 0, sizeof eb), "bam::runtime::check: cudaMemset"); // report each failure once
   const uint64_t lb = p_->cfg.line_bytes;
   std::string msg = std::string("bam: device-side ") + detail::fault_name(eb.kind) + " of line " +
                     std::to_string(eb.line) + " of array #" + std::to_string(eb.array_id) + " (bytes " +
@@ -339,21 +347,21 @@ void runtime::release_array(uint32_t id)
 {
   array_rec& r = p_->rec(id);
   detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::free: a kernel using bam arrays");
-  detail::drop_kernel<<<std::max(1u, std::min<uint32_t>((p_->n_slots + 255) / 256, uint32_t(p_->n_sms) * 8)), 256>>>(p_->d_ctx, id);
+  detail::drop_kernel<<<p_->slot_blocks(), 256>>>(p_->d_ctx.get(), id);
   detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::free: dropping the array's lines");
   p_->store->release(r.region);
   cudaFree(r.meta.state);
   cudaFree(r.meta.slot_of);
   r.live = false;
   r.meta.live = 0;
-  cudaMemcpy(p_->d_arrays + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice);
+  cudaMemcpy(p_->d_arrays.get() + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice);
   p_->free_ids.push_back(id);
 }
 
 void runtime::drop_cache()
 {
   flush();
-  detail::drop_kernel<<<std::max(1u, std::min<uint32_t>((p_->n_slots + 255) / 256, uint32_t(p_->n_sms) * 8)), 256>>>(p_->d_ctx, 0xffffffffu);
+  detail::drop_kernel<<<p_->slot_blocks(), 256>>>(p_->d_ctx.get(), 0xffffffffu);
   check();
 }
 
@@ -361,7 +369,7 @@ bam::stats runtime::stats()
 {
   detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::stats: a kernel using bam arrays");
   std::vector<detail::stats_row> rows(size_t(p_->n_sms));
-  detail::cuda_check(cudaMemcpy(rows.data(), p_->d_stats, sizeof(detail::stats_row) * rows.size(), cudaMemcpyDeviceToHost),
+  detail::cuda_check(cudaMemcpy(rows.data(), p_->d_stats.get(), sizeof(detail::stats_row) * rows.size(), cudaMemcpyDeviceToHost),
                      "bam::runtime::stats: reading counters");
   bam::stats s;
   for (const auto& r : rows) {
@@ -384,7 +392,7 @@ bam::stats runtime::stats()
 void runtime::reset_stats()
 {
   detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::reset_stats");
-  detail::cuda_check(cudaMemset(p_->d_stats, 0, sizeof(detail::stats_row) * size_t(p_->n_sms)), "bam::runtime::reset_stats");
+  detail::cuda_check(cudaMemset(p_->d_stats.get(), 0, sizeof(detail::stats_row) * size_t(p_->n_sms)), "bam::runtime::reset_stats");
   p_->t0 = std::chrono::steady_clock::now();
 }
 
@@ -407,8 +415,8 @@ void runtime::print_stats(FILE* out)
 
 const config& runtime::cfg() const noexcept { return p_->cfg; }
 size_t runtime::cache_lines() const noexcept { return p_->n_slots; }
-const detail::cache_ctx* runtime::device_ctx() const noexcept { return p_->d_ctx; }
-unsigned char* runtime::slots() const noexcept { return p_->d_slots; }
+const detail::cache_ctx* runtime::device_ctx() const noexcept { return p_->d_ctx.get(); }
+unsigned char* runtime::slots() const noexcept { return p_->d_slots.get(); }
 uint32_t runtime::line_shift() const noexcept { return p_->line_shift; }
 
 runtime& default_runtime()

@@ -46,7 +46,7 @@ public:
 
   BAM_HD element_ref(const A& a, size_t i) noexcept : a_(a), i_(i) {}
 
-#if defined(__CUDACC__)
+#if BAM_HAS_DEVICE_CODE
   __device__ operator value_type() const { return a_.read(i_); }
   __device__ const element_ref& operator=(value_type v) const
   {
@@ -109,7 +109,7 @@ public:
   // Runtime-wide array id (stats and error messages name arrays by it).
   [[nodiscard]] BAM_HD uint32_t id() const noexcept { return meta_.id; }
 
-#if defined(__CUDACC__)
+#if BAM_HAS_DEVICE_CODE
   __device__ value_type read(size_t i) const
   {
     return access<false>(i, [](const value_type* p) { return *p; });
@@ -175,7 +175,7 @@ private:
   friend class array_ref;
   friend struct detail::array_factory;
 
-#if defined(__CUDACC__)
+#if BAM_HAS_DEVICE_CODE
   // Pin i's line (coalesced with the warp), run f on the element, unpin.
   template <bool Write, class F>
   __device__ auto access(size_t i, F f) const
@@ -210,7 +210,7 @@ public:
   array_ref(const array_ref&) = delete;
   array_ref& operator=(const array_ref&) = delete;
 
-#if defined(__CUDACC__)
+#if BAM_HAS_DEVICE_CODE
   __device__ ~array_ref() { drop(); }
 
   __device__ value_type read(size_t i) { return *element(i, false); }
@@ -258,7 +258,7 @@ private:
   friend class detail::element_ref;
   static constexpr uint64_t none = ~0ull;
 
-#if defined(__CUDACC__)
+#if BAM_HAS_DEVICE_CODE
   // Const overloads so element_ref<array_ref> can call through a const&.
   __device__ value_type read(size_t i) const { return const_cast<array_ref*>(this)->read(i); }
   __device__ void write(size_t i, value_type v) const { const_cast<array_ref*>(this)->write(i, v); }

@@ -12,10 +12,23 @@
 #  define BAM_HD __host__ __device__
 #  define BAM_DEVICE __device__
 #  define BAM_FORCEINLINE __forceinline__
+#elif defined(BAM_WARP_EMULATION)
+#  define BAM_HD
+#  define BAM_DEVICE
+#  define BAM_FORCEINLINE inline
 #else
 #  define BAM_HD
 #  define BAM_DEVICE
 #  define BAM_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
+// BAM_HAS_DEVICE_CODE: compile the device-side layers (warp coalescing,
+// array accessors). True under nvcc, and in the CPU warp emulation tests
+// (BAM_WARP_EMULATION), which supply the warp intrinsics themselves.
+#if defined(__CUDACC__) || defined(BAM_WARP_EMULATION)
+#  define BAM_HAS_DEVICE_CODE 1
+#else
+#  define BAM_HAS_DEVICE_CODE 0
 #endif
 
 // True while compiling code that runs on the GPU.

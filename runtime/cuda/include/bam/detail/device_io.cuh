@@ -12,7 +12,7 @@
 #include <bam/detail/config.cuh>
 #include <bam/detail/storage.cuh>
 
-#if defined(__CUDACC__)
+#if BAM_HAS_DEVICE_CODE
 
 namespace bam {
 namespace detail {
@@ -84,5 +84,5 @@ struct device_io {
 } // namespace detail
 } // namespace bam
 
-#endif // __CUDACC__
+#endif // BAM_HAS_DEVICE_CODE
 #endif // BAM_DETAIL_DEVICE_IO_CUH

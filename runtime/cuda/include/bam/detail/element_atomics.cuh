@@ -6,9 +6,10 @@
 
 #include <bam/detail/config.cuh>
 
+#include <cstring>
 #include <type_traits>
 
-#if defined(__CUDACC__)
+#if BAM_HAS_DEVICE_CODE
 
 namespace bam {
 namespace detail {
@@ -140,5 +141,5 @@ __device__ T elem_atomic_xor(T* p, T v)
 } // namespace detail
 } // namespace bam
 
-#endif // __CUDACC__
+#endif // BAM_HAS_DEVICE_CODE
 #endif // BAM_DETAIL_ELEMENT_ATOMICS_CUH

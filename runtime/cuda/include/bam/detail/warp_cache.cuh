@@ -15,16 +15,20 @@
 #include <bam/detail/config.cuh>
 #include <bam/detail/device_io.cuh>
 
-#if defined(__CUDACC__)
+#if BAM_HAS_DEVICE_CODE
 
 namespace bam {
 namespace detail {
 
 __device__ __forceinline__ uint32_t lane_id()
 {
+#if defined(BAM_WARP_EMULATION)
+  return bam_emu_lane_id();
+#else
   uint32_t l;
   asm("mov.u32 %0, %%laneid;" : "=r"(l));
   return l;
+#endif
 }
 
 // Who took part in one coalesced access.
@@ -228,5 +232,5 @@ __device__ __forceinline__ void warp_release_each(const array_meta& m, uint64_t 
 } // namespace detail
 } // namespace bam
 
-#endif // __CUDACC__
+#endif // BAM_HAS_DEVICE_CODE
 #endif // BAM_DETAIL_WARP_CACHE_CUH

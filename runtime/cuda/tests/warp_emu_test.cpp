@@ -1,0 +1,259 @@
+// The warp-coalesced device layer (bam::array, bam::array_ref and
+// detail/warp_cache.cuh) run by emulated warps: std::threads as lanes,
+// rendezvous for the *_sync intrinsics (warp_emu.h), caches small enough
+// that leaders of one warp fetch, evict and wait on each other's lines.
+//
+// Build: g++ -std=c++17 -O1 -pthread -DBAM_WARP_EMULATION -DBAM_NO_NVME_QUEUES
+//            -Iinclude tests/warp_emu_test.cpp
+#include "warp_emu.h"
+
+#include <bam/array.cuh>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+namespace {
+
+using namespace bam::detail;
+
+#define CHECK(cond, ...)                                                                   \
+  do {                                                                                     \
+    if (!(cond)) {                                                                         \
+      std::fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);        \
+      std::fprintf(stderr, __VA_ARGS__);                                                   \
+      std::fprintf(stderr, "\n");                                                          \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+uint64_t mix(uint64_t i) { return (i + 1) * 0x9E3779B97F4A7C15ull ^ (i >> 7); }
+
+// A cache in host memory plus arrays backed by host vectors (hbm backend:
+// pointer copies).
+struct emu_cache {
+  uint32_t line_shift, n_slots;
+  std::vector<unsigned char> slots;
+  std::vector<uint64_t> tags;
+  unsigned long long clock = 0;
+  std::vector<array_meta> table = std::vector<array_meta>(8);
+  std::vector<std::vector<uint32_t>> states, maps;
+  std::vector<std::vector<unsigned char>> backing;
+  stats_row stats{};
+  error_block err{};
+  cache_ctx ctx{};
+
+  emu_cache(uint32_t shift, uint32_t nslots)
+      : line_shift(shift), n_slots(nslots), slots(size_t(nslots) << shift), tags(nslots, slot_tag::empty)
+  {
+    ctx.slots = slots.data();
+    ctx.slot_tag = tags.data();
+    ctx.clock = &clock;
+    ctx.arrays = table.data();
+    ctx.stats = &stats;
+    ctx.err = &err;
+    ctx.stall_timeout_ns = 30ull * 1000 * 1000 * 1000;
+    ctx.n_slots = nslots;
+    ctx.line_shift = shift;
+    ctx.n_stat_rows = 1;
+    ctx.backend = backend_kind::hbm;
+    states.reserve(8);
+    maps.reserve(8);
+    backing.reserve(8);
+  }
+
+  template <class T>
+  bam::array<T> make(const std::vector<std::remove_const_t<T>>& init)
+  {
+    const uint32_t id = uint32_t(states.size());
+    const uint64_t lb = uint64_t(1) << line_shift, bytes = init.size() * sizeof(T);
+    const uint64_t lines = (bytes + lb - 1) / lb;
+    states.emplace_back(lines, 0u);
+    maps.emplace_back(lines, no_slot);
+    backing.emplace_back(lines * lb, 0);
+    std::memcpy(backing.back().data(), init.data(), bytes);
+    array_meta m{};
+    m.state = states.back().data();
+    m.slot_of = maps.back().data();
+    m.data = backing.back().data();
+    m.n_lines = lines;
+    m.id = id;
+    m.live = 1;
+    table[id] = m;
+    return array_factory::make<T>(&ctx, m, slots.data(), init.size(), line_shift);
+  }
+
+  // Host flush, then the quiescent invariants.
+  void flush_and_check()
+  {
+    device_io io;
+    for (uint32_t s = 0; s < n_slots; ++s)
+      CHECK(flush_slot(ctx, s, io) != flush_result::pinned, "slot %u dirty and pinned after the kernel", s);
+    for (size_t a = 0; a < states.size(); ++a)
+      for (size_t l = 0; l < states[a].size(); ++l)
+        CHECK(line_word::refs(states[a][l]) == 0 && !line_word::is_busy(states[a][l]),
+              "array %zu line %zu left with word %08x", a, l, states[a][l]);
+    CHECK(err.count == 0, "fault %u recorded", err.kind);
+  }
+};
+
+template <class T>
+std::vector<T> backing_as(const emu_cache& c, size_t id, size_t n)
+{
+  std::vector<T> v(n);
+  std::memcpy(v.data(), c.backing[id].data(), n * sizeof(T));
+  return v;
+}
+
+void report(const char* name, const emu_cache& c, double s)
+{
+  std::printf("ok   %-34s %llu accesses, %llu hits, %llu misses, %llu evictions (%.2f s)\n", name,
+              (unsigned long long)c.stats.accesses, (unsigned long long)c.stats.hits,
+              (unsigned long long)c.stats.misses, (unsigned long long)c.stats.evictions, s);
+}
+
+double since(std::chrono::steady_clock::time_point t0)
+{
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Consecutive lanes read consecutive elements: several lanes per line,
+// several lines per warp access, 4 warps, a cache of 6 lines.
+void linear_reads()
+{
+  auto t0 = std::chrono::steady_clock::now();
+  emu_cache c(9, 6); // 512-byte lines: 64 uint64 per line
+  const size_t n = 64 * 40 + 5;
+  std::vector<uint64_t> h(n);
+  for (size_t i = 0; i < n; ++i)
+    h[i] = mix(i);
+  bam::array<const uint64_t> a = c.make<const uint64_t>(h);
+  std::vector<uint64_t> out(n, 0);
+  const unsigned warps = 4, T = warps * 32;
+  warp_emu::launch(warps, 32, [&](unsigned t) {
+    for (size_t k = 0; k < (n + T - 1) / T; ++k) { // same trip count on every lane
+      const size_t i = t + k * T;
+      const uint64_t v = a[i < n ? i : n - 1];        // all lanes converged at the access
+      if (i < n)
+        out[i] = v;
+    }
+  });
+  for (size_t i = 0; i < n; ++i)
+    CHECK(out[i] == h[i], "element %zu", i);
+  c.flush_and_check();
+  CHECK(c.stats.accesses == (n + T - 1) / T * T, "accesses %llu", (unsigned long long)c.stats.accesses);
+  report("linear reads, 6-line cache", c, since(t0));
+}
+
+// Random elements: lanes of a warp share some lines, miss on others,
+// and wait on lines other warps are fetching or evicting.
+void random_reads()
+{
+  auto t0 = std::chrono::steady_clock::now();
+  emu_cache c(9, 40);
+  const size_t n = 128 * 128; // 128 lines of 128 uint32
+  std::vector<uint32_t> h(n);
+  for (size_t i = 0; i < n; ++i)
+    h[i] = uint32_t(mix(i));
+  bam::array<const uint32_t> a = c.make<const uint32_t>(h);
+  std::atomic<int> bad{0};
+  warp_emu::launch(4, 32, [&](unsigned t) {
+    std::mt19937_64 rng(t / 8); // groups of 8 lanes follow the same sequence: shared lines
+    std::mt19937_64 own(t + 100);
+    for (int k = 0; k < 150; ++k) {
+      size_t i = (k % 3 == 0) ? own() % n : rng() % n;
+      if (a[i] != h[i])
+        ++bad;
+    }
+  });
+  CHECK(bad == 0, "%d wrong reads", bad.load());
+  c.flush_and_check();
+  CHECK(c.stats.evictions > 0, "expected evictions");
+  report("random reads, 40-line cache", c, since(t0));
+}
+
+// Writers: proxies (=, +=, ++), element atomics, array_ref writes; lines
+// evicted dirty and written back; nothing lost.
+void writers()
+{
+  auto t0 = std::chrono::steady_clock::now();
+  emu_cache c(9, 8);
+  const size_t n = 128 * 24; // 24 lines of uint32
+  bam::array<uint32_t> a = c.make<uint32_t>(std::vector<uint32_t>(n, 0));
+  bam::array<unsigned long long> cnt = c.make<unsigned long long>(std::vector<unsigned long long>(64, 0));
+  const unsigned warps = 3, T = warps * 32;
+  warp_emu::launch(warps, 32, [&](unsigned t) {
+    for (size_t i = t; i < n; i += T) { // n is a multiple of T: converged
+      a[i] = uint32_t(i * 3);
+      a[i] += 1;
+      a[i]++;
+      cnt.atomic_add(i % 64, 1ull);
+    }
+  });
+  c.flush_and_check();
+  auto ha = backing_as<uint32_t>(c, 0, n);
+  auto hc = backing_as<unsigned long long>(c, 1, 64);
+  for (size_t i = 0; i < n; ++i)
+    CHECK(ha[i] == uint32_t(i * 3 + 2), "a[%zu] = %u", i, ha[i]);
+  for (size_t j = 0; j < 64; ++j)
+    CHECK(hc[j] == n / 64, "cnt[%zu] = %llu", j, hc[j]);
+  CHECK(c.stats.writebacks > 0, "expected write-backs");
+  report("writers + atomics, 8-line cache", c, since(t0));
+}
+
+// Cache-line-aware: one warp per line through array_ref (pins held across
+// the line), reads and writes; some warps with only 19 lanes.
+void array_ref_lines(unsigned lanes)
+{
+  auto t0 = std::chrono::steady_clock::now();
+  emu_cache c(9, 5);
+  const size_t epl = 64, lines = 30, n = epl * lines;
+  std::vector<uint64_t> h(n);
+  for (size_t i = 0; i < n; ++i)
+    h[i] = mix(i);
+  bam::array<uint64_t> a = c.make<uint64_t>(h);
+  std::vector<uint64_t> sums(lines, 0);
+  const unsigned warps = 4;
+  warp_emu::launch(warps, lanes, [&](unsigned t) {
+    const unsigned w = t / 32, lane = t % 32;
+    bam::array_ref<uint64_t> r(a);
+    for (size_t l = w; l < lines; l += warps) {
+      uint64_t s = 0;
+      for (size_t j = lane; j < epl + 32; j += 32) { // same trip count on every lane
+        const size_t i = l * epl + (j < epl ? j : epl - 1);
+        s += j < epl ? uint64_t(r[i]) : 0;
+        if (j < epl)
+          r[i] = r[i] + 1;
+      }
+      __atomic_fetch_add(&sums[l], s, __ATOMIC_RELAXED);
+    }
+  });
+  c.flush_and_check();
+  auto got = backing_as<uint64_t>(c, 0, n);
+  for (size_t l = 0; l < lines; ++l) {
+    uint64_t want = 0;
+    for (size_t j = 0; j < epl; ++j)
+      if (j % 32 < lanes) {
+        want += h[l * epl + j];
+        CHECK(got[l * epl + j] == h[l * epl + j] + 1, "write through array_ref lost at %zu", l * epl + j);
+      }
+    CHECK(sums[l] == want, "line %zu sum", l);
+  }
+  char name[64];
+  std::snprintf(name, sizeof name, "array_ref per line, %u lanes", lanes);
+  report(name, c, since(t0));
+}
+
+} // namespace
+
+int main()
+{
+  linear_reads();
+  random_reads();
+  writers();
+  array_ref_lines(32);
+  array_ref_lines(19);
+  std::printf("warp_emu_test: all passed\n");
+  return 0;
+}

@@ -1,0 +1,208 @@
+package transform
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/bamgen/bamgen/parse"
+	"github.com/bamgen/bamgen/templates"
+)
+
+// expectPort ports src with opts and checks the output (esbuild-style
+// one-line expectation tests for single rewrites).
+func expectPort(t *testing.T, opts Options, src, want string) {
+	t.Helper()
+	res, diags := portForTest(t, []byte(src), opts)
+	if string(res.Output) != want {
+		t.Errorf("port of\n%s\ngot\n%s\nwant\n%s\ndiagnostics:\n%s", src, res.Output, want, diags)
+	}
+}
+
+func TestKernelOnlyRewrites(t *testing.T) {
+	arr := Options{Arrays: []string{"p"}}
+	// A kernel that is never launched: only the kernel side changes.
+	cases := []struct{ in, out string }{
+		{"__global__ void k(float *p) { p[0] = 1; }", "__global__ void k(bam::array<float> p) { p[0] = 1; }"},
+		{"__global__ void k(float*p) { p[0] = 1; }", "__global__ void k(bam::array<float> p) { p[0] = 1; }"},
+		{"__global__ void k(const float* __restrict__ p, float* q) { q[0] = *p; }", "__global__ void k(bam::array<const float> p, float* q) { q[0] = p[0]; }"},
+		{"__global__ void k(float const *p, float* q) { q[0] = *(p + 3); }", "__global__ void k(bam::array<const float> p, float* q) { q[0] = p[3]; }"},
+		{"__global__ void k(int* p) { atomicAdd(&p[threadIdx.x], 2); }", "__global__ void k(bam::array<int> p) { p.atomic_add(threadIdx.x, 2); }"},
+		{"__global__ void k(int* p) { atomicCAS(p + 1, 0, 2); }", "__global__ void k(bam::array<int> p) { p.atomic_cas(1, 0, 2); }"},
+		{"__global__ void k(int* p) { auto v = p[1]; p[2] = v; }", "__global__ void k(bam::array<int> p) { auto v = p.read(1); p[2] = v; }"},
+		{"__global__ void k(const int* p, int* q) { q[0] = __ldg(&p[4]); }", "__global__ void k(bam::array<const int> p, int* q) { q[0] = p.read(4); }"},
+		{"template <class T> __global__ void k(T* p) { p[0] += T(1); }", "template <class T> __global__ void k(bam::array<T> p) { p[0] += T(1); }"},
+	}
+	for _, c := range cases {
+		expectPort(t, arr, c.in, c.out)
+	}
+}
+
+func TestRefusalsLeaveArray(t *testing.T) {
+	cases := map[string]string{
+		CodeAddressTaken:    "__device__ void f(float*); __global__ void k(float* p) { f(&p[1]); }",
+		CodePointerCompared: "__global__ void k(float* p) { if (p) p[0] = 1; }",
+		CodePointerCast:     "__global__ void k(float* p) { ((int*)p)[0] = 1; }",
+		CodeInlineAsm:       "__global__ void k(float* p) { asm volatile(\"st.global.f32 [%0], 1.0;\" :: \"l\"(p)); }",
+		CodeMacroUse:        "#define Z(x) x[0] = 0\n__global__ void k(float* p) { Z(p); }",
+		CodeUnknownCall:     "__device__ void g(float*); __global__ void k(float* p) { g(p); }",
+		CodePointerArith:    "__global__ void k(float* p) { p++; p[0] = 1; }",
+		CodeElementMember:   "struct S { int x; }; __global__ void k(S* p) { p[0].x = 1; }",
+		CodeOtherUse:        "struct S { int x; }; __global__ void k(S* p) { p->x = 1; }",
+	}
+	for code, src := range cases {
+		res, diags := portForTest(t, []byte(src), Options{Arrays: []string{"p"}})
+		if res.Changed {
+			t.Errorf("%s: a refused array was rewritten:\n%s", code, res.Output)
+		}
+		if !strings.Contains(diags, "["+code+"]") {
+			t.Errorf("%s: diagnostics lack the code:\n%s", code, diags)
+		}
+	}
+}
+
+func TestApplyRejectsBadEdits(t *testing.T) {
+	src := []byte("abcdef\n")
+	if _, err := Apply(src, []Edit{{Start: 1, End: 3, New: "x", Rewrite: "one"}, {Start: 2, End: 4, New: "y", Rewrite: "two"}}, "f"); err == nil ||
+		!strings.Contains(err.Error(), `"two"`) || !strings.Contains(err.Error(), `"one"`) {
+		t.Errorf("overlap: %v", err)
+	}
+	if _, err := Apply(src, []Edit{{Start: 5, End: 99, Rewrite: "far"}}, "f"); err == nil || !strings.Contains(err.Error(), `"far"`) {
+		t.Errorf("out of range: %v", err)
+	}
+	if _, err := Apply(src, []Edit{{Start: 3, End: 3, New: "x\n", Rewrite: "mid", Reline: true}}, "f"); err == nil {
+		t.Error("a #line directive after a partial line must be rejected")
+	}
+	out, err := Apply(src, []Edit{{Start: 7, End: 7, New: "// x\n", Reline: true}, {Start: 0, End: 1, New: "A"}, {Start: 1, End: 1, New: "+"}}, "f.cu")
+	if err != nil || string(out) != "A+bcdef\n// x\n#line 2 \"f.cu\"\n" {
+		t.Errorf("Apply = %q, %v", out, err)
+	}
+}
+
+func TestConfig(t *testing.T) {
+	c, err := ParseConfig("c.yaml", []byte("auto: true\narrays:\n  - name: k:a\n    count: n\n    source: file:x.bin@64\nrewrites: [kernel-params, runtime]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ArrayConfig{{Name: "k:a", Count: "n", Source: "file:x.bin@64"}}
+	if !c.Auto || !reflect.DeepEqual(c.Arrays, want) || len(c.Rewrites) != 2 {
+		t.Errorf("config = %+v", c)
+	}
+	if s, _ := ParseSource("file:x.bin@64"); s != (Source{Kind: "file", Path: "x.bin", Offset: "64"}) {
+		t.Errorf("source = %+v", s)
+	}
+	for _, bad := range []string{"arays: []", "arrays:\n  - count: 3", "arrays:\n  - name: a\n    source: tape", "rewrites: [nope]", "auto: [1"} {
+		if _, err := ParseConfig("c.yaml", []byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "c.yaml:") {
+			t.Errorf("%q: err = %v", bad, err)
+		}
+	}
+	if c, err := ParseConfig("c.yaml", nil); err != nil || len(c.Arrays) != 0 {
+		t.Errorf("empty config: %+v %v", c, err)
+	}
+}
+
+// TestEveryCodeIsTestedAndDocumented keeps codes.go, the golden cases and
+// docs/port.md in step: a code nobody can trigger or look up is a bug.
+func TestEveryCodeIsTestedAndDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/port.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goldens strings.Builder
+	files, _ := filepath.Glob("../testdata/port/*.txtar")
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		goldens.Write(b)
+	}
+	src, _ := os.ReadFile("codes.go")
+	for _, line := range strings.Split(string(src), "\n") {
+		i := strings.Index(line, `"PORT`)
+		if i < 0 {
+			continue
+		}
+		code := line[i+1 : i+8]
+		if !strings.Contains(string(doc), code) {
+			t.Errorf("%s is not documented in docs/port.md", code)
+		}
+		if !strings.Contains(goldens.String(), "["+code+"]") {
+			t.Errorf("%s is not exercised by any testdata/port case", code)
+		}
+	}
+}
+
+// TestPortNeverFailsOnCorpusPrefixes ports truncated corpus files: any
+// input, however broken, must give diagnostics, not an internal error.
+func TestPortNeverFailsOnCorpusPrefixes(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/kernels/*/*.cu")
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, frac := range []int{1, 3, 5, 7, 9, 10} {
+			cut := src[:len(src)*frac/10]
+			pf := parse.ParseFile(f, cut)
+			if _, err := Port(pf, Options{Auto: true}); err != nil {
+				t.Errorf("%s cut at %d/10: %v", f, frac, err)
+			}
+		}
+	}
+}
+
+func TestTemplatesRender(t *testing.T) {
+	a := templates.Array{RT: "rt", Bam: "d_bam", Elem: "float", Src: "h", Count: "n", Path: "f.bin", Offset: "0"}
+	for _, name := range templates.Names() {
+		var data any = a
+		switch name {
+		case "wrap_begin", "wrap_end":
+			data = templates.Wrap{Arrays: []templates.Array{a}}
+		case "refill", "fill_create":
+			data = templates.Fill{Array: a, Bytes: "n * 4", Value: "0xff"}
+		case "patch":
+			data = templates.Patch{Array: a, Op: "memset", Offset: "3", Bytes: "4"}
+		case "copy", "swap":
+			data = templates.Copy{Dst: "a_bam", Src: "b_bam"}
+		case "runtime_setup":
+			data = templates.Runtime{RT: "rt"}
+		case "removed":
+			data = templates.Note{Note: "x"}
+		case "include", "stats":
+			data = nil
+		}
+		out := templates.Render(name, data)
+		if strings.Contains(out, "<no value>") {
+			t.Errorf("%s: %q", name, out)
+		}
+		if name != "include" && strings.Contains(out, "\n") {
+			t.Errorf("%s renders more than one line (edits must keep line counts): %q", name, out)
+		}
+	}
+}
+
+// TestPortInSteps ports one array, then another in a second run: the
+// runtime set-up must not be inserted twice.
+func TestPortInSteps(t *testing.T) {
+	src, err := os.ReadFile("../testdata/kernels/vectoradd/vectoradd.cu")
+	if err != nil {
+		t.Skip("corpus program missing")
+	}
+	first, _ := portForTest(t, src, Options{Arrays: []string{"vector_add:a", "vector_add_gridstride:a"}})
+	second, diags := portForTest(t, first.Output, Options{Arrays: []string{"c"}})
+	out := string(second.Output)
+	for _, once := range []string{"#include <bam/bam.cuh>", "bam::runtime& bam_rt =", "print_stats(stderr)"} {
+		if n := strings.Count(out, once); n != 1 {
+			t.Errorf("%q appears %d times after two ports\n%s", once, n, diags)
+		}
+	}
+	if !strings.Contains(out, "bam::array<T> c") || !strings.Contains(out, "bam::array<const T> a") {
+		t.Errorf("second port lost an array:\n%s", out)
+	}
+}
+
+func TestPrototypesFollow(t *testing.T) {
+	expectPort(t, Options{Arrays: []string{"p"}},
+		"__global__ void k(const float* p, int n);\n__global__ void k(const float* p, int n) { float x = p[n]; }\n",
+		"__global__ void k(bam::array<const float> p, int n);\n__global__ void k(bam::array<const float> p, int n) { float x = p[n]; }\n")
+}
