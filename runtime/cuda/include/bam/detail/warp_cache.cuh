@@ -44,72 +44,80 @@ __device__ __forceinline__ U* shfl_ptr(uint32_t mask, U* p, uint32_t src)
   return reinterpret_cast<U*>(__shfl_sync(mask, reinterpret_cast<unsigned long long>(p), src));
 }
 
-// Every fetching leader's line, filled by all lanes of `mask` in turn. The
-// leaders already own their lines (busy); a dirty victim is written back by
-// the warp before its slot is overwritten.
-__device__ inline void warp_fill_pointer(const cache_ctx& c, uint32_t mask, uint32_t fetchers, unsigned char* dst,
-                                         const unsigned char* src, unsigned char* wb)
+// What the warp copies for one fetched line (pointer backends).
+struct fill_plan {
+  unsigned char* dst;       // the slot
+  const unsigned char* src; // the line in the backing store
+  unsigned char* wb;        // where a dirty victim goes first, or nullptr
+};
+
+__device__ __forceinline__ fill_plan shfl_plan(uint32_t mask, const fill_plan& p, uint32_t src_lane)
 {
-  const uint32_t lane = lane_id();
-  const uint32_t rank = __popc(mask & ((1u << lane) - 1u));
-  const uint32_t lanes = __popc(mask);
-  __syncwarp(mask); // orders the leaders' acquire CASes before the lanes touch victim data
-  while (fetchers != 0) {
-    const uint32_t f = __ffs(fetchers) - 1;
-    fetchers &= fetchers - 1;
-    unsigned char* d = shfl_ptr(mask, dst, f);
-    const unsigned char* s = shfl_ptr(mask, src, f);
-    unsigned char* w = shfl_ptr(mask, wb, f);
-    if (w != nullptr) {
-      copy_line_warp(w, d, c.line_bytes(), rank, lanes);
-      __syncwarp(mask); // the write-back reads the slot before anyone overwrites it
-    }
-    copy_line_warp(d, s, c.line_bytes(), rank, lanes);
-  }
-  __syncwarp(mask);
-  __threadfence(); // the leaders publish lines other SMs will read
+  return fill_plan{shfl_ptr(mask, p.dst, src_lane), shfl_ptr(mask, p.src, src_lane), shfl_ptr(mask, p.wb, src_lane)};
 }
 
 // The miss path of a coalesced access. `mine`: this lane is a leader that
-// claimed its line; it allocates a slot, and on return the line is valid.
-// Out of line (as are the other miss-path functions): one copy per program
-// instead of one per access site keeps kernels small and builds fast; a
-// miss costs microseconds, the call nanoseconds.
+// claimed (busy) its line; on return that line is valid in `slot`.
+//
+// Pointer backends: the whole warp copies each claimed line in turn, the
+// leader taking its slot only when its turn comes. Never holding more than
+// one freshly taken slot per warp while waiting for others matters: if each
+// leader took its slot first and then waited for its warp-mates, warps
+// could hold every slot between them and wait on each other for good.
+//
+// Out of line (as is wait_for_line): one copy per program instead of one per
+// access site keeps kernels small and builds fast; a miss costs
+// microseconds, the call nanoseconds.
 template <bool Write>
-__device__ __noinline__ void warp_fill(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t mask, uint32_t fetchers,
-                          bool mine, uint32_t& slot)
+__device__ __noinline__ void warp_fill(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t mask,
+                                       uint32_t fetchers, bool mine, uint32_t& slot)
 {
-  victim v;
-  if (mine)
-    slot = allocate_slot(c, v, m.id, line);
   if (!is_pointer_backend(c.backend)) {
     // Storage: each leader does its own blocking request; the queue layer
-    // overlaps them.
+    // overlaps them. A leader waits for nobody while holding its slot.
     if (mine) {
       device_io io;
-      if (v.present)
-        evict_victim(c, v, slot, io);
-      read_line(c, m, line, slot, io);
-      install(c, m, line, slot, Write);
+      slot = fill_line(c, m, line, Write, io);
     }
     return;
   }
-  unsigned char* dst = mine ? c.slot_data(slot) : nullptr;
-  const unsigned char* src = mine ? backing_line(c, m, line) : nullptr;
-  unsigned char* wb = (mine && v.present && v.dirty) ? backing_line(c, c.arrays[v.array_id], v.line) : nullptr;
-  warp_fill_pointer(c, mask, fetchers, dst, src, wb);
-  if (mine) {
-    if (v.present) {
-      if (v.dirty) {
-        stat_add(c, stat::writebacks, 1);
-        stat_add(c, stat::io_writes, 1);
-        stat_add(c, stat::io_write_bytes, c.line_bytes());
-      }
-      finish_evict(c, v);
+  const uint32_t lane = lane_id();
+  const uint32_t rank = __popc(mask & ((1u << lane) - 1u));
+  const uint32_t lanes = __popc(mask);
+  victim v;
+  while (fetchers != 0) {
+    const uint32_t f = __ffs(fetchers) - 1;
+    fetchers &= fetchers - 1;
+    fill_plan plan{nullptr, nullptr, nullptr};
+    if (lane == f) {
+      slot = allocate_slot(c, v, m.id, line);
+      plan.dst = c.slot_data(slot);
+      plan.src = backing_line(c, m, line);
+      if (v.present && v.dirty)
+        plan.wb = backing_line(c, c.arrays[v.array_id], v.line);
     }
-    stat_add(c, stat::io_reads, 1);
-    stat_add(c, stat::io_read_bytes, c.line_bytes());
-    install(c, m, line, slot, Write);
+    plan = shfl_plan(mask, plan, f);
+    __syncwarp(mask); // orders the leader's eviction CAS (acquire) before the lanes read the victim
+    if (plan.wb != nullptr) {
+      copy_line_warp(plan.wb, plan.dst, c.line_bytes(), rank, lanes);
+      __syncwarp(mask); // the write-back has read the slot before anyone overwrites it
+    }
+    copy_line_warp(plan.dst, plan.src, c.line_bytes(), rank, lanes);
+    __syncwarp(mask);
+    if (lane == f) {
+      __threadfence(); // the warp's copies (both directions) before the line states change
+      if (v.present) {
+        if (v.dirty) {
+          stat_add(c, stat::writebacks, 1);
+          stat_add(c, stat::io_writes, 1);
+          stat_add(c, stat::io_write_bytes, c.line_bytes());
+        }
+        finish_evict(c, v);
+      }
+      stat_add(c, stat::io_reads, 1);
+      stat_add(c, stat::io_read_bytes, c.line_bytes());
+      install(c, m, line, slot, Write);
+    }
   }
 }
 
