@@ -128,7 +128,7 @@ func (p *parser) parseTemplate(ctx *declCtx, out []Decl) []Decl {
 	}
 	for p.is("<") {
 		p.i = p.skipAnglesIdx(p.i)
-		p.lastEnd = p.toks[p.i-1].End
+		p.lastEnd = int(p.toks[p.i-1].End)
 		if !p.is("template") || !p.isAt(1, "<") {
 			break
 		}
@@ -257,7 +257,7 @@ func (p *parser) isRecordDef() bool {
 func (p *parser) skipBracketsIdx(i int) int {
 	depth := 0
 	for ; i < len(p.toks)-1; i++ {
-		switch string(p.textOf(p.toks[i])) {
+		switch string(p.textAt(i)) {
 		case "[":
 			depth++
 		case "]":
@@ -293,7 +293,7 @@ func (p *parser) parseTagDef(ctx *declCtx) (Decl, string) {
 			p.next()
 			if p.is("<") {
 				p.i = p.skipAnglesIdx(p.i)
-				p.lastEnd = p.toks[p.i-1].End
+				p.lastEnd = int(p.toks[p.i-1].End)
 			}
 		}
 		name = p.spanText(nameStart, p.lastEnd)
@@ -573,7 +573,7 @@ func (p *parser) skipCtorInits() {
 		}
 		if p.is("<") {
 			p.i = p.skipAnglesIdx(p.i)
-			p.lastEnd = p.toks[p.i-1].End
+			p.lastEnd = int(p.toks[p.i-1].End)
 			continue
 		}
 		p.next()
@@ -586,7 +586,7 @@ func (p *parser) parseFuncBody(fn *FuncDecl) *BlockStmt {
 	p.scope = fn.Scope
 	for _, prm := range fn.Params {
 		if prm.Name != "" {
-			p.scope.Symbols = append(p.scope.Symbols, &Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: true})
+			p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: true}))
 		}
 	}
 	body := p.parseBlock()

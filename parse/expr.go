@@ -286,7 +286,7 @@ func (p *parser) castAhead() bool {
 	if known || t.Pointers > 0 || t.Ref || t.Const {
 		return p.inScope(name) == nil
 	}
-	if p.inScope(name) != nil || p.macros[name] != nil {
+	if p.inScope(name) != nil || p.macro(name) != nil {
 		return false
 	}
 	p.next()
@@ -531,7 +531,7 @@ func (p *parser) isMacroCall(x Expr) bool {
 	if !ok {
 		return false
 	}
-	if m := p.macros[id.Name]; m != nil {
+	if m := p.macro(id.Name); m != nil {
 		return m.IsFunc
 	}
 	return isAllCaps(id.Name)

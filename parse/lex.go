@@ -19,20 +19,31 @@ func Lex(src []byte) []Token {
 
 // LexDiags is Lex that also returns the lexical diagnostics (PARSE001..006).
 func LexDiags(src []byte) ([]Token, []diag.Diagnostic) {
+	l := lexAll(src)
+	return l.toks, l.diags
+}
+
+// lexAll lexes src; ParseFile also uses the counts and indices the lexer
+// gathers on the way, which saves the parser passes over all the tokens.
+func lexAll(src []byte) *lexer {
 	l := &lexer{src: src, lineStart: true}
-	// Real code averages 2.5 to 3 bytes per token; reserving once avoids
-	// regrowing the one token slice.
-	l.toks = make([]Token, 0, len(src)/2+16)
+	// Real code averages 2.5 to 3 bytes per token. A small file gets room
+	// for one token per 2 bytes at once; a large one starts with a sample
+	// and grow extrapolates from it (see grow).
+	l.toks = make([]Token, 0, min(len(src)/2, firstToks)+16)
 	l.run()
 	l.closeConditionals()
-	l.toks = append(l.toks, Token{Kind: EOF, Start: len(src), End: len(src)})
-	return l.toks, l.diags
+	l.pos = len(src)
+	l.emit(EOF, len(src))
+	return l
 }
 
 type lexer struct {
 	src       []byte
 	pos       int
 	toks      []Token
+	nonTrivia int     // tokens the parser sees (EOF included)
+	directs   []int32 // indices in toks of the Directive tokens
 	diags     []diag.Diagnostic
 	lineStart bool        // only trivia since the last newline: '#' starts a directive
 	conds     []condFrame // open #if groups
@@ -45,15 +56,36 @@ type condFrame struct {
 	taken bool
 }
 
+// firstToks is the token capacity reserved for the start of a large file.
+const firstToks = 1 << 16
+
 func (l *lexer) emit(k TokenKind, start int) {
 	if len(l.toks) == cap(l.toks) {
-		// Double instead of append's 1.25x for large slices: dense input
-		// (one token per byte) would otherwise copy the slice many times.
-		grown := make([]Token, len(l.toks), 2*cap(l.toks)+16)
-		copy(grown, l.toks)
-		l.toks = grown
+		l.grow()
 	}
 	l.toks = append(l.toks, Token{Kind: k, Start: start, End: l.pos})
+	// k is a constant at most call sites, so this test folds away.
+	if k == Invalid || k >= Identifier {
+		l.nonTrivia++
+	}
+}
+
+// grow makes room for the rest of the file by extrapolating the token
+// density of the part lexed so far, plus 1/8 slack. Reserving one token per
+// 2 bytes up front would waste a third of the largest allocation on typical
+// code (~3 bytes per token), and the garbage collector runs per allocated
+// byte. It grows at least 1.5x, so dense input (one token per byte) copies
+// the slice only a few times.
+func (l *lexer) grow() {
+	n := len(l.toks)
+	est := n
+	if l.pos > 0 {
+		est = int(int64(n) * int64(len(l.src)) / int64(l.pos))
+	}
+	newCap := max(est+est/8+1024, n+n/2+16)
+	grown := make([]Token, n, newCap)
+	copy(grown, l.toks)
+	l.toks = grown
 }
 
 func (l *lexer) errorf(start, end int, code, msg string) {
@@ -193,16 +225,19 @@ func (l *lexer) continuationLen(i int) int {
 
 func (l *lexer) whitespace() {
 	start := l.pos
-	for l.pos < len(l.src) {
-		c := l.src[l.pos]
-		if c == '\r' && l.peekAt(l.pos+1) == '\n' {
-			break
+	src, i := l.src, l.pos
+	for i < len(src) {
+		c := src[i]
+		if byteClass[c] == bSpace {
+			i++ // the common case: one table load per byte
+			continue
 		}
-		if c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v' {
-			break
+		if c != '\r' || i+1 < len(src) && src[i+1] == '\n' {
+			break // "\r\n" is a Newline token
 		}
-		l.pos++
+		i++
 	}
+	l.pos = i
 	l.emit(Whitespace, start)
 }
 
@@ -276,14 +311,15 @@ func (l *lexer) identOrPrefixedLiteral() {
 // sequences are identifier characters (C++ allows most of them); invalid
 // bytes end the identifier and are reported by nonASCII.
 func (l *lexer) identEnd(i int) int {
-	for i < len(l.src) {
-		c := l.src[i]
-		if isIdentChar(c) {
+	src := l.src
+	for i < len(src) {
+		c := src[i]
+		if identCharTab[c] {
 			i++
 			continue
 		}
 		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRune(l.src[i:])
+			r, n := utf8.DecodeRune(src[i:])
 			if r != utf8.RuneError {
 				i += n
 				continue
@@ -437,7 +473,15 @@ func isJunk(src []byte, i int) bool {
 
 func isIdentStart(c byte) bool { return byteClass[c] == bIdent }
 
-func isIdentChar(c byte) bool { return byteClass[c] == bIdent || byteClass[c] == bDigit }
+// isIdentChar is one table load: it runs for every identifier byte.
+func isIdentChar(c byte) bool { return identCharTab[c] }
+
+var identCharTab = func() (t [256]bool) {
+	for c := range t {
+		t[c] = byteClass[c] == bIdent || byteClass[c] == bDigit
+	}
+	return t
+}()
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 

@@ -37,6 +37,7 @@ func (l *lexer) directive() {
 	}
 	l.pos = i
 	l.emit(Directive, start)
+	l.directs = append(l.directs, int32(len(l.toks)-1))
 	l.lineStart = false
 	l.conditional(start, i)
 }

@@ -188,30 +188,28 @@ func isAllCaps(w string) bool {
 // collectMacros records every #define (in active code) and learns which
 // object-like macros expand to declaration specifiers or to a type.
 func (p *parser) collectMacros() {
-	for _, t := range p.file.Tokens {
-		if t.Kind != Directive {
-			continue
-		}
+	for _, k := range p.directs {
+		t := p.file.Tokens[k]
 		if m := parseDefine(p.src, t); m != nil {
 			p.file.Macros = append(p.file.Macros, m)
 			p.macros[m.Name] = m
 			p.learnMacro(m)
 		}
 	}
-	if len(p.macros) == 0 {
-		return
-	}
-	// Filter on the first byte before the map lookup: macro names are few
-	// and mostly capitalised, identifiers many and mostly not.
-	var first [256]bool
+	// buildToks and macro filter on the first byte before the map lookup.
 	for name := range p.macros {
-		first[name[0]] = true
+		p.macroFirst[name[0]] = true
 	}
-	for i, t := range p.toks {
-		if t.Kind == Identifier && first[p.src[t.Start]] && p.macros[p.wordIdx(i)] != nil {
-			p.cls[i] |= clsMacro
-		}
+}
+
+// macro returns the macro #defined as name in this file, or nil. The
+// first-byte filter spares most identifiers the map lookup: macro names
+// are few and mostly capitalised.
+func (p *parser) macro(name string) *Macro {
+	if name == "" || !p.macroFirst[name[0]] {
+		return nil
 	}
+	return p.macros[name]
 }
 
 // parseDefine parses a #define directive token, or returns nil.
@@ -357,6 +355,9 @@ func stripComments(s string) string {
 // types and templates, so uses before the declaration parse the same way.
 func (p *parser) prescan() {
 	for i := 0; i < len(p.toks); i++ {
+		if p.toks[i].cls&clsKeyword == 0 {
+			continue // the words below are all keywords: skip the string switch
+		}
 		switch p.wordIdx(i) {
 		case "struct", "class", "union", "enum", "typename":
 			p.prescanTag(i)
@@ -382,7 +383,7 @@ func (p *parser) wordIdx(i int) string {
 }
 
 func (p *parser) textIs(i int, s string) bool {
-	return i < len(p.toks) && string(p.textOf(p.toks[i])) == s
+	return i < len(p.toks) && string(p.textAt(i)) == s
 }
 
 // prescanTag records `struct X`, `enum class X`, `typename T`.
@@ -410,7 +411,7 @@ func (p *parser) skipParensIdx(i int) int {
 	}
 	depth := 0
 	for ; i < len(p.toks)-1; i++ {
-		switch string(p.textOf(p.toks[i])) {
+		switch string(p.textAt(i)) {
 		case "(":
 			depth++
 		case ")":
@@ -429,7 +430,7 @@ func (p *parser) prescanTypedef(i int) {
 	last := ""
 	depth := 0
 	for j := i + 1; j < len(p.toks) && j < i+512; j++ {
-		t := p.toks[j]
+		t := p.toks[j].token()
 		switch string(p.textOf(t)) {
 		case ";":
 			if depth <= 0 {
@@ -503,7 +504,7 @@ func (p *parser) prescanTemplate(i int) {
 func (p *parser) skipAnglesIdx(i int) int {
 	depth := 0
 	for ; i < len(p.toks)-1; i++ {
-		switch string(p.textOf(p.toks[i])) {
+		switch string(p.textAt(i)) {
 		case "<":
 			depth++
 		case ">":

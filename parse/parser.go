@@ -2,7 +2,9 @@ package parse
 
 import (
 	"fmt"
+	"math"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/bamgen/bamgen/diag"
@@ -26,21 +28,29 @@ const maxDepth = 500
 // problems are in File.Diags. The File keeps src (and names in the tree may
 // share its memory), so src must not be modified afterwards.
 func ParseFile(name string, src []byte) *File {
-	toks, diags := LexDiags(src)
-	f := &File{Src: diag.NewSource(name, src), Tokens: toks, Diags: diags}
-	p := newParser(f)
+	l := lexAll(src)
+	f := &File{Src: diag.NewSource(name, src), Tokens: l.toks, Diags: l.diags}
+	if len(src) > math.MaxInt32 {
+		// The parser keeps offsets as int32 (see ptok): keep such a file
+		// as written rather than misparse it.
+		f.Decls = []Decl{&Opaque{Span: Span{0, len(src)}, Reason: "file of 2 GiB or more"}}
+		f.Diags = append(f.Diags, diag.Diagnostic{Pos: 0, End: len(src), Severity: diag.Error, Code: "PARSE010",
+			Message: "declaration not understood (file of 2 GiB or more); kept as written"})
+		return f
+	}
+	p := newParser(f, l.nonTrivia)
+	p.directs = l.directs
 	p.parseFile()
 	f.Diags = p.diags
+	p.release()
 	return f
 }
 
 type parser struct {
 	src     []byte
 	file    *File
-	toks    []Token // non-trivia tokens, EOF last; may be split (see closeAngle)
-	fidx    []int32 // index in File.Tokens of each toks entry
-	cls     []uint8 // word class of each identifier in toks (clsSpec, ...)
-	pb      []byte  // each one-byte punctuator in toks (digraphs canonical), else 0
+	toks    []ptok  // non-trivia tokens, EOF last; may be split (see closeAngle)
+	directs []int32 // index in File.Tokens of each Directive token
 	i       int
 	lastEnd int // end offset of the last consumed token (or half token)
 	diags   []diag.Diagnostic
@@ -53,6 +63,7 @@ type parser struct {
 	scope        *Scope   // innermost function or lambda scope, nil at file scope
 	outer        []*Scope // enclosing scopes of a lambda's, innermost last
 	buf          []byte   // scratch for building type texts
+	bufSrc       int      // source offset of the bytes buf copies, or -1 (see appendSrc)
 	inGroup      bool     // building a function pointer's text: "void (*)(int)"
 	callConvSkip bool     // building declarator text: drop calling-convention macros
 
@@ -60,15 +71,31 @@ type parser struct {
 	binSlab   []BinaryExpr
 	slabs     slabs
 
-	names     map[string]string // interned identifier and type texts
-	types     map[string]bool   // names declared as types in this file
-	templates map[string]bool   // names declared as templates in this file
-	macros    map[string]*Macro
-	specMacro map[string][]string // object-like macros expanding to specifiers
-	attrMacro map[string]int      // macros expanding to attributes etc. (attrLaunch, ...)
-	digraphs  map[int]string      // token index -> canonical punctuator
-	badAngle  map[int]bool        // token indices of '<' that do not open template arguments
+	names      map[string]string // interned identifier and type texts
+	types      map[string]bool   // names declared as types in this file
+	templates  map[string]bool   // names declared as templates in this file
+	macros     map[string]*Macro
+	macroFirst [256]bool           // first bytes of the names in macros (see macro)
+	specMacro  map[string][]string // object-like macros expanding to specifiers
+	attrMacro  map[string]int      // macros expanding to attributes etc. (attrLaunch, ...)
+	digraphs   map[int]string      // token index -> canonical punctuator
+	badAngle   map[int]bool        // token indices of '<' that do not open template arguments
 }
+
+// ptok is the parser's copy of one non-trivia token: 16 bytes holding all
+// the grammar asks about a token. (A Token alone is 24 bytes; the token
+// view is the parser's largest allocation and is read for every decision.)
+// Offsets fit in int32: ParseFile does not parse sources of 2 GiB or more.
+type ptok struct {
+	Start, End int32
+	fidx       int32 // index in File.Tokens
+	Kind       TokenKind
+	cls        uint8 // word class of an identifier (clsSpec, ...)
+	pb         byte  // a one-byte punctuator (digraphs canonical), else 0
+}
+
+// token converts t back to a Token with the same (possibly split) bounds.
+func (t ptok) token() Token { return Token{Kind: t.Kind, Start: int(t.Start), End: int(t.End)} }
 
 // split records that toks[idx] lost its first byte to a closing '>'.
 type split struct {
@@ -76,7 +103,8 @@ type split struct {
 	pb         byte
 }
 
-func newParser(f *File) *parser {
+// newParser builds the parser's view of f's n non-trivia tokens.
+func newParser(f *File, n int) *parser {
 	p := &parser{
 		src:       f.Src.Bytes,
 		file:      f,
@@ -88,44 +116,63 @@ func newParser(f *File) *parser {
 		specMacro: make(map[string][]string),
 		attrMacro: make(map[string]int),
 	}
-	n := 0
-	for _, t := range f.Tokens {
-		if !t.Kind.IsTrivia() {
-			n++
-		}
+	if b, ok := toksPool.Get().(*[]ptok); ok && cap(*b) >= n {
+		p.toks = (*b)[:0]
+	} else {
+		p.toks = make([]ptok, 0, n)
 	}
-	p.toks = make([]Token, n)
-	p.fidx = make([]int32, n)
-	p.cls = make([]uint8, n)
-	p.pb = make([]byte, n)
-	k := 0
-	for i, t := range f.Tokens {
+	return p
+}
+
+// toksPool recycles token views between ParseFile calls. The view is the
+// parser's largest allocation and nothing in the tree refers to it; a
+// fresh one costs page faults and garbage collection work every file.
+var toksPool sync.Pool
+
+// release returns p's token view to toksPool; p must not be used after.
+func (p *parser) release() {
+	b := p.toks[:0]
+	p.toks = nil
+	toksPool.Put(&b)
+}
+
+// buildToks fills p.toks in one pass over the lossless tokens, with each
+// token's class, punctuator byte and macro bit (so collectMacros must run
+// first).
+func (p *parser) buildToks() {
+	for i, t := range p.file.Tokens {
 		if t.Kind.IsTrivia() {
 			continue
 		}
-		p.toks[k] = t
-		p.fidx[k] = int32(i)
+		pt := ptok{Start: int32(t.Start), End: int32(t.End), fidx: int32(i), Kind: t.Kind}
 		var c byte
 		if t.Start < len(p.src) {
 			c = p.src[t.Start]
 		}
 		switch {
 		case t.Kind == Punct && t.End-t.Start == 1:
-			p.pb[k] = c
+			pt.pb = c
 		case t.Kind == Punct && t.End-t.Start == 2 && (c == '<' || c == ':' || c == '%'):
-			p.noteDigraph(k, t)
-		case t.Kind == Identifier && (c >= 'a' && c <= 'z' || c == '_'):
-			// Every reserved word starts with a lower-case letter or '_'.
-			p.cls[k] = wordClassOf(p.src[t.Start:t.End])
+			pt.pb = p.noteDigraph(len(p.toks), t)
+		case t.Kind == Identifier:
+			if c >= 'a' && c <= 'z' || c == '_' {
+				// Every reserved word starts with a lower-case letter or '_'.
+				pt.cls = wordClassOf(p.src[t.Start:t.End])
+			}
+			// Macro names are few and mostly capitalised: filter on the
+			// first byte before the map lookup.
+			if p.macroFirst[c] && p.macros[unsafe.String(&p.src[t.Start], t.End-t.Start)] != nil {
+				pt.cls |= clsMacro
+			}
 		}
-		k++
+		p.toks = append(p.toks, pt)
 	}
-	return p
 }
 
 // noteDigraph maps digraph tokens to the punctuator they spell, so the
-// grammar code only ever compares against the canonical spelling.
-func (p *parser) noteDigraph(idx int, t Token) {
+// grammar code only ever compares against the canonical spelling. It
+// returns the punctuator byte for p.toks, or 0.
+func (p *parser) noteDigraph(idx int, t Token) byte {
 	canon := ""
 	switch string(p.src[t.Start:t.End]) {
 	case "<:":
@@ -137,18 +184,19 @@ func (p *parser) noteDigraph(idx int, t Token) {
 	case "%>":
 		canon = "}"
 	default:
-		return
+		return 0
 	}
 	if p.digraphs == nil {
 		p.digraphs = make(map[int]string)
 	}
 	p.digraphs[idx] = canon
-	p.pb[idx] = canon[0]
+	return canon[0]
 }
 
 func (p *parser) parseFile() {
 	defer p.recoverPanic()
 	p.collectMacros()
+	p.buildToks()
 	p.prescan()
 	p.file.Decls = p.parseDecls(&declCtx{})
 	for !p.atEOF() {
@@ -169,7 +217,7 @@ func (p *parser) recoverPanic() {
 	}
 	start := 0
 	if p.i < len(p.toks) {
-		start = p.toks[p.i].Start
+		start = int(p.toks[p.i].Start)
 	}
 	for _, d := range p.file.Decls {
 		start = max(start, d.End())
@@ -184,16 +232,21 @@ func (p *parser) recoverPanic() {
 // ---------------------------------------------------------------------------
 // Token access
 
-func (p *parser) tok() Token { return p.toks[p.i] }
+func (p *parser) tok() Token { return p.toks[p.i].token() }
 
 func (p *parser) peek(k int) Token {
 	if p.i+k < 0 {
 		return Token{Kind: Invalid}
 	}
-	if p.i+k < len(p.toks) {
-		return p.toks[p.i+k]
+	return p.at(k).token()
+}
+
+// at returns the token k ahead (k >= -p.i), or the EOF token past the end.
+func (p *parser) at(k int) *ptok {
+	if j := p.i + k; j < len(p.toks) {
+		return &p.toks[j]
 	}
-	return p.toks[len(p.toks)-1]
+	return &p.toks[len(p.toks)-1]
 }
 
 func (p *parser) atEOF() bool { return p.toks[p.i].Kind == EOF }
@@ -201,17 +254,20 @@ func (p *parser) atEOF() bool { return p.toks[p.i].Kind == EOF }
 // next consumes the current token (never the EOF token).
 func (p *parser) next() {
 	if p.i < len(p.toks)-1 {
-		p.lastEnd = p.toks[p.i].End
+		p.lastEnd = int(p.toks[p.i].End)
 		p.i++
 	}
 }
 
 func (p *parser) textOf(t Token) []byte { return p.src[t.Start:t.End] }
 
+// textAt returns the text of p.toks[i].
+func (p *parser) textAt(i int) []byte { return p.src[p.toks[i].Start:p.toks[i].End] }
+
 // isAt reports whether the token k ahead spells s (digraphs canonicalised).
 func (p *parser) isAt(k int, s string) bool {
-	if len(s) == 1 && p.i+k >= 0 && p.i+k < len(p.pb) {
-		return p.pb[p.i+k] == s[0]
+	if len(s) == 1 && p.i+k >= 0 && p.i+k < len(p.toks) {
+		return p.toks[p.i+k].pb == s[0]
 	}
 	t := p.peek(k)
 	if t.End-t.Start == len(s) && string(p.src[t.Start:t.End]) == s {
@@ -229,10 +285,10 @@ func (p *parser) isAt(k int, s string) bool {
 // called function, so the common mismatch costs one length comparison.
 func (p *parser) is(s string) bool {
 	if len(s) == 1 {
-		return p.pb[p.i] == s[0]
+		return p.toks[p.i].pb == s[0]
 	}
 	t := &p.toks[p.i]
-	return t.End-t.Start == len(s) && string(p.src[t.Start:t.End]) == s
+	return int(t.End-t.Start) == len(s) && string(p.src[t.Start:t.End]) == s
 }
 
 func (p *parser) got(s string) bool {
@@ -246,17 +302,26 @@ func (p *parser) got(s string) bool {
 func (p *parser) isIdent() bool { return p.toks[p.i].Kind == Identifier }
 
 // word returns the current token's text if it is an identifier, else "".
-func (p *parser) word() string { return p.wordAt(0) }
+func (p *parser) word() string {
+	t := &p.toks[p.i]
+	if t.Kind != Identifier {
+		return ""
+	}
+	return unsafe.String(&p.src[t.Start], int(t.End-t.Start))
+}
 
 // wordAt returns the identifier k tokens ahead, or "". The string views
 // the source bytes without copying: use it for comparisons and parser-local
 // maps, and keep only interned copies (p.keep) in the tree.
 func (p *parser) wordAt(k int) string {
-	t := p.peek(k)
+	if p.i+k < 0 {
+		return ""
+	}
+	t := p.at(k)
 	if t.Kind != Identifier {
 		return ""
 	}
-	return unsafe.String(&p.src[t.Start], t.End-t.Start)
+	return unsafe.String(&p.src[t.Start], int(t.End-t.Start))
 }
 
 // view returns the source bytes [start,end) as a string without copying
@@ -294,7 +359,7 @@ func (p *parser) newlineBefore() bool {
 	if p.i == 0 {
 		return true
 	}
-	for _, c := range p.src[p.toks[p.i-1].End:p.toks[p.i].Start] {
+	for _, c := range p.src[int(p.toks[p.i-1].End):int(p.toks[p.i].Start)] {
 		if c == '\n' {
 			return true
 		}
@@ -353,6 +418,7 @@ type slabs struct {
 	sParam      slab[Param]
 	sBlockStmt  slab[BlockStmt]
 	sReturnStmt slab[ReturnStmt]
+	sSymbol     slab[Symbol]
 }
 
 func (p *parser) newIdent(sp Span, name string) *Ident {
@@ -387,8 +453,8 @@ func (p *parser) mark() mark {
 func (p *parser) reset(m mark) {
 	for len(p.splits) > m.splits {
 		s := p.splits[len(p.splits)-1]
-		p.toks[s.idx].Start = s.start
-		p.pb[s.idx] = s.pb
+		p.toks[s.idx].Start = int32(s.start)
+		p.toks[s.idx].pb = s.pb
 		p.splits = p.splits[:len(p.splits)-1]
 	}
 	p.i, p.lastEnd = m.i, m.lastEnd
@@ -410,10 +476,10 @@ func (p *parser) closeAngle() bool {
 		p.next()
 		return true
 	}
-	p.splits = append(p.splits, split{p.i, t.Start, p.pb[p.i]})
+	p.splits = append(p.splits, split{p.i, t.Start, p.toks[p.i].pb})
 	p.toks[p.i].Start++
 	if t.End-t.Start == 2 {
-		p.pb[p.i] = p.src[t.Start+1] // ">>" leaves '>', ">=" leaves '='
+		p.toks[p.i].pb = p.src[t.Start+1] // ">>" leaves '>', ">=" leaves '='
 	}
 	p.lastEnd = t.Start + 1
 	return true
@@ -451,10 +517,10 @@ func (p *parser) warnf(pos, end int, code, msg string) {
 
 // punctByte returns the single-byte punctuator at the current token, or 0.
 func (p *parser) punctByte(k int) byte {
-	if p.i+k < 0 || p.i+k >= len(p.pb) {
+	if p.i+k < 0 || p.i+k >= len(p.toks) {
 		return 0
 	}
-	return p.pb[p.i+k]
+	return p.toks[p.i+k].pb
 }
 
 // skipBalanced consumes the bracketed group at the current '(' '[' or '{'

@@ -53,11 +53,11 @@ func (p *parser) parseStrings() Expr {
 // spanTextSpaced joins the tokens in [start,end) with single spaces.
 func (p *parser) spanTextSpaced(start, end int) string {
 	var b []byte
-	for k := p.tokIndexAt(start); k < len(p.toks) && p.toks[k].Start < end; k++ {
+	for k := p.tokIndexAt(start); k < len(p.toks) && int(p.toks[k].Start) < end; k++ {
 		if len(b) > 0 {
 			b = append(b, ' ')
 		}
-		b = append(b, p.textOf(p.toks[k])...)
+		b = append(b, p.textAt(k)...)
 	}
 	return string(b)
 }
@@ -80,7 +80,7 @@ func (p *parser) parseIdentExpr() Expr {
 	case "operator":
 		return p.parseName()
 	}
-	c := p.cls[p.i]
+	c := p.toks[p.i].cls
 	if c&clsBuiltin != 0 || w == "auto" {
 		return p.parseFunctionalCast()
 	}
@@ -222,7 +222,7 @@ func (p *parser) templateAhead(name string) bool {
 func (p *parser) matchAngleIdx(i int) (int, bool) {
 	depth := 0
 	for ; i < len(p.toks)-1 && i < p.i+256; i++ {
-		switch string(p.textOf(p.toks[i])) {
+		switch string(p.textAt(i)) {
 		case "<":
 			depth++
 		case ">":
@@ -253,7 +253,7 @@ func (p *parser) matchAngleIdx(i int) (int, bool) {
 func (p *parser) skipGroupIdx(i int) int {
 	depth := 0
 	for ; i < len(p.toks)-1; i++ {
-		switch string(p.textOf(p.toks[i])) {
+		switch string(p.textAt(i)) {
 		case "(", "[":
 			depth++
 		case ")", "]":
@@ -391,7 +391,7 @@ func (p *parser) parseLambda() Expr {
 	le := &LambdaExpr{Captures: p.spanFrom(start), Scope: &Scope{}}
 	if p.is("<") {
 		p.i = p.skipAnglesIdx(p.i)
-		p.lastEnd = p.toks[p.i-1].End
+		p.lastEnd = int(p.toks[p.i-1].End)
 	}
 	saved := p.scope
 	if saved != nil {

@@ -122,7 +122,7 @@ func (p *parser) recordDefWithDeclarator() bool {
 func (p *parser) skipBracesIdx(i int) int {
 	depth := 0
 	for ; i < len(p.toks)-1; i++ {
-		switch string(p.textOf(p.toks[i])) {
+		switch string(p.textAt(i)) {
 		case "{":
 			depth++
 		case "}":
@@ -438,7 +438,7 @@ func (p *parser) parseTry(start int) Stmt {
 // declareParam adds a lambda parameter (isParam) or a catch parameter.
 func (p *parser) declareParam(prm *Param, isParam bool) {
 	if prm != nil && prm.Name != "" && p.scope != nil {
-		p.scope.Symbols = append(p.scope.Symbols, &Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: isParam})
+		p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: isParam}))
 	}
 }
 
@@ -463,7 +463,7 @@ func (p *parser) isMacroStmt(x Expr) bool {
 	case *CallExpr:
 		return true
 	case *Ident:
-		return p.macros[x.Name] != nil || isAllCaps(x.Name)
+		return p.macro(x.Name) != nil || isAllCaps(x.Name)
 	}
 	return false
 }
@@ -473,11 +473,11 @@ func (p *parser) isMacroStmt(x Expr) bool {
 // the statement they prefix parses on its own.
 func (p *parser) macroStmt(start int) Stmt {
 	w := p.word()
-	if p.cls[p.i]&clsMacro == 0 && w != "_Pragma" && w != "__pragma" || p.attrMacro[w] != attrStmt && w != "_Pragma" && w != "__pragma" {
+	if p.toks[p.i].cls&clsMacro == 0 && w != "_Pragma" && w != "__pragma" || p.attrMacro[w] != attrStmt && w != "_Pragma" && w != "__pragma" {
 		return nil
 	}
 	p.next()
-	if p.is("(") && (w == "_Pragma" || w == "__pragma" || p.macros[w] != nil && p.macros[w].IsFunc) {
+	if p.is("(") && (w == "_Pragma" || w == "__pragma" || p.macro(w) != nil && p.macro(w).IsFunc) {
 		p.skipBalanced()
 	}
 	p.got(";")
@@ -492,10 +492,10 @@ func (p *parser) macroStmt(start int) Stmt {
 // the declaration may end at ':' (range-for) instead of ';'.
 func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 	w := p.word()
-	if w != "" && p.cls[p.i]&clsKeyword != 0 && !startsDeclKeyword(w) {
+	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(w) {
 		return nil
 	}
-	if w != "" && p.cls[p.i] == 0 && p.exprFollows() {
+	if w != "" && p.toks[p.i].cls == 0 && p.exprFollows() {
 		return nil
 	}
 	m := p.mark()
@@ -578,12 +578,12 @@ func (p *parser) declareVar(v *VarDecl, d *declarator) {
 		return
 	}
 	if len(d.bindings) == 0 {
-		p.scope.Symbols = append(p.scope.Symbols, &Symbol{Name: v.Name, Type: v.Type, Decl: v})
+		p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: v.Name, Type: v.Type, Decl: v}))
 		return
 	}
 	for _, b := range d.bindings {
 		name := p.intern(p.src[b.Start:b.Stop])
-		p.scope.Symbols = append(p.scope.Symbols, &Symbol{Name: name, Type: v.Type, Decl: v})
+		p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: name, Type: v.Type, Decl: v}))
 	}
 }
 

@@ -30,10 +30,10 @@ type Token struct {
 }
 
 // IsTrivia reports whether the parser skips tokens of kind k.
-func (k TokenKind) IsTrivia() bool {
-	switch k {
-	case Whitespace, Newline, Continuation, LineComment, BlockComment, Directive, Inactive:
-		return true
-	}
-	return false
+// It is a table load because the parser calls it for every token.
+func (k TokenKind) IsTrivia() bool { return triviaKinds[k] }
+
+var triviaKinds = [256]bool{
+	Whitespace: true, Newline: true, Continuation: true, LineComment: true,
+	BlockComment: true, Directive: true, Inactive: true,
 }

@@ -50,7 +50,7 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 		return false
 	}
 	w := p.word()
-	switch c := p.cls[p.i]; {
+	switch c := p.toks[p.i].cls; {
 	case c&clsSpec != 0:
 		ds.specs = append(ds.specs, p.keep(w))
 		p.next()
@@ -116,7 +116,7 @@ func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
 // standing for specifiers or attributes, the type name, or (after the
 // type) the end of the sequence.
 func (p *parser) nameSpec(ds *declSpec, w string) bool {
-	if p.cls[p.i]&clsMacro != 0 {
+	if p.toks[p.i].cls&clsMacro != 0 {
 		if a := p.attrMacro[w]; a != attrNone && a != attrStmt {
 			if sp := p.skipAttrMacro(&ds.restrict); sp != nil {
 				ds.launch = sp
@@ -162,7 +162,7 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 	}
 	p.noteTypeTok(ds)
 	p.next()
-	for p.isIdent() && p.cls[p.i]&clsBuiltin != 0 {
+	for p.isIdent() && p.toks[p.i].cls&clsBuiltin != 0 {
 		p.noteTypeTok(ds)
 		p.next()
 	}
@@ -380,10 +380,10 @@ func (p *parser) startsType() bool {
 		return p.is("::") && p.peek(1).Kind == Identifier && p.isTypeName(p.qualifiedNameAhead())
 	}
 	switch {
-	case p.cls[p.i]&clsBuiltin != 0, w == "const", w == "volatile", w == "struct", w == "class", w == "union",
+	case p.toks[p.i].cls&clsBuiltin != 0, w == "const", w == "volatile", w == "struct", w == "class", w == "union",
 		w == "enum", w == "typename", w == "decltype", w == "auto", w == "unsigned":
 		return true
-	case p.cls[p.i]&clsKeyword != 0:
+	case p.toks[p.i].cls&clsKeyword != 0:
 		return false
 	}
 	return p.isTypeName(p.qualifiedNameAhead())
@@ -487,6 +487,7 @@ func (p *parser) parseDeclarator(d *declarator, ds *declSpec, mode declMode) {
 // (the name left out) and extends the type's span over it.
 func (p *parser) groupText(d *declarator) {
 	p.buf = append(p.buf[:0], d.typ.Text...)
+	p.bufSrc = -1 // p.buf does not copy a source range
 	p.inGroup = true
 	defer func() { p.inGroup = false }()
 	switch {
@@ -499,7 +500,7 @@ func (p *parser) groupText(d *declarator) {
 		p.appendText(d.group.Start, d.nameSpan.Start, false)
 		p.appendText(d.nameSpan.Stop, d.group.Stop, false)
 	}
-	d.typ.Text = p.intern(p.buf)
+	d.typ.Text = p.bufText()
 }
 
 // bindingNames parses a structured binding `[a, b]`; the VarDecl's name is
@@ -547,7 +548,7 @@ func (p *parser) ptrOperator(d *declarator) bool {
 		sp := p.spanFrom(start)
 		d.launch = &sp
 		return true
-	case p.isIdent() && specifierWords[p.word()] && p.word() != "friend":
+	case p.isIdent() && p.toks[p.i].cls&clsSpec != 0 && p.word() != "friend":
 		d.specs = append(d.specs, p.keep(p.word()))
 	case p.is("__attribute__"):
 		p.next()
@@ -557,7 +558,8 @@ func (p *parser) ptrOperator(d *declarator) bool {
 		// A pack declarator `Ts... xs`.
 	case p.isCallingConvention():
 		// `SanitizerResult SANITIZERAPI f(...)`: a macro for __stdcall.
-	case p.isIdent() && p.attrMacro[p.word()] != attrNone && p.attrMacro[p.word()] != attrStmt:
+	case p.isIdent() && p.toks[p.i].cls&clsMacro != 0 && p.attrMacro[p.word()] != attrNone && p.attrMacro[p.word()] != attrStmt:
+		// attrMacro holds only macros #defined in the file (clsMacro).
 		if sp := p.skipAttrMacro(&d.typ.Restrict); sp != nil {
 			d.launch = sp
 		}
@@ -576,7 +578,7 @@ func (p *parser) isCallingConvention() bool {
 	if w == "__stdcall" || w == "__cdecl" || w == "__fastcall" {
 		return true
 	}
-	if !isAllCaps(w) || p.types[w] || p.macros[w] != nil && p.macros[w].IsFunc {
+	if !isAllCaps(w) || p.types[w] || p.macro(w) != nil && p.macro(w).IsFunc {
 		return false
 	}
 	next := p.peek(1)
@@ -590,7 +592,7 @@ func (p *parser) skipAttrMacro(restrict *bool) *Span {
 	kind := p.attrMacro[p.word()]
 	start := p.tok().Start
 	p.next()
-	if m := p.macros[p.wordAt(-1)]; m != nil && m.IsFunc && p.is("(") {
+	if m := p.macro(p.wordAt(-1)); m != nil && m.IsFunc && p.is("(") {
 		p.skipBalanced()
 	}
 	switch kind {
@@ -835,22 +837,23 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 	}
 	if ds.record != nil {
 		p.buf = append(p.buf, ds.base...) // not the whole body
+		p.bufSrc = -1
 	} else if ds.typeStart >= 0 {
-		p.appendText(p.toks[ds.typeStart].Start, ds.typeEndOff, true)
+		p.appendText(int(p.toks[ds.typeStart].Start), ds.typeEndOff, true)
 	}
 	end := ds.typeEndOff
 	if first >= 0 {
-		end = p.toks[last-1].End
+		end = int(p.toks[last-1].End)
 		p.callConvSkip = true // `T WINAPI *p`: the macro is not part of the type
-		p.appendText(p.toks[first].Start, end, true)
+		p.appendText(int(p.toks[first].Start), end, true)
 		p.callConvSkip = false
 	}
-	t.Text = p.intern(p.buf)
+	t.Text = p.bufText()
 	switch {
 	case ds.declared == 0 && ds.typeStart >= 0:
-		t.Span = Span{p.toks[ds.typeStart].Start, end}
+		t.Span = Span{int(p.toks[ds.typeStart].Start), end}
 	case first >= 0:
-		t.Span = Span{p.toks[first].Start, end}
+		t.Span = Span{int(p.toks[first].Start), end}
 	default:
 		t.Span = Span{namePos, namePos}
 	}
@@ -860,60 +863,88 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 // spanText returns the non-trivia tokens in [start,end) joined with spaces
 // only between words ("std::vector<unsigned int>").
 func (p *parser) spanText(start, end int) string {
-	if k := p.i - 1; k >= 0 && p.toks[k].Start == start && p.toks[k].End == end {
+	if k := p.i - 1; k >= 0 && int(p.toks[k].Start) == start && int(p.toks[k].End) == end {
 		// One token, the common case: the name shares the source's memory
 		// (ParseFile documents that src must not change afterwards).
 		return unsafe.String(&p.src[start], end-start)
 	}
 	p.buf = p.buf[:0]
 	p.appendText(start, end, false)
-	return p.intern(p.buf)
+	return p.bufText()
 }
 
 // appendText appends the non-trivia source tokens in [start,end) to p.buf.
-// It reads the lossless token list, not p.toks, because p.toks may hold
-// split '>>' tokens. skipSpecs drops declaration specifiers and attributes,
-// which are not part of a type's text.
+// It walks p.toks (no trivia to skip). A split '>>' token in p.toks has
+// lost its first byte(s), so a token that starts right after a '>' takes
+// its bounds from the lossless list instead; reading File.Tokens for every
+// token would cost a cache miss each. skipSpecs drops declaration
+// specifiers and attributes, which are not part of a type's text.
 func (p *parser) appendText(start, end int, skipSpecs bool) {
-	toks := p.file.Tokens
-	k := p.fileTokAt(start)
-	for ; k < len(toks) && toks[k].Start < end; k++ {
-		t := toks[k]
-		if t.Kind.IsTrivia() || t.Kind == EOF {
-			continue
+	for k := p.toksEndingAfter(start); k < len(p.toks); k++ {
+		t := p.toks[k].token()
+		if t.Kind == Punct && t.Start > 0 && p.src[t.Start-1] == '>' {
+			t = p.file.Tokens[p.toks[k].fidx] // maybe split: the original bounds
+		}
+		if t.Start >= end || t.Kind == EOF {
+			break
 		}
 		txt := p.src[max(t.Start, start):min(t.End, end)]
 		if skipSpecs && t.Kind == Identifier {
-			if w := string(txt); specifierWords[w] || p.specMacro[w] != nil || w == "__launch_bounds__" ||
+			// p.cls holds the whole token's class; a clipped token is looked up.
+			spec := p.toks[k].cls&clsSpec != 0
+			if len(txt) != t.End-t.Start {
+				spec = specifierWords[string(txt)]
+			}
+			if w := string(txt); spec || p.specMacro[w] != nil || w == "__launch_bounds__" ||
 				p.callConvSkip && isAllCaps(w) && !p.isTypeName(w) {
 				continue
 			}
 		}
-		p.appendWord(txt)
+		p.appendSrc(txt, max(t.Start, start))
 	}
 }
 
-// fileTokAt returns the index in File.Tokens of the first token ending
+// appendSrc appends txt, the source bytes at offset off, with appendWord
+// and keeps p.bufSrc: the source offset that p.buf copies byte for byte,
+// or -1 once a space was inserted or a gap skipped.
+func (p *parser) appendSrc(txt []byte, off int) {
+	n := len(p.buf)
+	contiguous := n == 0 || p.bufSrc >= 0 && p.bufSrc+n == off
+	p.appendWord(txt)
+	switch {
+	case !contiguous || len(p.buf) != n+len(txt):
+		p.bufSrc = -1
+	case n == 0:
+		p.bufSrc = off
+	}
+}
+
+// bufText returns p.buf as a string. Most type texts are written exactly
+// as in the source ("int", "float*"): those view the source without a copy
+// or a map lookup; the rest are interned.
+func (p *parser) bufText() string {
+	if p.bufSrc >= 0 && len(p.buf) > 0 {
+		return p.view(p.bufSrc, p.bufSrc+len(p.buf))
+	}
+	return p.intern(p.buf)
+}
+
+// toksEndingAfter returns the index in p.toks of the first token ending
 // after offset off. Spans are built from recent tokens, so it walks back
-// from the current parser token instead of searching the whole file.
-func (p *parser) fileTokAt(off int) int {
+// from the current token and searches only when the span is far behind.
+// (Splitting a '>>' moves a token's Start, never its End.)
+func (p *parser) toksEndingAfter(off int) int {
 	k := min(p.i, len(p.toks)-1)
-	for k > 0 && p.toks[k].Start > off {
+	for n := 0; k > 0 && int(p.toks[k-1].End) > off; n++ {
+		if n == 64 {
+			return sort.Search(k, func(i int) bool { return int(p.toks[i].End) > off })
+		}
 		k--
 	}
-	if k < p.i-64 {
-		toks := p.file.Tokens
-		return sort.Search(len(toks), func(i int) bool { return toks[i].End > off })
+	for k < len(p.toks)-1 && int(p.toks[k].End) <= off {
+		k++
 	}
-	i := int(p.fidx[k])
-	toks := p.file.Tokens
-	for i > 0 && toks[i].Start > off {
-		i--
-	}
-	for i < len(toks)-1 && toks[i].End <= off {
-		i++
-	}
-	return i
+	return k
 }
 
 // appendWord appends txt to p.buf with a space where C++ needs or people
@@ -940,10 +971,10 @@ func (p *parser) appendWord(txt []byte) {
 // offset off, searching back from the current position (spans are recent).
 func (p *parser) tokIndexAt(off int) int {
 	k := min(p.i, len(p.toks)-1)
-	for k > 0 && p.toks[k].Start > off {
+	for k > 0 && int(p.toks[k].Start) > off {
 		k--
 	}
-	for k < len(p.toks)-1 && p.toks[k].End <= off {
+	for k < len(p.toks)-1 && int(p.toks[k].End) <= off {
 		k++
 	}
 	return k

@@ -305,7 +305,11 @@ void test_eviction(bam::backend b)
   auto rt = make_rt(cfg_for(b, bytes / 64, 512));
   bam::array<uint32_t> a = rt->array_zeros<uint32_t>(n);
   bam::array<unsigned int> cnt = rt->array_zeros<unsigned int>(n / 16);
-  k_ref_writer<<<g_small ? 8 : 132, 256>>>(a, n, 1000003);
+  // array_ref keeps one line pinned per thread, and these threads write
+  // scattered lines: run at most half as many threads as the cache has lines.
+  const unsigned writers = unsigned(std::max<size_t>(1, rt->cache_lines() / 2));
+  const unsigned wb = std::min(writers, 256u);
+  k_ref_writer<<<writers / wb, wb>>>(a, n, 1000003);
   dbuf<unsigned long long> bad(1);
   k_verify<<<g_small ? 8 : 264, 256>>>(a, n, 99, bad.p);
   const int per = g_small ? 8 : 64;

@@ -307,6 +307,31 @@ BAM_HD uint32_t acquire(const cache_ctx& c, const array_meta& m, uint64_t line, 
   }
 }
 
+// Like acquire(), but a thread that finds the line busy (fetched or
+// evicted by someone else) drops its pins while it waits, so waiting never
+// keeps a slot from being reused. Used by warps that still have lines of
+// their own to fill.
+template <class Io>
+BAM_HD uint32_t acquire_patiently(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t n, bool write,
+                                  Io& io)
+{
+  stall_clock sc;
+  for (;;) {
+    uint32_t slot = no_slot;
+    const probe p = begin_acquire(m, line, n, write, slot);
+    if (p == probe::hit)
+      return slot;
+    if (p == probe::fetch) {
+      stat_add(c, stat::misses, 1); // the line was evicted while we waited
+      return fill_line(c, m, line, write, io);
+    }
+    line_word::unpin(m.state + line, n);
+    while (line_word::is_busy(atomic_load(m.state + line, order::relaxed)))
+      if (!sc.wait(c))
+        fatal(c, fault_kind::stalled, m.id, line);
+  }
+}
+
 BAM_HD inline void release(const array_meta& m, uint64_t line, uint32_t n) noexcept
 {
   line_word::unpin(m.state + line, n);

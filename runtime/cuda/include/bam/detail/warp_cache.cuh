@@ -56,89 +56,80 @@ __device__ __forceinline__ fill_plan shfl_plan(uint32_t mask, const fill_plan& p
   return fill_plan{shfl_ptr(mask, p.dst, src_lane), shfl_ptr(mask, p.src, src_lane), shfl_ptr(mask, p.wb, src_lane)};
 }
 
-// The miss path of a coalesced access. `mine`: this lane is a leader that
-// claimed (busy) its line; on return that line is valid in `slot`.
+// Pointer backends: lane f (a leader that claimed its line) takes a slot,
+// the whole warp copies the line in (after writing a dirty victim out), and
+// f publishes it. Returns the line's data to every lane.
 //
-// Pointer backends: the whole warp copies each claimed line in turn, the
-// leader taking its slot only when its turn comes. Never holding more than
-// one freshly taken slot per warp while waiting for others matters: if each
-// leader took its slot first and then waited for its warp-mates, warps
-// could hold every slot between them and wait on each other for good.
+// The caller lets f's group use the line and release it before the next
+// leader takes a slot: a warp never holds pinned slots while it waits for
+// a free one. (If every leader took its slot first and then waited for its
+// warp-mates, warps could hold all slots between them and wait for good.)
 //
-// Out of line (as is wait_for_line): one copy per program instead of one per
-// access site keeps kernels small and builds fast; a miss costs
-// microseconds, the call nanoseconds.
+// Out of line, like the other miss-path functions: one copy per program
+// instead of one per access site keeps kernels small and builds fast; a miss
+// costs microseconds, the call nanoseconds.
 template <bool Write>
-__device__ __noinline__ void warp_fill(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t mask,
-                                       uint32_t fetchers, bool mine, uint32_t& slot)
+__device__ __noinline__ unsigned char* warp_fill_one(const cache_ctx& c, const array_meta& m, uint64_t line,
+                                                     uint32_t mask, uint32_t f, uint32_t& slot)
 {
-  if (!is_pointer_backend(c.backend)) {
-    // Storage: each leader does its own blocking request; the queue layer
-    // overlaps them. A leader waits for nobody while holding its slot.
-    if (mine) {
-      device_io io;
-      slot = fill_line(c, m, line, Write, io);
-    }
-    return;
-  }
   const uint32_t lane = lane_id();
   const uint32_t rank = __popc(mask & ((1u << lane) - 1u));
   const uint32_t lanes = __popc(mask);
   victim v;
-  while (fetchers != 0) {
-    const uint32_t f = __ffs(fetchers) - 1;
-    fetchers &= fetchers - 1;
-    fill_plan plan{nullptr, nullptr, nullptr};
-    if (lane == f) {
-      slot = allocate_slot(c, v, m.id, line);
-      plan.dst = c.slot_data(slot);
-      plan.src = backing_line(c, m, line);
-      if (v.present && v.dirty)
-        plan.wb = backing_line(c, c.arrays[v.array_id], v.line);
-    }
-    plan = shfl_plan(mask, plan, f);
-    __syncwarp(mask); // orders the leader's eviction CAS (acquire) before the lanes read the victim
-    if (plan.wb != nullptr) {
-      copy_line_warp(plan.wb, plan.dst, c.line_bytes(), rank, lanes);
-      __syncwarp(mask); // the write-back has read the slot before anyone overwrites it
-    }
-    copy_line_warp(plan.dst, plan.src, c.line_bytes(), rank, lanes);
-    __syncwarp(mask);
-    if (lane == f) {
-      __threadfence(); // the warp's copies (both directions) before the line states change
-      if (v.present) {
-        if (v.dirty) {
-          stat_add(c, stat::writebacks, 1);
-          stat_add(c, stat::io_writes, 1);
-          stat_add(c, stat::io_write_bytes, c.line_bytes());
-        }
-        finish_evict(c, v);
-      }
-      stat_add(c, stat::io_reads, 1);
-      stat_add(c, stat::io_read_bytes, c.line_bytes());
-      install(c, m, line, slot, Write);
-    }
+  fill_plan plan{nullptr, nullptr, nullptr};
+  if (lane == f) {
+    slot = allocate_slot(c, v, m.id, line);
+    plan.dst = c.slot_data(slot);
+    plan.src = backing_line(c, m, line);
+    if (v.present && v.dirty)
+      plan.wb = backing_line(c, c.arrays[v.array_id], v.line);
   }
+  plan = shfl_plan(mask, plan, f);
+  __syncwarp(mask); // orders f's eviction CAS (acquire) before the lanes read the victim
+  if (plan.wb != nullptr) {
+    copy_line_warp(plan.wb, plan.dst, c.line_bytes(), rank, lanes);
+    __syncwarp(mask); // the write-back has read the slot before anyone overwrites it
+  }
+  copy_line_warp(plan.dst, plan.src, c.line_bytes(), rank, lanes);
+  __syncwarp(mask);
+  if (lane == f) {
+    __threadfence(); // the warp's copies (both directions) before the line states change
+    if (v.present) {
+      if (v.dirty) {
+        stat_add(c, stat::writebacks, 1);
+        stat_add(c, stat::io_writes, 1);
+        stat_add(c, stat::io_write_bytes, c.line_bytes());
+      }
+      finish_evict(c, v);
+    }
+    stat_add(c, stat::io_reads, 1);
+    stat_add(c, stat::io_read_bytes, c.line_bytes());
+    install(c, m, line, slot, Write);
+  }
+  return plan.dst;
 }
 
-// A leader whose line is being fetched or evicted by another warp waits; if
-// the line ends up invalid it fetches it alone.
+// A leader that claimed its line fetching it alone (storage backends: one
+// blocking request per line, overlapped by the queue layer).
 template <bool Write>
-__device__ __noinline__ uint32_t wait_for_line(const cache_ctx& c, const array_meta& m, uint64_t line)
+__device__ __noinline__ uint32_t leader_fill(const cache_ctx& c, const array_meta& m, uint64_t line)
 {
-  uint32_t slot = no_slot;
   device_io io;
-  for (;;) {
-    probe p = wait_acquire(c, m, line, Write, slot);
-    if (p == probe::hit)
-      return slot;
-    if (p == probe::fetch)
-      return fill_line(c, m, line, Write, io);
-  }
+  return fill_line(c, m, line, Write, io);
+}
+
+// A leader waiting for a line another warp is fetching, without holding
+// pins meanwhile.
+template <bool Write>
+__device__ __noinline__ uint32_t leader_acquire(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t n)
+{
+  device_io io;
+  return acquire_patiently(c, m, line, n, Write, io);
 }
 
 // The leader of each group pins its line for all peers with one atomic and
-// classifies it; every peer learns the result.
+// classifies it; every peer learns the result. A group whose line is busy
+// elsewhere drops its pins again at once (it waits later, holding nothing).
 template <bool Write>
 __device__ probe warp_probe(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t elem_bytes, warp_group& g,
                             uint32_t& slot)
@@ -150,27 +141,13 @@ __device__ probe warp_probe(const cache_ctx& c, const array_meta& m, uint64_t li
   if (lane_id() == g.leader) {
     const uint32_t n = __popc(g.peers);
     p = begin_acquire(m, line, n, Write, slot);
+    if (p == probe::wait)
+      release(m, line, n);
     stat_add(c, stat::accesses, n);
     stat_add(c, stat::bytes, uint64_t(n) * elem_bytes);
     stat_add(c, p == probe::fetch ? stat::misses : stat::hits, 1);
   }
   return probe(__shfl_sync(g.peers, uint32_t(p), g.leader));
-}
-
-// Fill every line a leader of the warp claimed (all lanes of g.mask help),
-// then let waiting leaders wait. On return every group's line is pinned and
-// valid; returns this lane's slot.
-template <bool Write>
-__device__ uint32_t warp_resolve(const cache_ctx& c, const array_meta& m, uint64_t line, const warp_group& g, probe p,
-                                 uint32_t slot)
-{
-  const bool lead = lane_id() == g.leader;
-  const uint32_t fetchers = __ballot_sync(g.mask, lead && p == probe::fetch);
-  if (fetchers != 0)
-    warp_fill<Write>(c, m, line, g.mask, fetchers, lead && p == probe::fetch, slot);
-  if (lead && p == probe::wait)
-    slot = wait_for_line<Write>(c, m, line);
-  return slot;
 }
 
 // This group's slot data, after the leader's acquire (the __syncwarp orders
@@ -182,19 +159,6 @@ __device__ __forceinline__ unsigned char* group_data(const cache_ctx& c, const w
   return c.slot_data(slot);
 }
 
-// Pin `line` for every calling lane and return its data; each lane then
-// owns one reference (array_ref) or the group releases together
-// (warp_release).
-template <bool Write>
-__device__ unsigned char* warp_acquire(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t elem_bytes,
-                                       warp_group& g)
-{
-  uint32_t slot = no_slot;
-  const probe p = warp_probe<Write>(c, m, line, elem_bytes, g, slot);
-  slot = warp_resolve<Write>(c, m, line, g, p, slot);
-  return group_data(c, g, slot);
-}
-
 // Drop the group's references once every peer is done with the line.
 __device__ __forceinline__ void warp_release(const array_meta& m, uint64_t line, const warp_group& g)
 {
@@ -203,10 +167,55 @@ __device__ __forceinline__ void warp_release(const array_meta& m, uint64_t line,
     release(m, line, __popc(g.peers));
 }
 
+// Resolve every group of the warp to a pinned, valid line and call
+// use(group, data) once per group, in an order that never holds pins while
+// waiting: hits first, then each fetched line right after its fill, then
+// lines other warps were fetching.
+template <bool Write, class Use>
+__device__ void warp_resolve(const cache_ctx& c, const array_meta& m, uint64_t line, const warp_group& g, probe p,
+                             uint32_t slot, Use use)
+{
+  const bool lead = lane_id() == g.leader;
+  if (p == probe::hit)
+    use(group_data(c, g, slot));
+  uint32_t fetchers = __ballot_sync(g.mask, lead && p == probe::fetch);
+  if (fetchers != 0 && is_pointer_backend(c.backend)) {
+    while (fetchers != 0) {
+      const uint32_t f = __ffs(fetchers) - 1;
+      fetchers &= fetchers - 1;
+      unsigned char* data = warp_fill_one<Write>(c, m, line, g.mask, f, slot);
+      if (g.leader == f) {
+        __syncwarp(g.peers);
+        use(data);
+      }
+    }
+  } else if (p == probe::fetch) {
+    if (lead)
+      slot = leader_fill<Write>(c, m, line);
+    use(group_data(c, g, slot));
+  }
+  if (p == probe::wait) {
+    if (lead)
+      slot = leader_acquire<Write>(c, m, line, __popc(g.peers));
+    use(group_data(c, g, slot));
+  }
+}
+
+// Pin `line` for every calling lane and return its data; each lane then
+// owns one reference (array_ref drops them with warp_release_each).
+template <bool Write>
+__device__ unsigned char* warp_acquire(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t elem_bytes,
+                                       warp_group& g)
+{
+  uint32_t slot = no_slot;
+  const probe p = warp_probe<Write>(c, m, line, elem_bytes, g, slot);
+  unsigned char* base = nullptr;
+  warp_resolve<Write>(c, m, line, g, p, slot, [&](unsigned char* data) { base = data; });
+  return base;
+}
+
 // One element access, coalesced: f(pointer to the line's data) runs while
-// the line is pinned. Groups that hit run f and release BEFORE the warp
-// fills its misses, so a warp never holds pins on valid lines while its
-// leaders look for free slots (which would let small caches deadlock).
+// the line is pinned, then the group's pins are dropped (one atomic).
 template <bool Write, class F>
 __device__ auto warp_access(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t elem_bytes, F f)
 {
@@ -214,15 +223,10 @@ __device__ auto warp_access(const cache_ctx& c, const array_meta& m, uint64_t li
   uint32_t slot = no_slot;
   const probe p = warp_probe<Write>(c, m, line, elem_bytes, g, slot);
   decltype(f(static_cast<unsigned char*>(nullptr))) r{};
-  if (p == probe::hit) {
-    r = f(group_data(c, g, slot));
+  warp_resolve<Write>(c, m, line, g, p, slot, [&](unsigned char* data) {
+    r = f(data);
     warp_release(m, line, g);
-  }
-  slot = warp_resolve<Write>(c, m, line, g, p, slot);
-  if (p != probe::hit) {
-    r = f(group_data(c, g, slot));
-    warp_release(m, line, g);
-  }
+  });
   return r;
 }
 
