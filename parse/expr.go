@@ -501,10 +501,11 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 	p.next()
 	save := p.noGT
 	p.noGT = 0
-	var args []Expr
+	list := &p.slabs.exprs
+	mark := len(list.items)
 	for !p.atEOF() && !p.is(")") {
 		before := p.i
-		args = append(args, p.parseArg())
+		list.push(p.parseArg())
 		p.got("...")
 		if !p.got(",") {
 			if !p.is(")") && p.i == before {
@@ -515,6 +516,7 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 			}
 		}
 	}
+	args := list.finish(mark)
 	p.noGT = save
 	rp := p.tok().Start
 	if !p.got(")") {

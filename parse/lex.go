@@ -19,14 +19,15 @@ func Lex(src []byte) []Token {
 
 // LexDiags is Lex that also returns the lexical diagnostics (PARSE001..006).
 func LexDiags(src []byte) ([]Token, []diag.Diagnostic) {
-	l := lexAll(src)
+	l := lexAll(src, nil)
 	return l.toks, l.diags
 }
 
-// lexAll lexes src; ParseFile also uses the counts and indices the lexer
-// gathers on the way, which saves the parser passes over all the tokens.
-func lexAll(src []byte) *lexer {
-	l := &lexer{src: src, lineStart: true}
+// lexAll lexes src. With a non-nil view (ParseFile) it also appends the
+// parser's view of each non-trivia token to it while the token is fresh in
+// cache; a second pass over all the tokens would cost as much as lexing.
+func lexAll(src []byte, view []ptok) *lexer {
+	l := &lexer{src: src, lineStart: true, view: view, parse: view != nil}
 	// Real code averages 2.5 to 3 bytes per token. A small file gets room
 	// for one token per 2 bytes at once; a large one starts with a sample
 	// and grow extrapolates from it (see grow).
@@ -42,8 +43,10 @@ type lexer struct {
 	src       []byte
 	pos       int
 	toks      []Token
-	nonTrivia int     // tokens the parser sees (EOF included)
 	directs   []int32 // indices in toks of the Directive tokens
+	parse     bool    // build view (ParseFile)
+	view      []ptok  // the parser's view of the non-trivia tokens
+	digraphs  []int32 // indices in view of digraph punctuators ("<:" ...)
 	diags     []diag.Diagnostic
 	lineStart bool        // only trivia since the last newline: '#' starts a directive
 	conds     []condFrame // open #if groups
@@ -64,10 +67,29 @@ func (l *lexer) emit(k TokenKind, start int) {
 		l.grow()
 	}
 	l.toks = append(l.toks, Token{Kind: k, Start: start, End: l.pos})
-	// k is a constant at most call sites, so this test folds away.
-	if k == Invalid || k >= Identifier {
-		l.nonTrivia++
+	// k is a constant at most call sites, so the kind test folds away.
+	if (k == Invalid || k >= Identifier) && l.parse {
+		l.addView(k, start)
 	}
+}
+
+// addView appends the parser's view of the token just emitted: its class
+// if it is a reserved word, its byte if it is a one-byte punctuator.
+func (l *lexer) addView(k TokenKind, start int) {
+	pt := ptok{Start: int32(start), End: int32(l.pos), fidx: int32(len(l.toks) - 1), Kind: k}
+	if start < len(l.src) {
+		c := l.src[start]
+		switch {
+		case k == Punct && l.pos-start == 1:
+			pt.pb = c
+		case k == Punct && l.pos-start == 2 && (c == '<' || c == ':' || c == '%'):
+			l.digraphs = append(l.digraphs, int32(len(l.view))) // maybe; the parser checks
+		case k == Identifier && (c >= 'a' && c <= 'z' || c == '_'):
+			// Every reserved word starts with a lower-case letter or '_'.
+			pt.cls = wordClassOf(l.src[start:l.pos])
+		}
+	}
+	l.view = append(l.view, pt)
 }
 
 // grow makes room for the rest of the file by extrapolating the token

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/bamgen/bamgen/diag"
@@ -28,7 +28,7 @@ const maxDepth = 500
 // problems are in File.Diags. The File keeps src (and names in the tree may
 // share its memory), so src must not be modified afterwards.
 func ParseFile(name string, src []byte) *File {
-	l := lexAll(src)
+	l := lexAll(src, spareView(len(src)))
 	f := &File{Src: diag.NewSource(name, src), Tokens: l.toks, Diags: l.diags}
 	if len(src) > math.MaxInt32 {
 		// The parser keeps offsets as int32 (see ptok): keep such a file
@@ -38,8 +38,8 @@ func ParseFile(name string, src []byte) *File {
 			Message: "declaration not understood (file of 2 GiB or more); kept as written"})
 		return f
 	}
-	p := newParser(f, l.nonTrivia)
-	p.directs = l.directs
+	p := newParser(f)
+	p.toks, p.directs, p.digraphIdx = l.view, l.directs, l.digraphs
 	p.parseFile()
 	f.Diags = p.diags
 	p.release()
@@ -47,13 +47,14 @@ func ParseFile(name string, src []byte) *File {
 }
 
 type parser struct {
-	src     []byte
-	file    *File
-	toks    []ptok  // non-trivia tokens, EOF last; may be split (see closeAngle)
-	directs []int32 // index in File.Tokens of each Directive token
-	i       int
-	lastEnd int // end offset of the last consumed token (or half token)
-	diags   []diag.Diagnostic
+	src        []byte
+	file       *File
+	toks       []ptok  // non-trivia tokens, EOF last; may be split (see closeAngle)
+	directs    []int32 // index in File.Tokens of each Directive token
+	digraphIdx []int32 // indices in toks of possible digraphs (see finishToks)
+	i          int
+	lastEnd    int // end offset of the last consumed token (or half token)
+	diags      []diag.Diagnostic
 
 	depth        int
 	deepReported bool
@@ -103,8 +104,8 @@ type split struct {
 	pb         byte
 }
 
-// newParser builds the parser's view of f's n non-trivia tokens.
-func newParser(f *File, n int) *parser {
+// newParser returns a parser for f; the caller sets toks and directs.
+func newParser(f *File) *parser {
 	p := &parser{
 		src:       f.Src.Bytes,
 		file:      f,
@@ -116,56 +117,53 @@ func newParser(f *File, n int) *parser {
 		specMacro: make(map[string][]string),
 		attrMacro: make(map[string]int),
 	}
-	if b, ok := toksPool.Get().(*[]ptok); ok && cap(*b) >= n {
-		p.toks = (*b)[:0]
-	} else {
-		p.toks = make([]ptok, 0, n)
-	}
 	return p
 }
 
-// toksPool recycles token views between ParseFile calls. The view is the
-// parser's largest allocation and nothing in the tree refers to it; a
-// fresh one costs page faults and garbage collection work every file.
-var toksPool sync.Pool
+// spareView returns an empty token view for a source of n bytes: the one
+// the last parse left in spareToks when it is big enough, else a new one
+// with room for one token per 4 bytes (real code has about 4.5).
+func spareView(n int) []ptok {
+	if b := spareToks.Swap(nil); b != nil && cap(*b) >= n/5 {
+		return (*b)[:0]
+	}
+	return make([]ptok, 0, n/4+16)
+}
 
-// release returns p's token view to toksPool; p must not be used after.
+// spareToks keeps the token view of the last parse for the next one. The
+// view is the parser's largest allocation (16 bytes per token) and nothing
+// in the tree refers to it; a fresh one costs page faults and garbage
+// collection work for every file. A sync.Pool loses it at most collections
+// (a 2 MB file allocates enough to trigger one or two), so this is one
+// slot: concurrent parses that find it empty allocate, and at most one
+// view (the size of the largest recent file's) stays allocated between
+// parses.
+var spareToks atomic.Pointer[[]ptok]
+
+// release hands p's token view to spareToks; p must not be used after.
 func (p *parser) release() {
 	b := p.toks[:0]
 	p.toks = nil
-	toksPool.Put(&b)
+	spareToks.Store(&b)
 }
 
-// buildToks fills p.toks in one pass over the lossless tokens, with each
-// token's class, punctuator byte and macro bit (so collectMacros must run
-// first).
-func (p *parser) buildToks() {
-	for i, t := range p.file.Tokens {
-		if t.Kind.IsTrivia() {
-			continue
+// finishToks completes the view the lexer built: the canonical byte of
+// each digraph and the macro bit of each identifier a #define names (so
+// collectMacros must run first).
+func (p *parser) finishToks() {
+	for _, k := range p.digraphIdx {
+		p.toks[k].pb = p.noteDigraph(int(k), p.toks[k].token())
+	}
+	if len(p.macros) == 0 {
+		return
+	}
+	for i := range p.toks {
+		t := &p.toks[i]
+		// Macro names are few and mostly capitalised: filter on the first
+		// byte before the map lookup.
+		if t.Kind == Identifier && p.macroFirst[p.src[t.Start]] && p.macros[unsafe.String(&p.src[t.Start], int(t.End-t.Start))] != nil {
+			t.cls |= clsMacro
 		}
-		pt := ptok{Start: int32(t.Start), End: int32(t.End), fidx: int32(i), Kind: t.Kind}
-		var c byte
-		if t.Start < len(p.src) {
-			c = p.src[t.Start]
-		}
-		switch {
-		case t.Kind == Punct && t.End-t.Start == 1:
-			pt.pb = c
-		case t.Kind == Punct && t.End-t.Start == 2 && (c == '<' || c == ':' || c == '%'):
-			pt.pb = p.noteDigraph(len(p.toks), t)
-		case t.Kind == Identifier:
-			if c >= 'a' && c <= 'z' || c == '_' {
-				// Every reserved word starts with a lower-case letter or '_'.
-				pt.cls = wordClassOf(p.src[t.Start:t.End])
-			}
-			// Macro names are few and mostly capitalised: filter on the
-			// first byte before the map lookup.
-			if p.macroFirst[c] && p.macros[unsafe.String(&p.src[t.Start], t.End-t.Start)] != nil {
-				pt.cls |= clsMacro
-			}
-		}
-		p.toks = append(p.toks, pt)
 	}
 }
 
@@ -196,7 +194,7 @@ func (p *parser) noteDigraph(idx int, t Token) byte {
 func (p *parser) parseFile() {
 	defer p.recoverPanic()
 	p.collectMacros()
-	p.buildToks()
+	p.finishToks()
 	p.prescan()
 	p.file.Decls = p.parseDecls(&declCtx{})
 	for !p.atEOF() {
@@ -419,7 +417,49 @@ type slabs struct {
 	sBlockStmt  slab[BlockStmt]
 	sReturnStmt slab[ReturnStmt]
 	sSymbol     slab[Symbol]
+	sVarPtr     slab[*VarDecl]
+
+	stmts listStack[Stmt]
+	exprs listStack[Expr]
 }
+
+// listStack builds node lists without growing a slice per list: a parse
+// function pushes its items on one shared stack (lists nested in an item
+// push above them and are finished first) and finish copies them into an
+// exactly sized slice carved from a chunk. That is one allocation per
+// many lists instead of two or three per list.
+type listStack[T any] struct {
+	items []T
+	chunk []T
+}
+
+func (s *listStack[T]) push(x T) { s.items = append(s.items, x) }
+
+// finish pops the items pushed since mark (len(s.items) then) as a list;
+// nil when there are none, as an appended-to nil slice would be.
+func (s *listStack[T]) finish(mark int) []T {
+	items := s.items[mark:]
+	n := len(items)
+	var out []T
+	switch {
+	case n == 0:
+	case n > slabSize/8:
+		out = append([]T(nil), items...)
+	default:
+		if cap(s.chunk)-len(s.chunk) < n {
+			s.chunk = make([]T, 0, slabSize)
+		}
+		k := len(s.chunk)
+		s.chunk = append(s.chunk, items...)
+		out = s.chunk[k : k+n : k+n] // full slice: appending copies
+	}
+	clear(items) // the stack must not keep nodes alive
+	s.items = s.items[:mark]
+	return out
+}
+
+// one returns a one-element slice holding x, carved from slab s.
+func one[T any](s *slab[T], x T) []T { return unsafe.Slice(newNode(s, x), 1) }
 
 func (p *parser) newIdent(sp Span, name string) *Ident {
 	if len(p.identSlab) == cap(p.identSlab) {

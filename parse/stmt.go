@@ -9,18 +9,21 @@ func (p *parser) parseBlock() *BlockStmt {
 	open := p.tok()
 	p.next()
 	b := newNode(&p.slabs.sBlockStmt, BlockStmt{})
+	list := &p.slabs.stmts
+	mark := len(list.items)
 	for !p.atEOF() && !p.is("}") {
 		before := p.i
 		if s := p.parseStmt(); s != nil {
-			b.Stmts = append(b.Stmts, s)
+			list.push(s)
 		}
 		if p.i == before {
 			t := p.tok()
 			p.next()
-			b.Stmts = append(b.Stmts, &OpaqueStmt{Span: Span{t.Start, t.End}, Reason: "unexpected token"})
+			list.push(&OpaqueStmt{Span: Span{t.Start, t.End}, Reason: "unexpected token"})
 			p.errorf(t.Start, t.End, "PARSE011", "unexpected token in statement")
 		}
 	}
+	b.Stmts = list.finish(mark)
 	if !p.got("}") {
 		p.errorf(open.Start, open.End, "PARSE003", "unbalanced '{': no matching '}' before end of file")
 	}
@@ -565,7 +568,11 @@ func (p *parser) blockDeclarators(ds *declSpec) []*VarDecl {
 		v := p.newVar(ds, d)
 		p.parseVarInit(v, declBlock)
 		p.declareVar(v, d)
-		vars = append(vars, v)
+		if vars == nil {
+			vars = one(&p.slabs.sVarPtr, v) // most declarations declare one
+		} else {
+			vars = append(vars, v)
+		}
 		if !p.got(",") {
 			return vars
 		}

@@ -889,16 +889,8 @@ func (p *parser) appendText(start, end int, skipSpecs bool) {
 			break
 		}
 		txt := p.src[max(t.Start, start):min(t.End, end)]
-		if skipSpecs && t.Kind == Identifier {
-			// p.cls holds the whole token's class; a clipped token is looked up.
-			spec := p.toks[k].cls&clsSpec != 0
-			if len(txt) != t.End-t.Start {
-				spec = specifierWords[string(txt)]
-			}
-			if w := string(txt); spec || p.specMacro[w] != nil || w == "__launch_bounds__" ||
-				p.callConvSkip && isAllCaps(w) && !p.isTypeName(w) {
-				continue
-			}
+		if skipSpecs && t.Kind == Identifier && p.notInType(k, txt, len(txt) == t.End-t.Start) {
+			continue
 		}
 		p.appendSrc(txt, max(t.Start, start))
 	}
@@ -927,6 +919,31 @@ func (p *parser) bufText() string {
 		return p.view(p.bufSrc, p.bufSrc+len(p.buf))
 	}
 	return p.intern(p.buf)
+}
+
+// notInType reports whether identifier txt, the text of p.toks[k] (whole,
+// or clipped by a span's bounds), is a specifier, an attribute or a
+// calling convention rather than part of a type's text. The word class of
+// a whole token is precomputed, which spares map lookups per type token.
+func (p *parser) notInType(k int, txt []byte, whole bool) bool {
+	if len(txt) == 0 {
+		return false
+	}
+	w := unsafe.String(&txt[0], len(txt)) // views the source (see view)
+	cls := p.toks[k].cls
+	if !whole {
+		cls = wordClassOf(txt)
+		if p.macro(w) != nil {
+			cls |= clsMacro
+		}
+	}
+	switch {
+	case cls&clsSpec != 0, w == "__launch_bounds__":
+		return true
+	case cls&clsMacro != 0 && p.specMacro[w] != nil: // specMacro holds only macros
+		return true
+	}
+	return p.callConvSkip && isAllCaps(w) && !p.isTypeName(w)
 }
 
 // toksEndingAfter returns the index in p.toks of the first token ending

@@ -18,7 +18,16 @@ type Options struct {
 	Auto   bool              // --auto
 	Counts map[string]string // --count NAME=EXPR (kernel parameter, KERNEL:PARAM or host variable)
 	Config *Config           // .bamgen.yaml, or nil
+	// Opt, when set, runs the access-pattern rewrites (transform/opt) on the
+	// same original bytes: it gets the ported parameters of each kernel and
+	// the text each launch argument will have after the port, and returns
+	// more edits, applied together with the port's own.
+	Opt OptHook
 }
+
+// OptHook is the signature of Options.Opt (a hook, because transform/opt
+// builds on this package).
+type OptHook func(ported map[string][]string, launchArg func(l *parse.LaunchExpr, i int) string) ([]diag.Diagnostic, []Edit)
 
 // Result is the outcome of porting one file.
 type Result struct {
@@ -47,6 +56,12 @@ func Port(f *parse.File, opts Options) (res *Result, err error) {
 	}
 	c.plan(chosen)
 	diags, edits := c.runRewrites()
+	if opts.Opt != nil {
+		od, oe := opts.Opt(portedParams(c.choices), func(l *parse.LaunchExpr, i int) string {
+			return applyWithin(f.Src.Bytes, edits, l.Args[i])
+		})
+		diags, edits = append(diags, od...), append(edits, oe...)
+	}
 	res.Diags = append(c.diags, diags...)
 	res.Choices = c.choices
 	out, err := Apply(f.Src.Bytes, edits, f.Src.Name)
@@ -56,6 +71,32 @@ func Port(f *parse.File, opts Options) (res *Result, err error) {
 	res.Output = out
 	res.Changed = !bytes.Equal(out, f.Src.Bytes)
 	return res, nil
+}
+
+// portedParams lists, per kernel, the parameters that became bam::array.
+func portedParams(choices []Choice) map[string][]string {
+	out := map[string][]string{}
+	for _, ch := range choices {
+		if ch.Ported {
+			out[ch.Kernel] = append(out[ch.Kernel], ch.Param)
+		}
+	}
+	return out
+}
+
+// applyWithin returns the text of n after the edits that fall inside it.
+func applyWithin(src []byte, edits []Edit, n parse.Node) string {
+	var inner []Edit
+	for _, e := range edits {
+		if e.Start >= n.Pos() && e.End <= n.End() && !(e.Start == e.End && (e.Start == n.Pos() || e.Start == n.End())) {
+			inner = append(inner, Edit{Start: e.Start - n.Pos(), End: e.End - n.Pos(), New: e.New, Rewrite: e.Rewrite})
+		}
+	}
+	out, err := Apply(src[n.Pos():n.End()], inner, "")
+	if err != nil {
+		return string(src[n.Pos():n.End()])
+	}
+	return string(out)
 }
 
 // checkCounts reports --count names that match no chosen parameter and no

@@ -14,6 +14,7 @@ import (
 	"github.com/bamgen/bamgen/diag"
 	"github.com/bamgen/bamgen/parse"
 	"github.com/bamgen/bamgen/transform"
+	"github.com/bamgen/bamgen/transform/opt"
 )
 
 func init() { subcommands = append(subcommands, newPortCmd) }
@@ -30,6 +31,7 @@ type portFlags struct {
 	check  bool
 	asJSON bool
 	quiet  bool
+	opt    optFlags
 }
 
 func newPortCmd() *cobra.Command {
@@ -55,6 +57,7 @@ then. See docs/port.md.`,
 		},
 	}
 	fl := cmd.Flags()
+	f.opt.register(cmd)
 	fl.StringArrayVar(&f.arrays, "array", nil, "port pointer parameter `NAME` of every kernel, or KERNEL:NAME (repeatable)")
 	fl.BoolVar(&f.auto, "auto", false, "choose arrays indexed data-dependently or allocated with input-sized buffers")
 	fl.StringVar(&f.config, "config", "", "read choices from this `FILE` instead of .bamgen.yaml next to each input")
@@ -76,6 +79,10 @@ type portedFile struct {
 }
 
 func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
+	rewrites, err := f.opt.options()
+	if err != nil {
+		return err
+	}
 	opts, err := f.options(len(paths))
 	if err != nil {
 		return err
@@ -86,7 +93,7 @@ func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
 	}
 	results := make([]portedFile, len(sources))
 	parallelEach(len(sources), func(i int) {
-		results[i] = portOne(sources[i], opts, f.config)
+		results[i] = portOne(sources[i], opts, f.config, rewrites)
 	})
 	var errs []error
 	for _, r := range results {
@@ -112,6 +119,8 @@ func (f *portFlags) options(nfiles int) (transform.Options, error) {
 		return o, errors.New("-d prints a diff and cannot be combined with -w or -o")
 	case f.check && (f.write || f.output != ""):
 		return o, errors.New("--check changes nothing and cannot be combined with -w or -o")
+	case f.asJSON && f.diff:
+		return o, errors.New("--json and -d both print to stdout and cannot be combined")
 	}
 	for _, a := range f.arrays {
 		if err := checkArraySpec(a); err != nil {
@@ -177,7 +186,7 @@ func parseCounts(list []string) (map[string]string, error) {
 }
 
 // portOne parses and ports one file with its config.
-func portOne(src *diag.Source, opts transform.Options, explicitConfig string) portedFile {
+func portOne(src *diag.Source, opts transform.Options, explicitConfig string, rewrites *opt.Options) portedFile {
 	if explicitConfig == "" {
 		cfg, err := transform.FindConfig(src.Name)
 		if err != nil {
@@ -186,6 +195,9 @@ func portOne(src *diag.Source, opts transform.Options, explicitConfig string) po
 		opts.Config = cfg
 	}
 	pf := parse.ParseFile(src.Name, src.Bytes)
+	if rewrites != nil {
+		opts.Opt = optHook(pf, *rewrites)
+	}
 	res, err := transform.Port(pf, opts)
 	if err != nil {
 		return portedFile{src: src, err: err}

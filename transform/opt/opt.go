@@ -68,7 +68,7 @@ type Result struct {
 // (or, for an explicit kind, to every kernel) and explains each decision.
 func Run(af *analysis.File, opts Options) Result {
 	res := Result{Applied: map[string]string{}}
-	if err := opts.validate(); err != nil {
+	if err := opts.Validate(); err != nil {
 		res.Diags = append(res.Diags, diag.Diagnostic{Severity: diag.Error, Code: CodeBadOption, Message: err.Error()})
 		return res
 	}
@@ -94,7 +94,8 @@ func Run(af *analysis.File, opts Options) Result {
 	return res
 }
 
-func (o *Options) validate() error {
+// Validate checks the options and fills in defaults.
+func (o *Options) Validate() error {
 	switch o.Kind {
 	case "claware", "transpose", "coarsen", "odt", "auto":
 	default:

@@ -3,9 +3,37 @@
 // rendezvous for the *_sync intrinsics (warp_emu.h), caches small enough
 // that leaders of one warp fetch, evict and wait on each other's lines.
 //
-// Build: g++ -std=c++17 -O1 -pthread -DBAM_WARP_EMULATION -DBAM_NO_NVME_QUEUES
+// Build: g++ -std=c++17 -O1 -pthread -DBAM_WARP_EMULATION
 //            -Iinclude tests/warp_emu_test.cpp
 #include "warp_emu.h"
+
+#include <atomic>
+
+// Storage backends (emu, nvme) reach the cache through nvme::queue_set;
+// here it serves byte ranges of a host buffer and can fail every k-th read.
+#define BAM_QUEUE_SET_PROVIDED
+namespace bam {
+namespace nvme {
+struct queue_set {
+  unsigned char* storage = nullptr;
+  unsigned fail_every = 0; // 0: never
+  mutable std::atomic<unsigned> reads{0};
+
+  int read(uint64_t off, uint32_t bytes, void* dst) const
+  {
+    if (fail_every != 0 && reads.fetch_add(1) % fail_every == fail_every - 1)
+      return 0x281; // an NVMe media error (SCT 2, SC 0x81)
+    std::memcpy(dst, storage + off, bytes);
+    return 0;
+  }
+  int write(uint64_t off, uint32_t bytes, const void* src) const
+  {
+    std::memcpy(storage + off, src, bytes);
+    return 0;
+  }
+};
+} // namespace nvme
+} // namespace bam
 
 #include <bam/array.cuh>
 
@@ -43,10 +71,15 @@ struct emu_cache {
   stats_row stats{};
   error_block err{};
   cache_ctx ctx{};
+  bam::nvme::queue_set queues;
+  std::vector<unsigned char> storage = std::vector<unsigned char>(size_t(1) << 22); // storage backend: 4 MiB
+  uint64_t storage_used = 0;
 
-  emu_cache(uint32_t shift, uint32_t nslots)
+  emu_cache(uint32_t shift, uint32_t nslots, bool on_storage = false)
       : line_shift(shift), n_slots(nslots), slots(size_t(nslots) << shift), tags(nslots, slot_tag::empty)
   {
+    queues.storage = storage.data();
+    ctx.queues = &queues;
     ctx.slots = slots.data();
     ctx.slot_tag = tags.data();
     ctx.clock = &clock;
@@ -57,7 +90,7 @@ struct emu_cache {
     ctx.n_slots = nslots;
     ctx.line_shift = shift;
     ctx.n_stat_rows = 1;
-    ctx.backend = backend_kind::hbm;
+    ctx.backend = on_storage ? backend_kind::emu : backend_kind::hbm;
     states.reserve(8);
     maps.reserve(8);
     backing.reserve(8);
@@ -76,7 +109,14 @@ struct emu_cache {
     array_meta m{};
     m.state = states.back().data();
     m.slot_of = maps.back().data();
-    m.data = backing.back().data();
+    if (ctx.backend == backend_kind::emu) { // lines live at byte offsets of `storage`
+      CHECK(storage_used + lines * lb <= storage.size(), "test storage too small");
+      m.base = storage_used;
+      std::memcpy(storage.data() + storage_used, init.data(), bytes);
+      storage_used += lines * lb;
+    } else {
+      m.data = backing.back().data();
+    }
     m.n_lines = lines;
     m.id = id;
     m.live = 1;
@@ -102,7 +142,8 @@ template <class T>
 std::vector<T> backing_as(const emu_cache& c, size_t id, size_t n)
 {
   std::vector<T> v(n);
-  std::memcpy(v.data(), c.backing[id].data(), n * sizeof(T));
+  const array_meta& m = c.table[id];
+  std::memcpy(v.data(), m.data != nullptr ? m.data : c.storage.data() + m.base, n * sizeof(T));
   return v;
 }
 
@@ -248,10 +289,10 @@ void array_ref_lines(unsigned lanes)
 // Reads, writes and atomics at random over a cache of 1/16 of the data,
 // 6 warps: every path (hit, fetch with dirty victim, wait, re-fetch after
 // eviction) races with every other.
-void mixed_stress()
+void mixed_stress(bool on_storage)
 {
   auto t0 = std::chrono::steady_clock::now();
-  emu_cache c(9, 12);
+  emu_cache c(9, 12, on_storage);
   const size_t n = 128 * 192; // 192 lines of uint32
   bam::array<uint32_t> a = c.make<uint32_t>(std::vector<uint32_t>(n, 0));
   const unsigned warps = 6;
@@ -275,7 +316,40 @@ void mixed_stress()
   for (auto v : h)
     total += v;
   CHECK(total == uint64_t(warps) * 32 * ((per + 2) / 3), "increments: %llu", (unsigned long long)total);
-  report("mixed reads/atomics, 1/16 cache", c, since(t0));
+  report(on_storage ? "mixed, storage backend (queue_set)" : "mixed reads/atomics, 1/16 cache", c, since(t0));
+}
+
+// Storage reads that fail: the kernel runs to completion, the failure is
+// recorded for the host (kind, status, line), failed lines read as zeros,
+// and the rest of the data is right.
+void storage_errors()
+{
+  auto t0 = std::chrono::steady_clock::now();
+  emu_cache c(9, 16, true);
+  c.queues.fail_every = 7;
+  const size_t n = 128 * 64;
+  std::vector<uint32_t> h(n);
+  for (size_t i = 0; i < n; ++i)
+    h[i] = uint32_t(mix(i)) | 1u; // never zero
+  bam::array<const uint32_t> a = c.make<const uint32_t>(h);
+  std::atomic<int> zeros{0}, wrong{0};
+  warp_emu::launch(4, 32, [&](unsigned t) {
+    std::mt19937_64 rng(t);
+    for (int k = 0; k < 60; ++k) {
+      const size_t i = rng() % n;
+      const uint32_t v = a[i];
+      if (v == 0)
+        ++zeros;
+      else if (v != h[i])
+        ++wrong;
+    }
+  });
+  CHECK(wrong == 0, "%d reads returned wrong non-zero data", wrong.load());
+  CHECK(c.err.count > 0 && c.err.kind == uint32_t(fault_kind::read) && c.err.status == 0x281,
+        "failure not recorded (count %u kind %u status %x)", c.err.count, c.err.kind, c.err.status);
+  CHECK(zeros > 0, "no read saw a failed (zero-filled) line");
+  CHECK(c.stats.io_errors == c.err.count, "io_errors %llu vs %u", (unsigned long long)c.stats.io_errors, c.err.count);
+  report("storage read failures surface", c, since(t0));
 }
 
 } // namespace
@@ -287,7 +361,9 @@ int main()
   writers();
   array_ref_lines(32);
   array_ref_lines(19);
-  mixed_stress();
+  mixed_stress(false);
+  mixed_stress(true);
+  storage_errors();
   std::printf("warp_emu_test: all passed\n");
   return 0;
 }

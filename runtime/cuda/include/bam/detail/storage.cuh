@@ -4,19 +4,23 @@
 // layer). When it is absent, or BAM_NO_NVME_QUEUES is defined, a stub with
 // the same interface reports every request as failed, so the cache still
 // compiles and storage arrays fail loudly instead of returning junk.
+// BAM_QUEUE_SET_PROVIDED: the includer defines bam::nvme::queue_set itself
+// (the CPU warp-emulation tests serve lines from host memory that way).
 #ifndef BAM_DETAIL_STORAGE_CUH
 #define BAM_DETAIL_STORAGE_CUH
 
 #include <bam/detail/config.cuh>
 
-#if !defined(BAM_NO_NVME_QUEUES) && defined(__has_include)
+#if defined(BAM_QUEUE_SET_PROVIDED)
+#  define BAM_HAVE_NVME_QUEUES 0
+#elif !defined(BAM_NO_NVME_QUEUES) && defined(__has_include)
 #  if __has_include(<bam/nvme/queue.cuh>)
 #    include <bam/nvme/queue.cuh>
 #    define BAM_HAVE_NVME_QUEUES 1
 #  endif
 #endif
 
-#if !defined(BAM_HAVE_NVME_QUEUES)
+#if !defined(BAM_HAVE_NVME_QUEUES) && !defined(BAM_QUEUE_SET_PROVIDED)
 #  define BAM_HAVE_NVME_QUEUES 0
 namespace bam {
 namespace nvme {

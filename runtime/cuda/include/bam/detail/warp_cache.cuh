@@ -3,10 +3,18 @@
 // Lanes that want the same line find each other with __match_any_sync on the
 // address of the line's state word (unique across arrays and runtimes), and
 // the lowest lane of each group (the leader) does the cache work for all of
-// them: one fused atomic pins the line with a reference per lane. Lines that
-// miss are then filled by the whole warp together (pointer backends), the
-// leaders broadcast slot addresses with __shfl_sync, and after the lanes are
-// done one atomic per group drops the references again.
+// them: one fused atomic pins the line with a reference per lane, the slot
+// address goes to the peers with __shfl_sync, and after the lanes are done
+// one atomic per group drops the references again.
+//
+// Order within a warp (warp_resolve): groups that hit go first; then each
+// line a leader claimed is filled (by the whole warp for pointer backends,
+// by its leader for storage) and used and released before the next leader
+// takes a slot; then groups whose line another warp was fetching, which
+// held no pin while the warp filled. So a warp never waits for a free slot
+// while it holds pinned slots, and plain accesses cannot starve the cache
+// whatever its size (tests/warp_emu_test.cpp found the deadlock the
+// simpler "everyone takes a slot, then the warp copies" order has).
 #ifndef BAM_DETAIL_WARP_CACHE_CUH
 #define BAM_DETAIL_WARP_CACHE_CUH
 

@@ -1,0 +1,648 @@
+package parse
+
+// Expressions: precedence climbing for binary operators, recursive descent
+// for the rest. Template-argument lists set noGT so that '>' closes them
+// instead of comparing.
+
+// parseExpr parses a full expression, comma operator included.
+func (p *parser) parseExpr() Expr {
+	x := p.parseAssign()
+	for p.is(",") {
+		opPos := p.tok().Start
+		p.next()
+		y := p.parseAssign()
+		x = p.newBinary(Span{x.Pos(), y.End()}, ",", opPos, x, y)
+	}
+	return x
+}
+
+// parseAssign parses an assignment-expression (right associative), a
+// conditional or a throw.
+func (p *parser) parseAssign() Expr {
+	start := p.tok().Start
+	if !p.enter() {
+		p.leave()
+		return p.deepExpr()
+	}
+	defer p.leave()
+	if p.is("throw") {
+		p.next()
+		u := newNode(&p.slabs.sUnaryExpr, UnaryExpr{Op: "throw"})
+		if !p.is(";") && !p.is(")") && !p.is(",") {
+			u.X = p.parseAssign()
+		}
+		u.Span = p.spanFrom(start)
+		return u
+	}
+	x := p.parseCond()
+	op := assignOp(p.textOf(p.tok()))
+	if op == "" || p.noGT > 0 && op == ">>=" {
+		return x
+	}
+	opPos := p.tok().Start
+	p.next()
+	var y Expr
+	if p.is("{") {
+		y = p.parseInitList(nil)
+	} else {
+		y = p.parseAssign()
+	}
+	return p.newBinary(Span{x.Pos(), y.End()}, op, opPos, x, y)
+}
+
+// assignOp returns the canonical operator string for an assignment token.
+func assignOp(b []byte) string {
+	switch string(b) {
+	case "=":
+		return "="
+	case "+=":
+		return "+="
+	case "-=":
+		return "-="
+	case "*=":
+		return "*="
+	case "/=":
+		return "/="
+	case "%=":
+		return "%="
+	case "&=":
+		return "&="
+	case "|=":
+		return "|="
+	case "^=":
+		return "^="
+	case "<<=":
+		return "<<="
+	case ">>=":
+		return ">>="
+	}
+	return ""
+}
+
+// parseCond parses a conditional-expression `c ? a : b`.
+func (p *parser) parseCond() Expr {
+	x := p.parseBinary(1)
+	if !p.is("?") {
+		return x
+	}
+	p.next()
+	save := p.noGT
+	p.noGT = 0 // `a ? b > c : d` inside template args is fine
+	then := p.parseExpr()
+	p.noGT = save
+	if !p.got(":") {
+		return p.badExpr(x.Pos(), "expected ':' in conditional expression")
+	}
+	els := p.parseAssign()
+	return &CondExpr{Span: Span{x.Pos(), els.End()}, Cond: x, Then: then, Else: els}
+}
+
+// binaryOp returns the canonical operator and its precedence (higher binds
+// tighter), or 0 when b is not a binary operator.
+func binaryOp(b []byte) (string, int) {
+	switch string(b) {
+	case "||":
+		return "||", 1
+	case "&&":
+		return "&&", 2
+	case "|":
+		return "|", 3
+	case "^":
+		return "^", 4
+	case "&":
+		return "&", 5
+	case "==":
+		return "==", 6
+	case "!=":
+		return "!=", 6
+	case "<":
+		return "<", 7
+	case ">":
+		return ">", 7
+	case "<=":
+		return "<=", 7
+	case ">=":
+		return ">=", 7
+	case "<=>":
+		return "<=>", 8
+	case "<<":
+		return "<<", 9
+	case ">>":
+		return ">>", 9
+	case "+":
+		return "+", 10
+	case "-":
+		return "-", 10
+	case "*":
+		return "*", 11
+	case "/":
+		return "/", 11
+	case "%":
+		return "%", 11
+	case ".*":
+		return ".*", 12
+	case "->*":
+		return "->*", 12
+	}
+	return "", 0
+}
+
+// parseBinary parses binary operators of precedence >= minPrec.
+func (p *parser) parseBinary(minPrec int) Expr {
+	x := p.parseUnary()
+	for {
+		t := p.tok()
+		if t.Kind != Punct {
+			return x
+		}
+		op, prec := binaryOp(p.textOf(t))
+		if prec < minPrec || prec == 0 || p.noGT > 0 && op[0] == '>' {
+			return x
+		}
+		p.next()
+		y := p.parseBinary(prec + 1)
+		x = p.newBinary(Span{x.Pos(), y.End()}, op, t.Start, x, y)
+	}
+}
+
+// parseUnary parses prefix operators, casts, sizeof, new and delete.
+func (p *parser) parseUnary() Expr {
+	if !p.enter() {
+		p.leave()
+		return p.deepExpr()
+	}
+	defer p.leave()
+	start := p.tok().Start
+	if p.tok().Kind != Punct {
+		// fall through to the keyword and primary cases
+	} else if op := prefixOp(p.textOf(p.tok())); op != "" {
+		p.next()
+		x := p.parseUnary()
+		return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: op, X: x})
+	}
+	switch w := p.word(); w {
+	case "sizeof", "alignof", "__alignof__", "_Alignof", "__alignof":
+		return p.parseSizeof(start, p.keep(w))
+	case "new":
+		return p.parseNew(start)
+	case "delete":
+		return p.parseDelete(start)
+	case "co_await", "co_yield":
+		p.next()
+		x := p.parseUnary()
+		return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: p.keep(w), X: x})
+	}
+	if p.is("::") && (p.isAt(1, "new") || p.isAt(1, "delete")) {
+		p.next()
+		if p.is("new") {
+			return p.parseNew(start)
+		}
+		return p.parseDelete(start)
+	}
+	if p.is("(") && p.castAhead() {
+		return p.parseCCast(start)
+	}
+	return p.parsePostfix(p.parsePrimary())
+}
+
+func prefixOp(b []byte) string {
+	switch string(b) {
+	case "+":
+		return "+"
+	case "-":
+		return "-"
+	case "!":
+		return "!"
+	case "~":
+		return "~"
+	case "*":
+		return "*"
+	case "&":
+		return "&"
+	case "++":
+		return "++"
+	case "--":
+		return "--"
+	case "&&":
+		return "&&" // GNU label address
+	}
+	return ""
+}
+
+// deepExpr is returned when nesting exceeds maxDepth: the rest of the
+// innermost group is kept as an OpaqueExpr.
+func (p *parser) deepExpr() Expr {
+	start := p.tok().Start
+	for !p.atEOF() && !p.is(";") && !p.is(")") && !p.is("]") && !p.is("}") && !p.is(",") {
+		if p.is("(") || p.is("[") || p.is("{") {
+			p.skipBalanced()
+			continue
+		}
+		p.next()
+	}
+	return &OpaqueExpr{Span: p.spanFrom(start), Reason: "nesting too deep"}
+}
+
+// badExpr reports an expression error and returns an OpaqueExpr from start
+// to the current position; it consumes one token unless that token closes
+// an enclosing construct, so callers always progress.
+func (p *parser) badExpr(start int, msg string) Expr {
+	t := p.tok()
+	if !p.atEOF() && !p.is(";") && !p.is(")") && !p.is("]") && !p.is("}") && !p.is(",") && !p.is(":") {
+		p.next()
+	}
+	sp := p.spanFrom(start)
+	// An error inside this construct was already reported: one diagnostic
+	// per problem, not one per enclosing parenthesis.
+	if n := len(p.diags); n == 0 || p.diags[n-1].Pos < start {
+		p.errorf(min(sp.Start, t.Start), max(sp.Stop, t.Start), "PARSE012", msg)
+	}
+	return &OpaqueExpr{Span: sp, Reason: msg}
+}
+
+// ---------------------------------------------------------------------------
+// Casts, sizeof, new, delete
+
+// castAhead decides whether the '(' at the current token starts a C-style
+// cast: the parenthesised tokens form a type and either the type is known to
+// be one (builtin, declared in the file, `_t`, pointer, cv) or a plain name
+// not in scope is followed by an operand.
+func (p *parser) castAhead() bool {
+	m := p.mark()
+	defer p.reset(m)
+	p.next()
+	known := p.startsType()
+	if !known && !p.typeTailAhead() {
+		return false // `(a + b)`, `(x[i])`, `(f(x))`: no parse needed
+	}
+	name := p.qualifiedNameAhead()
+	if !known && (!p.isIdent() && !p.is("::") || keywords[p.word()]) {
+		return false
+	}
+	t := p.parseTypeID()
+	if t == nil || !p.is(")") || !known && len(t.Array) > 0 {
+		return false
+	}
+	if known || t.Pointers > 0 || t.Ref || t.Const {
+		return p.inScope(name) == nil
+	}
+	if p.inScope(name) != nil || p.macro(name) != nil {
+		return false
+	}
+	p.next()
+	k := p.tok().Kind
+	return k == Identifier && !binaryWord(p.word()) || k == Number || k == Char || k == String ||
+		p.is("~") || p.is("!") || p.is("{") || p.is("(") && p.isTypeName(name)
+}
+
+// typeTailAhead reports whether the token after the current identifier can
+// continue a type inside parentheses (`T)`, `T *`, `T &`, `ns::T`, `T<`).
+func (p *parser) typeTailAhead() bool {
+	if !p.isIdent() {
+		return p.is("::")
+	}
+	switch p.punctByte(1) {
+	case ')', '*', '&', '<':
+		return true
+	}
+	return p.isAt(1, "::") || p.isAt(1, "&&") || p.peek(1).Kind == Identifier
+}
+
+// binaryWord reports identifiers that cannot start an operand.
+func binaryWord(w string) bool { return w == "and" || w == "or" || w == "xor" || w == "bitand" }
+
+// parseCCast parses `(T)x` and the compound literal `(T){...}`.
+func (p *parser) parseCCast(start int) Expr {
+	p.next()
+	t := p.parseTypeID()
+	p.next() // ')', checked by castAhead
+	if p.is("{") {
+		il := p.parseInitList(t)
+		il.Start = start
+		return il
+	}
+	x := p.parseUnary()
+	return &CastExpr{Span: Span{start, x.End()}, Kind: "c", Type: t, X: x}
+}
+
+// parseSizeof parses sizeof/alignof of a type or an expression, and
+// `sizeof...(pack)`.
+func (p *parser) parseSizeof(start int, kw string) Expr {
+	p.next()
+	se := &SizeofExpr{Keyword: kw}
+	if p.got("...") {
+		se.Keyword = p.keep(kw + "...")
+	}
+	if p.is("(") && p.typeInParens() {
+		p.next()
+		se.Type = p.parseTypeID()
+		p.got(")")
+	} else {
+		se.X = p.parseUnary()
+	}
+	se.Span = p.spanFrom(start)
+	return se
+}
+
+// typeInParens reports whether `( ... )` at the current token holds a type
+// (for sizeof): a type-like start, or a name that is not a variable.
+func (p *parser) typeInParens() bool {
+	m := p.mark()
+	defer p.reset(m)
+	p.next()
+	name := p.qualifiedNameAhead()
+	known := p.startsType()
+	if !known && (p.inScope(name) != nil || !p.isIdent() || keywords[p.word()]) {
+		return false
+	}
+	if p.inScope(name) != nil {
+		return false
+	}
+	t := p.parseTypeID()
+	if t == nil || !p.is(")") {
+		return false
+	}
+	// An unknown plain name (`sizeof(header_)`, `sizeof(x[0])`) is more
+	// likely a variable than a type from an unseen header; `sizeof(Foo *)`
+	// can only be a type.
+	return known || t.Pointers > 0 || t.Ref
+}
+
+// parseNew parses `new (place) T(args)`, `new T[n]`, `new T{...}`.
+func (p *parser) parseNew(start int) Expr {
+	p.next()
+	ne := &NewExpr{}
+	if p.is("(") {
+		p.skipBalanced() // placement arguments
+	}
+	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
+	ds := &dsv
+	p.parseDeclSpecs(ds, nil)
+	if !ds.hasType {
+		return p.badExpr(start, "expected a type after new")
+	}
+	d := &declarator{typ: newNode(&p.slabs.sTypeRef, TypeRef{Base: ds.base, BaseSpan: ds.baseSpan, Const: ds.isConst})}
+	first, last := -1, -1
+	for k := p.i; p.ptrOperator(d); k = p.i {
+		if first < 0 {
+			first = k
+		}
+		last = p.i
+	}
+	p.finishType(d.typ, ds, first, last, p.tok().Start)
+	ne.Type = d.typ
+	if p.is("[") {
+		p.next()
+		ne.Count = p.parseExprIn()
+		p.got("]")
+		for p.is("[") {
+			p.skipBalanced()
+		}
+	}
+	switch {
+	case p.is("("):
+		ne.Args, _, _ = p.parseArgs()
+	case p.is("{"):
+		ne.Args = []Expr{p.parseInitList(nil)}
+	}
+	ne.Span = p.spanFrom(start)
+	return ne
+}
+
+func (p *parser) parseDelete(start int) Expr {
+	p.next()
+	de := &DeleteExpr{}
+	if p.is("[") && p.isAt(1, "]") {
+		p.next()
+		p.next()
+		de.Array = true
+	}
+	de.X = p.parseUnary()
+	de.Span = Span{start, de.X.End()}
+	return de
+}
+
+// parseExprIn parses an expression inside brackets, where '>' compares
+// again even within template arguments.
+func (p *parser) parseExprIn() Expr {
+	save := p.noGT
+	p.noGT = 0
+	x := p.parseExpr()
+	p.noGT = save
+	return x
+}
+
+// ---------------------------------------------------------------------------
+// Postfix
+
+// parsePostfix parses calls, subscripts, member access, ++/-- and kernel
+// launches after a primary expression.
+func (p *parser) parsePostfix(x Expr) Expr {
+	for p.toks[p.i].Kind == Punct {
+		switch {
+		case p.is("("):
+			x = p.parseCall(x)
+		case p.is("[") && !p.isAt(1, "["):
+			x = p.parseIndex(x)
+			if _, bad := x.(*OpaqueExpr); bad {
+				return x // unclosed '[': stop here
+			}
+		case p.is(".") || p.is("->"):
+			x = p.parseMember(x)
+		case p.is("++") || p.is("--"):
+			op := "++"
+			if p.is("--") {
+				op = "--"
+			}
+			p.next()
+			x = newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{x.Pos(), p.lastEnd}, Op: op, Postfix: true, X: x})
+		case p.is("<<<"):
+			x = p.parseLaunch(x)
+		default:
+			return x
+		}
+	}
+	return x
+}
+
+// parseCall parses the argument list of a call to x; a macro's arguments
+// may be token soup (see parseMacroArgs).
+func (p *parser) parseCall(x Expr) Expr {
+	var args []Expr
+	var lp, rp int
+	if p.isMacroCall(x) {
+		args, lp, rp = p.parseMacroArgs()
+	} else {
+		args, lp, rp = p.parseArgs()
+	}
+	return newNode(&p.slabs.sCallExpr, CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp})
+}
+
+// parseIndex parses `x[index]` (the index may be a braced list).
+func (p *parser) parseIndex(x Expr) Expr {
+	lb := p.tok().Start
+	p.next()
+	var idx Expr
+	if p.is("{") {
+		idx = p.parseInitList(nil)
+	} else {
+		idx = p.parseExprIn()
+	}
+	rb := p.tok().Start
+	if !p.got("]") {
+		return p.badExpr(x.Pos(), "expected ']'")
+	}
+	return newNode(&p.slabs.sIndexExpr, IndexExpr{Span: Span{x.Pos(), p.lastEnd}, X: x, Index: idx, Lbrack: lb, Rbrack: rb})
+}
+
+// parseArgs parses `( args )` and returns them with the paren offsets.
+func (p *parser) parseArgs() ([]Expr, int, int) {
+	lp := p.tok().Start
+	p.next()
+	save := p.noGT
+	p.noGT = 0
+	var args []Expr
+	for !p.atEOF() && !p.is(")") {
+		before := p.i
+		args = append(args, p.parseArg())
+		p.got("...")
+		if !p.got(",") {
+			if !p.is(")") && p.i == before {
+				p.next()
+			}
+			if !p.is(")") {
+				break
+			}
+		}
+	}
+	p.noGT = save
+	rp := p.tok().Start
+	if !p.got(")") {
+		p.errorf(lp, p.lastEnd, "PARSE012", "expected ')' to close argument list")
+		rp = p.lastEnd
+	}
+	return args, lp, rp
+}
+
+// isMacroCall reports whether x names a function-like macro: defined in
+// this file, or spelled in capitals as macros are.
+func (p *parser) isMacroCall(x Expr) bool {
+	id, ok := x.(*Ident)
+	if !ok {
+		return false
+	}
+	if m := p.macro(id.Name); m != nil {
+		return m.IsFunc
+	}
+	return isAllCaps(id.Name)
+}
+
+// parseMacroArgs parses the arguments of a macro invocation. An argument
+// that is not an expression (`SWAP(int, a, b)`, `STR(a + )`) is kept as an
+// OpaqueExpr without a diagnostic: macros take token soup.
+func (p *parser) parseMacroArgs() ([]Expr, int, int) {
+	lp := p.tok().Start
+	p.next()
+	save := p.noGT
+	p.noGT = 0
+	defer func() { p.noGT = save }()
+	var args []Expr
+	for !p.atEOF() && !p.is(")") {
+		args = append(args, p.parseMacroArg())
+		if !p.got(",") {
+			break
+		}
+	}
+	rp := p.tok().Start
+	if !p.got(")") {
+		p.errorf(lp, p.lastEnd, "PARSE012", "expected ')' to close macro arguments")
+		rp = p.lastEnd
+	}
+	return args, lp, rp
+}
+
+// parseMacroArg parses one macro argument, falling back to an OpaqueExpr
+// up to the next ',' or ')' at depth 0.
+func (p *parser) parseMacroArg() Expr {
+	m := p.mark()
+	x := p.parseArg()
+	if len(p.diags) == m.diags && (p.is(",") || p.is(")")) {
+		return x
+	}
+	p.reset(m)
+	start := p.tok().Start
+	for !p.atEOF() && !p.is(",") && !p.is(")") && !p.is(";") && !p.is("}") {
+		if p.is("(") || p.is("[") || p.is("{") {
+			p.skipBalanced()
+			continue
+		}
+		p.next()
+	}
+	return &OpaqueExpr{Span: p.spanFrom(start), Reason: "macro argument"}
+}
+
+// parseArg parses one call argument (a braced list is allowed).
+func (p *parser) parseArg() Expr {
+	if p.is("{") {
+		return p.parseInitList(nil)
+	}
+	return p.parseAssign()
+}
+
+// parseMember parses `.name`, `->name`, `.template f<T>`, `->~T`.
+func (p *parser) parseMember(x Expr) Expr {
+	arrow := p.is("->")
+	p.next()
+	p.got("template")
+	nameStart := p.tok().Start
+	if p.is("~") {
+		p.next()
+	}
+	if p.is("operator") {
+		p.operatorName()
+	} else if p.isIdent() {
+		p.next()
+	} else {
+		return p.badExpr(x.Pos(), "expected member name")
+	}
+	for p.is("::") && p.peek(1).Kind == Identifier {
+		p.next() // x.Base::member
+		p.next()
+	}
+	name := p.spanText(nameStart, p.lastEnd)
+	me := newNode(&p.slabs.sMemberExpr, MemberExpr{Span: Span{x.Pos(), p.lastEnd}, X: x, Arrow: arrow, Name: name})
+	if p.is("<") && p.templateAhead(name) {
+		m := p.mark()
+		if args, _, ok := p.parseTemplateArgs(); ok {
+			me.Args = args
+			me.Stop = p.lastEnd
+			return me
+		}
+		p.reset(m)
+	}
+	return me
+}
+
+// parseLaunch parses `<<<grid, block[, shmem[, stream]]>>>(args)`.
+func (p *parser) parseLaunch(kernel Expr) Expr {
+	p.next()
+	save := p.noGT
+	p.noGT = 0
+	le := &LaunchExpr{Kernel: kernel}
+	for !p.atEOF() && !p.is(">>>") {
+		le.Config = append(le.Config, p.parseArg())
+		if !p.got(",") {
+			break
+		}
+	}
+	p.noGT = save
+	if !p.got(">>>") {
+		return p.badExpr(kernel.Pos(), "expected '>>>' closing the launch configuration")
+	}
+	if !p.is("(") {
+		return p.badExpr(kernel.Pos(), "expected '(' after launch configuration")
+	}
+	le.Args, le.Lparen, le.Rparen = p.parseArgs()
+	le.Span = Span{kernel.Pos(), p.lastEnd}
+	return le
+}

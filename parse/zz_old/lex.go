@@ -1,0 +1,578 @@
+package parse
+
+import (
+	"unicode/utf8"
+
+	"github.com/bamgen/bamgen/diag"
+)
+
+// The lexer is lossless: every byte of the input lands in exactly one token,
+// so concatenating the token texts reproduces the input for any bytes,
+// including binary junk. Malformed input never stops it; it emits an Invalid
+// token (or a literal that runs to the end of its line) and a diagnostic.
+
+// Lex splits src into tokens, trivia included, ending in a zero-length EOF.
+func Lex(src []byte) []Token {
+	toks, _ := LexDiags(src)
+	return toks
+}
+
+// LexDiags is Lex that also returns the lexical diagnostics (PARSE001..006).
+func LexDiags(src []byte) ([]Token, []diag.Diagnostic) {
+	l := lexAll(src)
+	return l.toks, l.diags
+}
+
+// lexAll lexes src; ParseFile also uses the counts and indices the lexer
+// gathers on the way, which saves the parser passes over all the tokens.
+func lexAll(src []byte) *lexer {
+	l := &lexer{src: src, lineStart: true}
+	// Real code averages 2.5 to 3 bytes per token. A small file gets room
+	// for one token per 2 bytes at once; a large one starts with a sample
+	// and grow extrapolates from it (see grow).
+	l.toks = make([]Token, 0, min(len(src)/2, firstToks)+16)
+	l.run()
+	l.closeConditionals()
+	l.pos = len(src)
+	l.emit(EOF, len(src))
+	return l
+}
+
+type lexer struct {
+	src       []byte
+	pos       int
+	toks      []Token
+	nonTrivia int     // tokens the parser sees (EOF included)
+	directs   []int32 // indices in toks of the Directive tokens
+	diags     []diag.Diagnostic
+	lineStart bool        // only trivia since the last newline: '#' starts a directive
+	conds     []condFrame // open #if groups
+}
+
+// condFrame is one open #if group; taken says whether one of its branches
+// has been taken already, so every later #elif/#else branch is inactive.
+type condFrame struct {
+	start int
+	taken bool
+}
+
+// firstToks is the token capacity reserved for the start of a large file.
+const firstToks = 1 << 16
+
+func (l *lexer) emit(k TokenKind, start int) {
+	if len(l.toks) == cap(l.toks) {
+		l.grow()
+	}
+	l.toks = append(l.toks, Token{Kind: k, Start: start, End: l.pos})
+	// k is a constant at most call sites, so this test folds away.
+	if k == Invalid || k >= Identifier {
+		l.nonTrivia++
+	}
+}
+
+// grow makes room for the rest of the file by extrapolating the token
+// density of the part lexed so far, plus 1/8 slack. Reserving one token per
+// 2 bytes up front would waste a third of the largest allocation on typical
+// code (~3 bytes per token), and the garbage collector runs per allocated
+// byte. It grows at least 1.5x, so dense input (one token per byte) copies
+// the slice only a few times.
+func (l *lexer) grow() {
+	n := len(l.toks)
+	est := n
+	if l.pos > 0 {
+		est = int(int64(n) * int64(len(l.src)) / int64(l.pos))
+	}
+	newCap := max(est+est/8+1024, n+n/2+16)
+	grown := make([]Token, n, newCap)
+	copy(grown, l.toks)
+	l.toks = grown
+}
+
+func (l *lexer) errorf(start, end int, code, msg string) {
+	l.diags = append(l.diags, diag.Diagnostic{Pos: start, End: end, Severity: diag.Error, Code: code, Message: msg})
+}
+
+func (l *lexer) warnf(start, end int, code, msg string) {
+	l.diags = append(l.diags, diag.Diagnostic{Pos: start, End: end, Severity: diag.Warning, Code: code, Message: msg})
+}
+
+func (l *lexer) peekAt(i int) byte {
+	if i < len(l.src) {
+		return l.src[i]
+	}
+	return 0
+}
+
+func (l *lexer) run() {
+	for l.pos < len(l.src) {
+		l.next()
+	}
+}
+
+// Byte classes for the lexer's dispatch and identifier loops: one table
+// load instead of a chain of comparisons per byte.
+const (
+	bOther = iota
+	bIdent // letters, '_', '$'
+	bDigit // '0'-'9'
+	bSpace // ' ', '\t', '\f', '\v' ('\r' is handled apart: "\r\n" is a newline)
+	bNonASCII
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			t[c] = bIdent
+		case c >= '0' && c <= '9':
+			t[c] = bDigit
+		case c == ' ' || c == '\t' || c == '\f' || c == '\v':
+			t[c] = bSpace
+		case c >= utf8.RuneSelf:
+			t[c] = bNonASCII
+		}
+	}
+	return t
+}()
+
+// next lexes one token at l.pos.
+func (l *lexer) next() {
+	start := l.pos
+	c := l.src[start]
+	switch byteClass[c] {
+	case bIdent:
+		l.lineStart = false
+		l.identOrPrefixedLiteral()
+		return
+	case bSpace:
+		l.whitespace()
+		return
+	case bDigit:
+		l.lineStart = false
+		l.number()
+		return
+	}
+	if !l.trivia(c, start) {
+		l.lineStart = false
+		l.other(c, start)
+	}
+}
+
+// trivia lexes newlines, '\r', continuations, comments and directives;
+// false when c starts none of them.
+func (l *lexer) trivia(c byte, start int) bool {
+	switch {
+	case c == '\n':
+		l.pos++
+		l.emit(Newline, start)
+		l.lineStart = true
+	case c == '\r' && l.peekAt(start+1) == '\n':
+		l.pos += 2
+		l.emit(Newline, start)
+		l.lineStart = true
+	case c == '\r':
+		l.whitespace()
+	case c == '\\' && l.continuationLen(start) > 0:
+		l.pos += l.continuationLen(start)
+		l.emit(Continuation, start)
+	case c == '/' && l.peekAt(start+1) == '/':
+		l.lineComment()
+	case c == '/' && l.peekAt(start+1) == '*':
+		l.blockComment()
+	case (c == '#' || c == '%' && l.peekAt(start+1) == ':' && l.peekAt(start+2) != '%') && l.lineStart:
+		l.directive() // "%:" is the digraph for '#'
+	default:
+		return false
+	}
+	return true
+}
+
+// other lexes literals, punctuators and invalid bytes.
+func (l *lexer) other(c byte, start int) {
+	switch {
+	case c == '.' && isDigit(l.peekAt(start+1)):
+		l.number()
+	case c == '"':
+		l.quoted('"', start)
+	case c == '\'':
+		l.quoted('\'', start)
+	case c >= utf8.RuneSelf:
+		l.nonASCII()
+	default:
+		if n := punctLen(l.src, start); n > 0 {
+			l.pos += n
+			l.emit(Punct, start)
+			return
+		}
+		l.invalid()
+	}
+}
+
+// continuationLen returns the length of a backslash-newline at i (the
+// backslash, optional "\r", and "\n"), or 0.
+func (l *lexer) continuationLen(i int) int {
+	if l.peekAt(i) != '\\' {
+		return 0
+	}
+	if l.peekAt(i+1) == '\n' {
+		return 2
+	}
+	if l.peekAt(i+1) == '\r' && l.peekAt(i+2) == '\n' {
+		return 3
+	}
+	return 0
+}
+
+func (l *lexer) whitespace() {
+	start := l.pos
+	src, i := l.src, l.pos
+	for i < len(src) {
+		c := src[i]
+		if byteClass[c] == bSpace {
+			i++ // the common case: one table load per byte
+			continue
+		}
+		if c != '\r' || i+1 < len(src) && src[i+1] == '\n' {
+			break // "\r\n" is a Newline token
+		}
+		i++
+	}
+	l.pos = i
+	l.emit(Whitespace, start)
+}
+
+// lineComment runs to the end of the line; a backslash-newline continues the
+// comment onto the next line, as in the C preprocessor.
+func (l *lexer) lineComment() {
+	start := l.pos
+	l.pos = l.lineEnd(l.pos)
+	l.emit(LineComment, start)
+}
+
+// lineEnd returns the offset of the newline ending the logical line that
+// contains i (continuations joined), or len(src).
+func (l *lexer) lineEnd(i int) int {
+	for i < len(l.src) {
+		if n := l.continuationLen(i); n > 0 {
+			i += n
+			continue
+		}
+		c := l.src[i]
+		if c == '\n' || (c == '\r' && l.peekAt(i+1) == '\n') {
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+func (l *lexer) blockComment() {
+	start := l.pos
+	end := indexFrom(l.src, start+2, '*', '/')
+	if end < 0 {
+		l.pos = len(l.src)
+		l.emit(BlockComment, start)
+		l.errorf(start, l.pos, "PARSE001", "unterminated /* comment")
+		return
+	}
+	l.pos = end + 2
+	l.emit(BlockComment, start)
+}
+
+// indexFrom returns the index of the first "ab" pair at or after i, or -1.
+func indexFrom(src []byte, i int, a, b byte) int {
+	for ; i+1 < len(src); i++ {
+		if src[i] == a && src[i+1] == b {
+			return i
+		}
+	}
+	return -1
+}
+
+func (l *lexer) identOrPrefixedLiteral() {
+	start := l.pos
+	l.pos = l.identEnd(start)
+	if l.pos < len(l.src) && (l.src[l.pos] == '"' || l.src[l.pos] == '\'') {
+		switch string(l.src[start:l.pos]) {
+		case "u8", "u", "U", "L":
+			l.quoted(l.src[l.pos], start)
+			return
+		case "R", "u8R", "uR", "UR", "LR":
+			if l.src[l.pos] == '"' {
+				l.rawString(start)
+				return
+			}
+		}
+	}
+	l.emit(Identifier, start)
+}
+
+// identEnd returns the end of the identifier starting at i. Valid UTF-8
+// sequences are identifier characters (C++ allows most of them); invalid
+// bytes end the identifier and are reported by nonASCII.
+func (l *lexer) identEnd(i int) int {
+	src := l.src
+	for i < len(src) {
+		c := src[i]
+		if identCharTab[c] {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRune(src[i:])
+			if r != utf8.RuneError {
+				i += n
+				continue
+			}
+		}
+		break
+	}
+	return i
+}
+
+// number lexes a preprocessing number: it covers every C++ literal form
+// (hex, binary, octal, floats, hex floats with p exponents, suffixes, user
+// literal suffixes and ' digit separators) without validating it.
+func (l *lexer) number() {
+	start := l.pos
+	i := start
+	for i < len(l.src) {
+		c := l.src[i]
+		switch {
+		case (c == 'e' || c == 'E' || c == 'p' || c == 'P') && (l.peekAt(i+1) == '+' || l.peekAt(i+1) == '-'):
+			i += 2
+		case isIdentChar(c) || c == '.':
+			i++
+		case c == '\'' && isIdentChar(l.peekAt(i+1)):
+			i += 2
+		default:
+			l.pos = i
+			l.emit(Number, start)
+			return
+		}
+	}
+	l.pos = i
+	l.emit(Number, start)
+}
+
+// quoted lexes a string or character literal whose opening quote is at
+// l.pos (start includes any prefix). An unterminated literal ends at the end
+// of its line so the next line lexes normally.
+func (l *lexer) quoted(q byte, start int) {
+	kind := String
+	if q == '\'' {
+		kind = Char
+	}
+	i := l.pos + 1
+	for i < len(l.src) {
+		c := l.src[i]
+		if c == '\\' && i+1 < len(l.src) {
+			if n := l.continuationLen(i); n > 0 {
+				i += n
+				continue
+			}
+			i += 2
+			continue
+		}
+		if c == '\n' || (c == '\r' && l.peekAt(i+1) == '\n') {
+			break
+		}
+		i++
+		if c == q {
+			l.pos = l.identEnd(i) // user-defined literal suffix
+			l.emit(kind, start)
+			return
+		}
+	}
+	l.pos = i
+	l.emit(kind, start)
+	l.errorf(start, i, "PARSE002", "unterminated "+kind.literalWord()+" literal")
+}
+
+func (k TokenKind) literalWord() string {
+	if k == Char {
+		return "character"
+	}
+	return "string"
+}
+
+// rawString lexes R"delim( ... )delim" with any prefix; start is the prefix.
+func (l *lexer) rawString(start int) {
+	open := l.pos + 1 // after the quote
+	i := open
+	for i < len(l.src) && i-open <= 16 && l.src[i] != '(' && isRawDelimChar(l.src[i]) {
+		i++
+	}
+	if i >= len(l.src) || l.src[i] != '(' || i-open > 16 {
+		// Not a raw string after all: lex the prefix as an identifier and
+		// let the quote start an ordinary (probably broken) string.
+		l.emit(Identifier, start)
+		return
+	}
+	delim := l.src[open:i]
+	for j := i + 1; j < len(l.src); j++ {
+		if l.src[j] == ')' && hasPrefixAt(l.src, j+1, delim) && l.peekAt(j+1+len(delim)) == '"' {
+			l.pos = l.identEnd(j + 2 + len(delim))
+			l.emit(String, start)
+			return
+		}
+	}
+	l.pos = len(l.src)
+	l.emit(String, start)
+	l.errorf(start, l.pos, "PARSE002", "unterminated raw string literal")
+}
+
+func isRawDelimChar(c byte) bool {
+	return c > ' ' && c < 0x7f && c != '(' && c != ')' && c != '\\' && c != '"'
+}
+
+func hasPrefixAt(src []byte, i int, p []byte) bool {
+	return i+len(p) <= len(src) && string(src[i:i+len(p)]) == string(p)
+}
+
+// nonASCII handles a byte >= 0x80 outside any literal: a valid UTF-8 letter
+// starts an identifier; anything else is a run of Invalid bytes.
+func (l *lexer) nonASCII() {
+	start := l.pos
+	if r, _ := utf8.DecodeRune(l.src[start:]); r != utf8.RuneError {
+		l.pos = l.identEnd(start)
+		l.emit(Identifier, start)
+		return
+	}
+	for l.pos < len(l.src) && l.src[l.pos] >= utf8.RuneSelf {
+		if r, _ := utf8.DecodeRune(l.src[l.pos:]); r != utf8.RuneError {
+			break
+		}
+		l.pos++
+	}
+	l.emit(Invalid, start)
+	l.errorf(start, l.pos, "PARSE005", "invalid UTF-8 in source")
+}
+
+// invalid consumes a run of bytes that start no token (`@`, '`', NUL, other
+// control bytes), one token per run to keep binary junk cheap.
+func (l *lexer) invalid() {
+	start := l.pos
+	for l.pos < len(l.src) && isJunk(l.src, l.pos) {
+		l.pos++
+	}
+	if l.pos == start {
+		l.pos++
+	}
+	l.emit(Invalid, start)
+	l.errorf(start, l.pos, "PARSE004", "invalid character in source")
+}
+
+func isJunk(src []byte, i int) bool {
+	c := src[i]
+	if c >= utf8.RuneSelf || c == '\n' || c == '\r' || c == ' ' || c == '\t' || c == '\\' {
+		return false
+	}
+	return !isIdentChar(c) && c != '"' && c != '\'' && c != '#' && punctLen(src, i) == 0
+}
+
+func isIdentStart(c byte) bool { return byteClass[c] == bIdent }
+
+// isIdentChar is one table load: it runs for every identifier byte.
+func isIdentChar(c byte) bool { return identCharTab[c] }
+
+var identCharTab = func() (t [256]bool) {
+	for c := range t {
+		t[c] = byteClass[c] == bIdent || byteClass[c] == bDigit
+	}
+	return t
+}()
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// punctLen returns the length of the longest punctuator at src[i:], or 0.
+func punctLen(src []byte, i int) int {
+	at := func(k int) byte {
+		if i+k < len(src) {
+			return src[i+k]
+		}
+		return 0
+	}
+	c, d, e := src[i], at(1), at(2)
+	switch c {
+	case '<':
+		return ltLen(d, e, at(3))
+	case '>':
+		if d == '>' && (e == '>' || e == '=') {
+			return 3 // ">>>" closes a launch config; ">>=".
+		}
+		if d == '>' || d == '=' {
+			return 2
+		}
+		return 1
+	case '-':
+		if d == '>' && e == '*' {
+			return 3
+		}
+		if d == '>' || d == '-' || d == '=' {
+			return 2
+		}
+		return 1
+	case '.':
+		if d == '.' && e == '.' {
+			return 3
+		}
+		if d == '*' {
+			return 2
+		}
+		return 1
+	case '%':
+		if d == ':' && e == '%' && at(3) == ':' {
+			return 4 // "%:%:" digraph for "##"
+		}
+		if d == '=' || d == '>' || d == ':' {
+			return 2
+		}
+		return 1
+	case ':':
+		if d == ':' || d == '>' {
+			return 2
+		}
+		return 1
+	case '+', '&', '|':
+		if d == c || d == '=' {
+			return 2
+		}
+		return 1
+	case '*', '/', '^', '=', '!':
+		if d == '=' {
+			return 2
+		}
+		return 1
+	case '#':
+		if d == '#' {
+			return 2
+		}
+		return 1
+	case '(', ')', '[', ']', '{', '}', ';', ',', '?', '~':
+		return 1
+	}
+	return 0
+}
+
+// ltLen handles every punctuator starting with '<'. "<::" is '<' then "::"
+// unless followed by ':' or '>' (C++11 [lex.pptoken]), so `vector<::T>`
+// keeps working while "<:" is still the '[' digraph elsewhere.
+func ltLen(d, e, f byte) int {
+	switch {
+	case d == '<' && e == '<':
+		return 3 // "<<<" opens a launch config
+	case d == '<' && e == '=':
+		return 3
+	case d == '=' && e == '>':
+		return 3
+	case d == '<' || d == '=' || d == '%':
+		return 2
+	case d == ':':
+		if e == ':' && f != ':' && f != '>' {
+			return 1
+		}
+		return 2
+	}
+	return 1
+}

@@ -1,0 +1,210 @@
+package parse
+
+// Preprocessor handling in the lexer. bamgen does not run the preprocessor:
+// a directive is one trivia token, and of each #if group the parser sees one
+// branch only (the first, or the #else of an `#if 0`) so that both arms of
+// an #ifdef never reach it as one run of code. The other branches are
+// Inactive trivia, kept byte for byte.
+
+// directive lexes a whole preprocessor line at l.pos ('#'), continuations
+// and multi-line block comments included, the newline excluded.
+func (l *lexer) directive() {
+	start := l.pos
+	i := start + 1
+	for i < len(l.src) {
+		if n := l.continuationLen(i); n > 0 {
+			i += n
+			continue
+		}
+		c := l.src[i]
+		if c == '\n' || (c == '\r' && l.peekAt(i+1) == '\n') {
+			break
+		}
+		if c == '/' && l.peekAt(i+1) == '*' {
+			if end := indexFrom(l.src, i+2, '*', '/'); end >= 0 {
+				i = end + 2
+				continue
+			}
+			l.errorf(i, len(l.src), "PARSE001", "unterminated /* comment")
+			i = len(l.src)
+			break
+		}
+		if c == '/' && l.peekAt(i+1) == '/' {
+			i = l.lineEnd(i)
+			break
+		}
+		i++
+	}
+	l.pos = i
+	l.emit(Directive, start)
+	l.directs = append(l.directs, int32(len(l.toks)-1))
+	l.lineStart = false
+	l.conditional(start, i)
+}
+
+// directiveName returns the directive's name ("if", "define", ...) and the
+// offset just after it.
+func directiveName(src []byte, start, end int) (string, int) {
+	i := start + 1
+	if src[start] == '%' {
+		i++ // "%:" digraph
+	}
+	for i < end && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < end && isIdentChar(src[j]) {
+		j++
+	}
+	return string(src[i:j]), j
+}
+
+// conditional updates the #if stack for the directive [start,end) and skips
+// the branches the parser will not take.
+func (l *lexer) conditional(start, end int) {
+	name, rest := directiveName(l.src, start, end)
+	switch name {
+	case "if", "ifdef", "ifndef":
+		zero := name == "if" && isZeroCond(l.src[rest:end])
+		l.conds = append(l.conds, condFrame{start: start, taken: !zero})
+		if zero {
+			l.skipInactive()
+		}
+	case "elif", "else", "elifdef", "elifndef":
+		if len(l.conds) == 0 {
+			l.warnf(start, end, "PARSE006", "#"+name+" without #if")
+			return
+		}
+		top := &l.conds[len(l.conds)-1]
+		if top.taken || (name == "elif" && isZeroCond(l.src[rest:end])) {
+			l.skipInactive()
+			return
+		}
+		top.taken = true
+	case "endif":
+		if len(l.conds) == 0 {
+			l.warnf(start, end, "PARSE006", "#endif without #if")
+			return
+		}
+		l.conds = l.conds[:len(l.conds)-1]
+	}
+}
+
+// isZeroCond reports whether an #if condition is the literal 0 (comments
+// and blanks around it allowed).
+func isZeroCond(b []byte) bool {
+	seen := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\\':
+		case c == '/' && i+1 < len(b) && b[i+1] == '*':
+			end := indexFrom(b, i+2, '*', '/')
+			if end < 0 {
+				return seen
+			}
+			i = end + 1
+		case c == '/' && i+1 < len(b) && b[i+1] == '/':
+			return seen
+		case c == '0' && !seen:
+			seen = true
+		default:
+			return false
+		}
+	}
+	return seen
+}
+
+// skipInactive is called right after a directive that starts a branch the
+// parser does not take. It emits the directive's newline, then one Inactive
+// token up to the line holding the #elif/#else/#endif that ends the branch
+// (nested groups skipped), which the main loop then lexes as a directive.
+func (l *lexer) skipInactive() {
+	if l.pos < len(l.src) {
+		start := l.pos
+		if l.src[l.pos] == '\r' {
+			l.pos++
+		}
+		l.pos++
+		l.emit(Newline, start)
+		l.lineStart = true
+	}
+	start := l.pos
+	depth := 0
+	for i := l.pos; i < len(l.src); {
+		lineEnd := l.lineEnd(i)
+		if name, ok := l.lineDirective(i, lineEnd); ok {
+			switch name {
+			case "if", "ifdef", "ifndef":
+				depth++
+			case "elif", "else", "elifdef", "elifndef", "endif":
+				if depth == 0 {
+					l.pos = i
+					if l.pos > start {
+						l.emit(Inactive, start)
+					}
+					return
+				}
+				if name == "endif" {
+					depth--
+				}
+			}
+		}
+		i = l.skipInactiveLine(i, lineEnd)
+	}
+	l.pos = len(l.src)
+	if l.pos > start {
+		l.emit(Inactive, start)
+	}
+}
+
+// lineDirective reports the directive name if the line [i,end) is a
+// directive ('#' after optional blanks).
+func (l *lexer) lineDirective(i, end int) (string, bool) {
+	for i < end && (l.src[i] == ' ' || l.src[i] == '\t') {
+		i++
+	}
+	if i >= end || l.src[i] != '#' && !(l.src[i] == '%' && i+1 < end && l.src[i+1] == ':') {
+		return "", false
+	}
+	name, _ := directiveName(l.src, i, end)
+	return name, true
+}
+
+// skipInactiveLine returns the start of the line after the one at i. A block
+// comment opened on the line hides directives until it closes, as it does
+// for the real preprocessor, so the line then ends after the comment.
+func (l *lexer) skipInactiveLine(i, end int) int {
+	for j := i; j < end; j++ {
+		if l.src[j] != '/' || j+1 >= len(l.src) {
+			continue
+		}
+		if l.src[j+1] == '/' {
+			break
+		}
+		if l.src[j+1] == '*' {
+			close := indexFrom(l.src, j+2, '*', '/')
+			if close < 0 {
+				return len(l.src)
+			}
+			j = close + 1
+			if j >= end {
+				end = l.lineEnd(j + 1)
+			}
+		}
+	}
+	if end >= len(l.src) {
+		return len(l.src)
+	}
+	if l.src[end] == '\r' {
+		end++
+	}
+	return end + 1
+}
+
+// closeConditionals reports #if groups still open at the end of the file.
+func (l *lexer) closeConditionals() {
+	for _, c := range l.conds {
+		l.warnf(c.start, c.start+1, "PARSE006", "#if without #endif")
+	}
+}

@@ -1,0 +1,524 @@
+package parse
+
+import (
+	"strings"
+	"unsafe"
+)
+
+// Name knowledge. Without the headers bamgen cannot know every type, so it
+// combines what this file declares (a prescan before parsing, so order does
+// not matter) with the names CUDA and the C++ library make common.
+
+// specifierWords are declaration specifiers kept in FuncDecl/VarDecl.Specifiers.
+var specifierWords = map[string]bool{
+	"__global__": true, "__device__": true, "__host__": true, "__forceinline__": true,
+	"__noinline__": true, "__inline__": true, "static": true, "inline": true, "extern": true,
+	"constexpr": true, "consteval": true, "constinit": true, "thread_local": true,
+	"__shared__": true, "__constant__": true, "__managed__": true, "__grid_constant__": true,
+	"mutable": true, "register": true, "virtual": true, "explicit": true, "friend": true,
+	"__inline": true, "__forceinline": true, "_Thread_local": true, "__thread": true,
+}
+
+// builtinTypeWords combine into fundamental types ("unsigned long long").
+var builtinTypeWords = map[string]bool{
+	"void": true, "bool": true, "char": true, "char8_t": true, "char16_t": true, "char32_t": true,
+	"wchar_t": true, "short": true, "int": true, "long": true, "signed": true, "unsigned": true,
+	"float": true, "double": true, "__int128": true, "_Bool": true, "__int64": true,
+	"__signed__": true, "_Complex": true,
+}
+
+// wellKnownTypes are library and CUDA type names that appear without a
+// declaration in the file.
+var wellKnownTypes = map[string]bool{
+	"dim3": true, "half": true, "__half": true, "__half2": true, "__nv_bfloat16": true, "__nv_bfloat162": true,
+	"cudaError": true, "cudaStream_t": true, "cudaEvent_t": true, "cudaDeviceProp": true,
+	"cudaError_t": true, "cudaGraph_t": true, "cudaGraphExec_t": true, "cudaMemcpyKind": true,
+	"cudaPointerAttributes": true, "cudaChannelFormatDesc": true, "cudaTextureObject_t": true,
+	"FILE": true, "string": true, "thread_block": true, "grid_group": true, "thread_group": true,
+	"coalesced_group": true, "char1": true, "uchar1": true,
+}
+
+// cudaVectorTypes builds "float2", "uint4", ... lazily into wellKnownTypes.
+func init() {
+	for _, base := range []string{"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "longlong", "ulonglong", "float", "double"} {
+		for n := '1'; n <= '4'; n++ {
+			wellKnownTypes[base+string(n)] = true
+		}
+	}
+}
+
+// keywords cannot name a type or a variable.
+var keywords = map[string]bool{
+	"if": true, "else": true, "for": true, "while": true, "do": true, "switch": true, "case": true,
+	"default": true, "break": true, "continue": true, "goto": true, "return": true, "try": true,
+	"catch": true, "throw": true, "asm": true, "__asm__": true, "__asm": true, "using": true,
+	"typedef": true, "namespace": true, "template": true, "static_assert": true, "this": true,
+	"nullptr": true, "true": true, "false": true, "sizeof": true, "alignof": true, "new": true,
+	"delete": true, "static_cast": true, "dynamic_cast": true, "const_cast": true,
+	"reinterpret_cast": true, "typeid": true, "noexcept": true, "operator": true, "public": true,
+	"private": true, "protected": true, "co_await": true, "co_return": true, "co_yield": true,
+	"requires": true, "concept": true, "__alignof__": true, "_Alignof": true, "enum": true,
+	"struct": true, "class": true, "union": true, "typename": true, "const": true, "volatile": true,
+	"decltype": true, "auto": true, "__restrict__": true, "__restrict": true, "restrict": true,
+	"__attribute__": true, "__declspec": true, "alignas": true, "__align__": true,
+	"__launch_bounds__": true, "export": true, "__typeof__": true, "typeof": true,
+	"__builtin_align__": true,
+}
+
+// Word classes, computed once per identifier token (p.cls) so that the hot
+// paths test a byte instead of looking words up in several maps.
+const (
+	clsSpec    = 1 << iota // specifierWords
+	clsBuiltin             // builtinTypeWords
+	clsKeyword             // keywords
+	clsMacro               // a macro #defined in this file
+)
+
+// classTable is an open-addressing hash table from reserved words to their
+// class. It replaces a Go map on the hottest lookup (every identifier):
+// most identifiers miss on the first probe after a length comparison.
+var classTable [1024]struct {
+	word string
+	cls  uint8
+}
+
+func classHash(b []byte) int {
+	n := len(b)
+	return (n*131 + int(b[0])*31 + int(b[n-1])*7 + int(b[n/2])) & (len(classTable) - 1)
+}
+
+func addClass(w string, c uint8) {
+	for h := classHash([]byte(w)); ; h = (h + 1) & (len(classTable) - 1) {
+		e := &classTable[h]
+		if e.word == "" || e.word == w {
+			e.word = w
+			e.cls |= c
+			return
+		}
+	}
+}
+
+// wordClassOf returns the class bits of identifier b (0 for ordinary names).
+func wordClassOf(b []byte) uint8 {
+	for h := classHash(b); ; h = (h + 1) & (len(classTable) - 1) {
+		e := &classTable[h]
+		if e.word == "" {
+			return 0
+		}
+		if len(e.word) == len(b) && e.word == string(b) {
+			return e.cls
+		}
+	}
+}
+
+func init() {
+	for w := range specifierWords {
+		addClass(w, clsSpec)
+	}
+	for w := range builtinTypeWords {
+		addClass(w, clsBuiltin)
+	}
+	for w := range keywords {
+		addClass(w, clsKeyword)
+	}
+}
+
+// wellKnownTemplatePrefixes mark qualified names whose '<' opens template
+// arguments: these libraries are template libraries.
+var wellKnownTemplatePrefixes = []string{"std::", "thrust::", "cub::", "cuda::", "cooperative_groups::", "cg::", "bam::", "::std::", "at::", "c10::", "torch::"}
+
+// wellKnownTemplates are unqualified names commonly used after `using namespace std`.
+var wellKnownTemplates = map[string]bool{
+	"vector": true, "array": true, "pair": true, "tuple": true, "map": true, "unordered_map": true,
+	"set": true, "unique_ptr": true, "shared_ptr": true, "numeric_limits": true, "function": true,
+	"tiled_partition": true, "thread_block_tile": true, "min": false, "max": false,
+	"make_pair": true, "make_tuple": true, "get": true, "move": false,
+}
+
+// isTypeName reports whether a (possibly qualified) name names a type as far
+// as this file and common knowledge tell.
+func (p *parser) isTypeName(name string) bool {
+	if p.types[name] || wellKnownTypes[name] || builtinTypeWords[name] || strings.HasSuffix(name, "_t") {
+		return true
+	}
+	if i := strings.LastIndex(name, "::"); i >= 0 {
+		last := name[i+2:]
+		return p.types[last] || strings.HasSuffix(last, "_t") || (strings.HasPrefix(name, "std::") && stdTypes[last])
+	}
+	return false
+}
+
+var stdTypes = map[string]bool{"string": true, "vector": true, "size_t": true, "ptrdiff_t": true, "nullptr_t": true}
+
+// isTemplateName reports whether '<' after name surely opens template arguments.
+func (p *parser) isTemplateName(name string) bool {
+	if p.templates[name] || wellKnownTemplates[name] {
+		return true
+	}
+	for _, pre := range wellKnownTemplatePrefixes {
+		if strings.HasPrefix(name, pre) {
+			return true
+		}
+	}
+	if i := strings.LastIndex(name, "::"); i >= 0 {
+		return p.templates[name[i+2:]]
+	}
+	return false
+}
+
+// isAllCaps reports whether w looks like a macro name (FOO_BAR, DEVICE2).
+func isAllCaps(w string) bool {
+	upper := false
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c == '_' || (c >= '0' && c <= '9'):
+		default:
+			return false
+		}
+	}
+	return upper && len(w) >= 2
+}
+
+// ---------------------------------------------------------------------------
+// Macros
+
+// collectMacros records every #define (in active code) and learns which
+// object-like macros expand to declaration specifiers or to a type.
+func (p *parser) collectMacros() {
+	for _, k := range p.directs {
+		t := p.file.Tokens[k]
+		if m := parseDefine(p.src, t); m != nil {
+			p.file.Macros = append(p.file.Macros, m)
+			p.macros[m.Name] = m
+			p.learnMacro(m)
+		}
+	}
+	// buildToks and macro filter on the first byte before the map lookup.
+	for name := range p.macros {
+		p.macroFirst[name[0]] = true
+	}
+}
+
+// macro returns the macro #defined as name in this file, or nil. The
+// first-byte filter spares most identifiers the map lookup: macro names
+// are few and mostly capitalised.
+func (p *parser) macro(name string) *Macro {
+	if name == "" || !p.macroFirst[name[0]] {
+		return nil
+	}
+	return p.macros[name]
+}
+
+// parseDefine parses a #define directive token, or returns nil.
+func parseDefine(src []byte, t Token) *Macro {
+	name, rest := directiveName(src, t.Start, t.End)
+	if name != "define" {
+		return nil
+	}
+	text := joinContinuations(src[rest:t.End])
+	i := 0
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(text) && isIdentChar(text[j]) {
+		j++
+	}
+	if j == i {
+		return nil
+	}
+	m := &Macro{Span: Span{t.Start, t.End}, Name: text[i:j]}
+	if j < len(text) && text[j] == '(' {
+		m.IsFunc = true
+		close := strings.IndexByte(text[j:], ')')
+		if close < 0 {
+			close = len(text) - j - 1
+		}
+		for _, prm := range strings.Split(text[j+1:j+close], ",") {
+			if prm = strings.TrimSpace(prm); prm != "" {
+				m.Params = append(m.Params, prm)
+			}
+		}
+		j += close + 1
+	}
+	m.Body = strings.TrimSpace(text[min(j, len(text)):])
+	return m
+}
+
+// joinContinuations removes backslash-newlines.
+func joinContinuations(b []byte) string {
+	s := string(b)
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	s = strings.ReplaceAll(s, "\\\r\n", "")
+	return strings.ReplaceAll(s, "\\\n", "")
+}
+
+// learnMacro classifies an object-like macro body: all specifiers (or empty,
+// like `#define API`) makes the name a specifier; a type makes it a type.
+func (p *parser) learnMacro(m *Macro) {
+	body := strings.TrimSpace(stripComments(m.Body))
+	if p.learnAttrMacro(m, body) || m.IsFunc {
+		return
+	}
+	words := strings.Fields(body)
+	var specs []string
+	allSpecs, allType := true, len(words) > 0
+	for _, w := range words {
+		switch {
+		case specifierWords[w]:
+			specs = append(specs, w)
+			allType = false
+		case w == `"C"` || w == `"C++"`:
+			allType = false // `#define KERNEL extern "C" __global__`
+		case builtinTypeWords[w] || w == "const" || w == "volatile" || w == "*":
+			allSpecs = false
+		case w == "__launch_bounds__" || strings.HasPrefix(w, "__launch_bounds__(") || strings.HasPrefix(w, "__attribute__"):
+			allType = false
+		default:
+			allSpecs, allType = false, false
+		}
+	}
+	if allSpecs {
+		p.specMacro[m.Name] = append([]string{}, specs...)
+	} else if allType {
+		p.types[m.Name] = true
+	}
+}
+
+// learnAttrMacro classifies macros that stand for attributes, restrict,
+// pragmas or statement prefixes; true when m was one of them.
+func (p *parser) learnAttrMacro(m *Macro, body string) bool {
+	switch {
+	case strings.HasPrefix(body, "__launch_bounds__"):
+		p.attrMacro[m.Name] = attrLaunch
+	case hasAnyPrefix(body, "__attribute__", "__declspec", "alignas", "__align__", "[["):
+		p.attrMacro[m.Name] = attrOther
+	case m.IsFunc:
+		return false
+	case body == "__restrict__" || body == "__restrict" || body == "restrict":
+		p.attrMacro[m.Name] = attrRestrict
+	case hasAnyPrefix(body, "_Pragma", "__pragma", "if ", "if(", "for ", "for(", "while ", "while("):
+		p.attrMacro[m.Name] = attrStmt
+	default:
+		return false
+	}
+	return true
+}
+
+// Kinds of attribute-like macros.
+const (
+	attrNone     = iota
+	attrLaunch   // expands to __launch_bounds__(...)
+	attrOther    // expands to another attribute
+	attrRestrict // expands to __restrict__
+	attrStmt     // expands to a pragma or a statement prefix (`if (lane == 0)`)
+)
+
+func hasAnyPrefix(s string, prefixes ...string) bool {
+	for _, pre := range prefixes {
+		if strings.HasPrefix(s, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// stripComments drops /* */ and // comments from a macro body.
+func stripComments(s string) string {
+	for {
+		i := strings.Index(s, "/*")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(s[i+2:], "*/")
+		if j < 0 {
+			s = s[:i]
+			break
+		}
+		s = s[:i] + " " + s[i+2+j+2:]
+	}
+	if i := strings.Index(s, "//"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// ---------------------------------------------------------------------------
+// Prescan
+
+// prescan walks the tokens once and records the names the file declares as
+// types and templates, so uses before the declaration parse the same way.
+func (p *parser) prescan() {
+	for i := 0; i < len(p.toks); i++ {
+		if p.toks[i].cls&clsKeyword == 0 {
+			continue // the words below are all keywords: skip the string switch
+		}
+		switch p.wordIdx(i) {
+		case "struct", "class", "union", "enum", "typename":
+			p.prescanTag(i)
+		case "using":
+			if p.toks[i+1].Kind == Identifier && p.textIs(i+2, "=") {
+				p.types[p.wordIdx(i+1)] = true
+			}
+		case "typedef":
+			p.prescanTypedef(i)
+		case "template":
+			p.prescanTemplate(i)
+		}
+	}
+}
+
+// wordIdx returns the identifier text of toks[i], or "".
+func (p *parser) wordIdx(i int) string {
+	if i >= len(p.toks) || p.toks[i].Kind != Identifier {
+		return ""
+	}
+	t := p.toks[i]
+	return unsafe.String(&p.src[t.Start], t.End-t.Start) // see wordAt
+}
+
+func (p *parser) textIs(i int, s string) bool {
+	return i < len(p.toks) && string(p.textAt(i)) == s
+}
+
+// prescanTag records `struct X`, `enum class X`, `typename T`.
+func (p *parser) prescanTag(i int) {
+	j := i + 1
+	if w := p.wordIdx(j); w == "class" || w == "struct" {
+		j++ // enum class X
+	}
+	if p.textIs(j, "...") {
+		j++ // typename... Ts
+	}
+	for p.wordIdx(j) == "__align__" || p.wordIdx(j) == "alignas" || p.wordIdx(j) == "__attribute__" {
+		j = p.skipParensIdx(j + 1)
+	}
+	if w := p.wordIdx(j); w != "" && !keywords[w] && !p.textIs(j+1, "::") {
+		p.types[w] = true
+	}
+}
+
+// skipParensIdx returns the index after the balanced group starting at i
+// (or i when toks[i] is not '(').
+func (p *parser) skipParensIdx(i int) int {
+	if !p.textIs(i, "(") {
+		return i
+	}
+	depth := 0
+	for ; i < len(p.toks)-1; i++ {
+		switch string(p.textAt(i)) {
+		case "(":
+			depth++
+		case ")":
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return i
+}
+
+// prescanTypedef records the name a typedef declares: the identifier in
+// `(*name)` for function pointers, else the last identifier before ';'.
+func (p *parser) prescanTypedef(i int) {
+	last := ""
+	depth := 0
+	for j := i + 1; j < len(p.toks) && j < i+512; j++ {
+		t := p.toks[j].token()
+		switch string(p.textOf(t)) {
+		case ";":
+			if depth <= 0 {
+				if last != "" {
+					p.types[last] = true
+				}
+				return
+			}
+		case "{", "(", "[":
+			if p.textIs(j, "(") && p.textIs(j+1, "*") && p.wordIdx(j+2) != "" && depth == 0 {
+				p.types[p.wordIdx(j+2)] = true
+				return
+			}
+			depth++
+		case "}", ")", "]":
+			depth--
+		default:
+			if t.Kind == Identifier && depth == 0 && !keywords[p.wordIdx(j)] {
+				last = p.wordIdx(j)
+			}
+		}
+	}
+}
+
+// prescanTemplate records the name a `template <...>` declares: the class
+// after it, or the function name before the first '(' at depth 0.
+func (p *parser) prescanTemplate(i int) {
+	j := i + 1
+	for p.textIs(j, "<") {
+		j = p.skipAnglesIdx(j)
+		if p.wordIdx(j) == "template" {
+			j++
+		}
+	}
+	last := ""
+	for k := j; k < len(p.toks) && k < j+64; k++ {
+		w := p.wordIdx(k)
+		switch {
+		case w == "struct" || w == "class" || w == "union":
+			for p.wordIdx(k+1) == "__align__" || p.wordIdx(k+1) == "alignas" {
+				k = p.skipParensIdx(k+2) - 1
+			}
+			if n := p.wordIdx(k + 1); n != "" {
+				p.templates[n] = true
+				p.types[n] = true
+			}
+			return
+		case w == "using" && p.textIs(k+2, "="):
+			p.templates[p.wordIdx(k+1)] = true
+			p.types[p.wordIdx(k+1)] = true
+			return
+		case w != "" && !keywords[w]:
+			last = w
+		case p.textIs(k, "("):
+			if last != "" {
+				p.templates[last] = true
+			}
+			return
+		case p.textIs(k, ";") || p.textIs(k, "{") || p.textIs(k, "<"):
+			if p.textIs(k, "<") {
+				k = p.skipAnglesIdx(k) - 1
+				continue
+			}
+			return
+		}
+	}
+}
+
+// skipAnglesIdx returns the index after the '<...>' group at i, counting
+// '>>' as two closers.
+func (p *parser) skipAnglesIdx(i int) int {
+	depth := 0
+	for ; i < len(p.toks)-1; i++ {
+		switch string(p.textAt(i)) {
+		case "<":
+			depth++
+		case ">":
+			depth--
+		case ">>":
+			depth -= 2
+		case "(":
+			i = p.skipParensIdx(i) - 1
+		case ";", "{", "}":
+			return i
+		}
+		if depth <= 0 {
+			return i + 1
+		}
+	}
+	return i
+}

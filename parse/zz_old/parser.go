@@ -1,0 +1,595 @@
+package parse
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/bamgen/bamgen/diag"
+)
+
+// The parser is a recursive descent over the non-trivia tokens. It never
+// fails a file: a construct it does not understand becomes an Opaque node
+// with an exact byte range (resynchronised at the next ';' or the matching
+// '}' at the same nesting) plus a diagnostic, and parsing goes on.
+//
+// C++ is ambiguous without a symbol table of the whole program, so a few
+// decisions are heuristics over names seen in this file (see names.go):
+// whether `a<b` opens template arguments, whether `(T)x` is a cast, whether
+// a statement is a declaration.
+
+// maxDepth caps syntactic nesting (expressions, statements, types) so that
+// hostile input cannot exhaust the stack; deeper input becomes Opaque.
+const maxDepth = 500
+
+// ParseFile parses one CUDA C++ translation unit. It always returns a File;
+// problems are in File.Diags. The File keeps src (and names in the tree may
+// share its memory), so src must not be modified afterwards.
+func ParseFile(name string, src []byte) *File {
+	l := lexAll(src)
+	f := &File{Src: diag.NewSource(name, src), Tokens: l.toks, Diags: l.diags}
+	if len(src) > math.MaxInt32 {
+		// The parser keeps offsets as int32 (see ptok): keep such a file
+		// as written rather than misparse it.
+		f.Decls = []Decl{&Opaque{Span: Span{0, len(src)}, Reason: "file of 2 GiB or more"}}
+		f.Diags = append(f.Diags, diag.Diagnostic{Pos: 0, End: len(src), Severity: diag.Error, Code: "PARSE010",
+			Message: "declaration not understood (file of 2 GiB or more); kept as written"})
+		return f
+	}
+	p := newParser(f, l.nonTrivia)
+	p.directs = l.directs
+	p.parseFile()
+	f.Diags = p.diags
+	p.release()
+	return f
+}
+
+type parser struct {
+	src     []byte
+	file    *File
+	toks    []ptok  // non-trivia tokens, EOF last; may be split (see closeAngle)
+	directs []int32 // index in File.Tokens of each Directive token
+	i       int
+	lastEnd int // end offset of the last consumed token (or half token)
+	diags   []diag.Diagnostic
+
+	depth        int
+	deepReported bool
+	noGT         int      // >0 while parsing template arguments: '>' closes them
+	noText       int      // >0 while parsing template arguments that are discarded
+	splits       []split  // undo log of '>>' splits, for backtracking
+	scope        *Scope   // innermost function or lambda scope, nil at file scope
+	outer        []*Scope // enclosing scopes of a lambda's, innermost last
+	buf          []byte   // scratch for building type texts
+	bufSrc       int      // source offset of the bytes buf copies, or -1 (see appendSrc)
+	inGroup      bool     // building a function pointer's text: "void (*)(int)"
+	callConvSkip bool     // building declarator text: drop calling-convention macros
+
+	identSlab []Ident
+	binSlab   []BinaryExpr
+	slabs     slabs
+
+	names      map[string]string // interned identifier and type texts
+	types      map[string]bool   // names declared as types in this file
+	templates  map[string]bool   // names declared as templates in this file
+	macros     map[string]*Macro
+	macroFirst [256]bool           // first bytes of the names in macros (see macro)
+	specMacro  map[string][]string // object-like macros expanding to specifiers
+	attrMacro  map[string]int      // macros expanding to attributes etc. (attrLaunch, ...)
+	digraphs   map[int]string      // token index -> canonical punctuator
+	badAngle   map[int]bool        // token indices of '<' that do not open template arguments
+}
+
+// ptok is the parser's copy of one non-trivia token: 16 bytes holding all
+// the grammar asks about a token. (A Token alone is 24 bytes; the token
+// view is the parser's largest allocation and is read for every decision.)
+// Offsets fit in int32: ParseFile does not parse sources of 2 GiB or more.
+type ptok struct {
+	Start, End int32
+	fidx       int32 // index in File.Tokens
+	Kind       TokenKind
+	cls        uint8 // word class of an identifier (clsSpec, ...)
+	pb         byte  // a one-byte punctuator (digraphs canonical), else 0
+}
+
+// token converts t back to a Token with the same (possibly split) bounds.
+func (t ptok) token() Token { return Token{Kind: t.Kind, Start: int(t.Start), End: int(t.End)} }
+
+// split records that toks[idx] lost its first byte to a closing '>'.
+type split struct {
+	idx, start int
+	pb         byte
+}
+
+// newParser builds the parser's view of f's n non-trivia tokens.
+func newParser(f *File, n int) *parser {
+	p := &parser{
+		src:       f.Src.Bytes,
+		file:      f,
+		diags:     f.Diags,
+		names:     make(map[string]string, 256),
+		types:     make(map[string]bool),
+		templates: make(map[string]bool),
+		macros:    make(map[string]*Macro),
+		specMacro: make(map[string][]string),
+		attrMacro: make(map[string]int),
+	}
+	if b, ok := toksPool.Get().(*[]ptok); ok && cap(*b) >= n {
+		p.toks = (*b)[:0]
+	} else {
+		p.toks = make([]ptok, 0, n)
+	}
+	return p
+}
+
+// toksPool recycles token views between ParseFile calls. The view is the
+// parser's largest allocation and nothing in the tree refers to it; a
+// fresh one costs page faults and garbage collection work every file.
+var toksPool sync.Pool
+
+// release returns p's token view to toksPool; p must not be used after.
+func (p *parser) release() {
+	b := p.toks[:0]
+	p.toks = nil
+	toksPool.Put(&b)
+}
+
+// buildToks fills p.toks in one pass over the lossless tokens, with each
+// token's class, punctuator byte and macro bit (so collectMacros must run
+// first).
+func (p *parser) buildToks() {
+	for i, t := range p.file.Tokens {
+		if t.Kind.IsTrivia() {
+			continue
+		}
+		pt := ptok{Start: int32(t.Start), End: int32(t.End), fidx: int32(i), Kind: t.Kind}
+		var c byte
+		if t.Start < len(p.src) {
+			c = p.src[t.Start]
+		}
+		switch {
+		case t.Kind == Punct && t.End-t.Start == 1:
+			pt.pb = c
+		case t.Kind == Punct && t.End-t.Start == 2 && (c == '<' || c == ':' || c == '%'):
+			pt.pb = p.noteDigraph(len(p.toks), t)
+		case t.Kind == Identifier:
+			if c >= 'a' && c <= 'z' || c == '_' {
+				// Every reserved word starts with a lower-case letter or '_'.
+				pt.cls = wordClassOf(p.src[t.Start:t.End])
+			}
+			// Macro names are few and mostly capitalised: filter on the
+			// first byte before the map lookup.
+			if p.macroFirst[c] && p.macros[unsafe.String(&p.src[t.Start], t.End-t.Start)] != nil {
+				pt.cls |= clsMacro
+			}
+		}
+		p.toks = append(p.toks, pt)
+	}
+}
+
+// noteDigraph maps digraph tokens to the punctuator they spell, so the
+// grammar code only ever compares against the canonical spelling. It
+// returns the punctuator byte for p.toks, or 0.
+func (p *parser) noteDigraph(idx int, t Token) byte {
+	canon := ""
+	switch string(p.src[t.Start:t.End]) {
+	case "<:":
+		canon = "["
+	case ":>":
+		canon = "]"
+	case "<%":
+		canon = "{"
+	case "%>":
+		canon = "}"
+	default:
+		return 0
+	}
+	if p.digraphs == nil {
+		p.digraphs = make(map[int]string)
+	}
+	p.digraphs[idx] = canon
+	return canon[0]
+}
+
+func (p *parser) parseFile() {
+	defer p.recoverPanic()
+	p.collectMacros()
+	p.buildToks()
+	p.prescan()
+	p.file.Decls = p.parseDecls(&declCtx{})
+	for !p.atEOF() {
+		// A stray '}' at file level: report it and keep going.
+		t := p.tok()
+		p.errorf(t.Start, t.End, "PARSE003", "unbalanced '}'")
+		p.next()
+		p.file.Decls = append(p.file.Decls, p.parseDecls(&declCtx{})...)
+	}
+}
+
+// recoverPanic is the last resort: a bug in the parser must not take the
+// whole tool down. The remaining source becomes one Opaque declaration.
+func (p *parser) recoverPanic() {
+	r := recover()
+	if r == nil {
+		return
+	}
+	start := 0
+	if p.i < len(p.toks) {
+		start = int(p.toks[p.i].Start)
+	}
+	for _, d := range p.file.Decls {
+		start = max(start, d.End())
+	}
+	if start > len(p.src) {
+		start = len(p.src)
+	}
+	p.file.Decls = append(p.file.Decls, &Opaque{Span: Span{start, len(p.src)}, Reason: "internal parser error"})
+	p.errorf(start, len(p.src), "PARSE099", fmt.Sprintf("internal parser error (please report): %v", r))
+}
+
+// ---------------------------------------------------------------------------
+// Token access
+
+func (p *parser) tok() Token { return p.toks[p.i].token() }
+
+func (p *parser) peek(k int) Token {
+	if p.i+k < 0 {
+		return Token{Kind: Invalid}
+	}
+	return p.at(k).token()
+}
+
+// at returns the token k ahead (k >= -p.i), or the EOF token past the end.
+func (p *parser) at(k int) *ptok {
+	if j := p.i + k; j < len(p.toks) {
+		return &p.toks[j]
+	}
+	return &p.toks[len(p.toks)-1]
+}
+
+func (p *parser) atEOF() bool { return p.toks[p.i].Kind == EOF }
+
+// next consumes the current token (never the EOF token).
+func (p *parser) next() {
+	if p.i < len(p.toks)-1 {
+		p.lastEnd = int(p.toks[p.i].End)
+		p.i++
+	}
+}
+
+func (p *parser) textOf(t Token) []byte { return p.src[t.Start:t.End] }
+
+// textAt returns the text of p.toks[i].
+func (p *parser) textAt(i int) []byte { return p.src[p.toks[i].Start:p.toks[i].End] }
+
+// isAt reports whether the token k ahead spells s (digraphs canonicalised).
+func (p *parser) isAt(k int, s string) bool {
+	if len(s) == 1 && p.i+k >= 0 && p.i+k < len(p.toks) {
+		return p.toks[p.i+k].pb == s[0]
+	}
+	t := p.peek(k)
+	if t.End-t.Start == len(s) && string(p.src[t.Start:t.End]) == s {
+		return true
+	}
+	if p.digraphs != nil && t.Kind == Punct && t.End-t.Start == 2 && (p.src[t.Start] == '<' || p.src[t.Start] == ':' || p.src[t.Start] == '%') {
+		if c, ok := p.digraphs[p.i+k]; ok {
+			return c == s
+		}
+	}
+	return false
+}
+
+// is reports whether the current token spells s. It is the parser's most
+// called function, so the common mismatch costs one length comparison.
+func (p *parser) is(s string) bool {
+	if len(s) == 1 {
+		return p.toks[p.i].pb == s[0]
+	}
+	t := &p.toks[p.i]
+	return int(t.End-t.Start) == len(s) && string(p.src[t.Start:t.End]) == s
+}
+
+func (p *parser) got(s string) bool {
+	if p.is(s) {
+		p.next()
+		return true
+	}
+	return false
+}
+
+func (p *parser) isIdent() bool { return p.toks[p.i].Kind == Identifier }
+
+// word returns the current token's text if it is an identifier, else "".
+func (p *parser) word() string {
+	t := &p.toks[p.i]
+	if t.Kind != Identifier {
+		return ""
+	}
+	return unsafe.String(&p.src[t.Start], int(t.End-t.Start))
+}
+
+// wordAt returns the identifier k tokens ahead, or "". The string views
+// the source bytes without copying: use it for comparisons and parser-local
+// maps, and keep only interned copies (p.keep) in the tree.
+func (p *parser) wordAt(k int) string {
+	if p.i+k < 0 {
+		return ""
+	}
+	t := p.at(k)
+	if t.Kind != Identifier {
+		return ""
+	}
+	return unsafe.String(&p.src[t.Start], int(t.End-t.Start))
+}
+
+// view returns the source bytes [start,end) as a string without copying
+// (see ParseFile: src must not change).
+func (p *parser) view(start, end int) string {
+	if end <= start {
+		return ""
+	}
+	return unsafe.String(&p.src[start], end-start)
+}
+
+// keep returns an interned copy of a string that views the source.
+func (p *parser) keep(s string) string {
+	if k, ok := p.names[s]; ok {
+		return k
+	}
+	k := strings.Clone(s)
+	p.names[k] = k
+	return k
+}
+
+// intern returns a shared string for b; the map lookup does not allocate.
+func (p *parser) intern(b []byte) string {
+	if s, ok := p.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	p.names[s] = s
+	return s
+}
+
+// newlineBefore reports whether a newline separates the current token from
+// the previous one (used to accept macro invocations without ';').
+func (p *parser) newlineBefore() bool {
+	if p.i == 0 {
+		return true
+	}
+	for _, c := range p.src[int(p.toks[p.i-1].End):int(p.toks[p.i].Start)] {
+		if c == '\n' {
+			return true
+		}
+	}
+	return false
+}
+
+// inScope returns the variable name declared before the current token in
+// the current function or lambda, or in the functions enclosing a lambda.
+func (p *parser) inScope(name string) *Symbol {
+	pos := p.tok().Start
+	if s := p.scope.Lookup(name, pos); s != nil {
+		return s
+	}
+	for i := len(p.outer) - 1; i >= 0; i-- {
+		if s := p.outer[i].Lookup(name, pos); s != nil {
+			return s
+		}
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Node allocation
+
+// The most frequent nodes come from slabs: one allocation per 256 nodes
+// instead of one per node, which keeps the allocator and GC out of the
+// profile. Nodes are never freed individually, so this is safe.
+
+const slabSize = 256
+
+// slab hands out pointers into a chunk of preallocated values.
+type slab[T any] struct{ buf []T }
+
+// newNode stores v in s and returns a pointer to it.
+func newNode[T any](s *slab[T], v T) *T {
+	if len(s.buf) == cap(s.buf) {
+		s.buf = make([]T, 0, slabSize)
+	}
+	s.buf = append(s.buf, v)
+	return &s.buf[len(s.buf)-1]
+}
+
+// slabs holds one slab per frequent node type.
+type slabs struct {
+	sCallExpr   slab[CallExpr]
+	sExprStmt   slab[ExprStmt]
+	sBasicLit   slab[BasicLit]
+	sMemberExpr slab[MemberExpr]
+	sIndexExpr  slab[IndexExpr]
+	sUnaryExpr  slab[UnaryExpr]
+	sVarDecl    slab[VarDecl]
+	sTypeRef    slab[TypeRef]
+	sDeclStmt   slab[DeclStmt]
+	sParenExpr  slab[ParenExpr]
+	sParam      slab[Param]
+	sBlockStmt  slab[BlockStmt]
+	sReturnStmt slab[ReturnStmt]
+	sSymbol     slab[Symbol]
+}
+
+func (p *parser) newIdent(sp Span, name string) *Ident {
+	if len(p.identSlab) == cap(p.identSlab) {
+		p.identSlab = make([]Ident, 0, slabSize)
+	}
+	p.identSlab = append(p.identSlab, Ident{Span: sp, Name: name})
+	return &p.identSlab[len(p.identSlab)-1]
+}
+
+func (p *parser) newBinary(sp Span, op string, opPos int, x, y Expr) *BinaryExpr {
+	if len(p.binSlab) == cap(p.binSlab) {
+		p.binSlab = make([]BinaryExpr, 0, slabSize)
+	}
+	p.binSlab = append(p.binSlab, BinaryExpr{Span: sp, Op: op, OpPos: opPos, X: x, Y: y})
+	return &p.binSlab[len(p.binSlab)-1]
+}
+
+// ---------------------------------------------------------------------------
+// Backtracking
+
+type mark struct{ i, lastEnd, diags, splits, syms int }
+
+func (p *parser) mark() mark {
+	m := mark{i: p.i, lastEnd: p.lastEnd, diags: len(p.diags), splits: len(p.splits)}
+	if p.scope != nil {
+		m.syms = len(p.scope.Symbols)
+	}
+	return m
+}
+
+func (p *parser) reset(m mark) {
+	for len(p.splits) > m.splits {
+		s := p.splits[len(p.splits)-1]
+		p.toks[s.idx].Start = int32(s.start)
+		p.toks[s.idx].pb = s.pb
+		p.splits = p.splits[:len(p.splits)-1]
+	}
+	p.i, p.lastEnd = m.i, m.lastEnd
+	p.diags = p.diags[:m.diags]
+	if p.scope != nil && len(p.scope.Symbols) > m.syms {
+		p.scope.Symbols = p.scope.Symbols[:m.syms]
+	}
+}
+
+// closeAngle consumes one '>' closing template arguments. A '>>', '>>>',
+// '>=' or '>>=' token is split: its first byte closes the list and the rest
+// stays as the current token.
+func (p *parser) closeAngle() bool {
+	t := p.tok()
+	if t.Kind != Punct || p.src[t.Start] != '>' {
+		return false
+	}
+	if t.End-t.Start == 1 {
+		p.next()
+		return true
+	}
+	p.splits = append(p.splits, split{p.i, t.Start, p.toks[p.i].pb})
+	p.toks[p.i].Start++
+	if t.End-t.Start == 2 {
+		p.toks[p.i].pb = p.src[t.Start+1] // ">>" leaves '>', ">=" leaves '='
+	}
+	p.lastEnd = t.Start + 1
+	return true
+}
+
+// ---------------------------------------------------------------------------
+// Nesting guard
+
+// enter guards one level of recursion; on false the caller must not recurse.
+func (p *parser) enter() bool {
+	p.depth++
+	if p.depth <= maxDepth {
+		return true
+	}
+	if !p.deepReported {
+		p.deepReported = true
+		t := p.tok()
+		p.errorf(t.Start, t.End, "PARSE007", fmt.Sprintf("nesting deeper than %d levels; the rest of this construct is kept as written", maxDepth))
+	}
+	return false
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// ---------------------------------------------------------------------------
+// Diagnostics and recovery
+
+func (p *parser) errorf(pos, end int, code, msg string) {
+	p.diags = append(p.diags, diag.Diagnostic{Pos: pos, End: end, Severity: diag.Error, Code: code, Message: msg})
+}
+
+func (p *parser) warnf(pos, end int, code, msg string) {
+	p.diags = append(p.diags, diag.Diagnostic{Pos: pos, End: end, Severity: diag.Warning, Code: code, Message: msg})
+}
+
+// punctByte returns the single-byte punctuator at the current token, or 0.
+func (p *parser) punctByte(k int) byte {
+	if p.i+k < 0 || p.i+k >= len(p.toks) {
+		return 0
+	}
+	return p.toks[p.i+k].pb
+}
+
+// skipBalanced consumes the bracketed group at the current '(' '[' or '{'
+// through its matching closer (or to EOF), iteratively.
+func (p *parser) skipBalanced() {
+	depth := 0
+	for !p.atEOF() {
+		switch p.punctByte(0) {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		}
+		p.next()
+		if depth <= 0 {
+			return
+		}
+	}
+}
+
+// syncStmt skips to the end of the current statement or declaration: past
+// the next ';' at nesting depth 0, past a '{...}' group at depth 0 (and a
+// ';' right after it), or up to (not past) an unmatched '}'.
+func (p *parser) syncStmt() {
+	start := p.i
+	for !p.atEOF() {
+		switch p.punctByte(0) {
+		case ';':
+			p.next()
+			return
+		case '{':
+			p.skipBalanced()
+			p.got(";")
+			return
+		case '(', '[':
+			p.skipBalanced()
+			continue
+		case '}':
+			if p.i == start {
+				p.next() // never return without progress
+			}
+			return
+		}
+		p.next()
+	}
+}
+
+// spanFrom returns the span of a node that began at offset start (the
+// first token it looked at) and ends with the last consumed token. A node
+// that consumed nothing is empty at start, and lastEnd moves up to start
+// (over trivia only) so that enclosing nodes, which end at lastEnd, still
+// contain it.
+func (p *parser) spanFrom(start int) Span {
+	if p.lastEnd < start {
+		p.lastEnd = start
+	}
+	return Span{start, p.lastEnd}
+}
+
+// opaqueDecl wraps [start, lastEnd) after syncing, with a diagnostic.
+func (p *parser) opaqueDecl(start int, reason string) *Opaque {
+	p.syncStmt()
+	o := &Opaque{Span: p.spanFrom(start), Reason: reason}
+	p.errorf(o.Start, o.Stop, "PARSE010", "declaration not understood ("+reason+"); kept as written")
+	return o
+}
+
+// harmless wraps [start, lastEnd) after syncing, without a diagnostic.
+func (p *parser) harmless(start int, reason string) *Opaque {
+	p.syncStmt()
+	return &Opaque{Span: p.spanFrom(start), Reason: reason}
+}

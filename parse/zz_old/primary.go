@@ -1,0 +1,445 @@
+package parse
+
+// Primary expressions: literals, names (qualified, templated), parentheses,
+// lambdas, braced lists, named and functional casts.
+
+func (p *parser) parsePrimary() Expr {
+	t := p.tok()
+	switch t.Kind {
+	case Number, Char:
+		p.next()
+		return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{t.Start, t.End}, Kind: t.Kind, Value: p.view(t.Start, t.End)})
+	case String:
+		return p.parseStrings()
+	case Identifier:
+		return p.parseIdentExpr()
+	case Punct:
+		switch {
+		case p.is("("):
+			return p.parseParen()
+		case p.is("["):
+			return p.parseLambda()
+		case p.is("{"):
+			return p.parseInitList(nil)
+		case p.is("::"):
+			return p.parseName()
+		case p.is("..."):
+			// The pack in a fold expression `(xs + ... + 0)`.
+			p.next()
+			return &Ident{Span: Span{t.Start, t.End}, Name: "..."}
+		}
+	}
+	return p.badExpr(t.Start, "expected an expression")
+}
+
+// parseStrings joins adjacent string literals, and macros between them as
+// in `"%" PRIu64 "\n"`, into one BasicLit.
+func (p *parser) parseStrings() Expr {
+	start := p.tok().Start
+	n := 0
+	for p.tok().Kind == String || n > 0 && p.isIdent() && p.peek(1).Kind == String {
+		p.next()
+		n++
+	}
+	lit := newNode(&p.slabs.sBasicLit, BasicLit{Span: p.spanFrom(start), Kind: String})
+	if n == 1 {
+		lit.Value = p.view(start, p.lastEnd)
+	} else {
+		lit.Value = p.spanTextSpaced(start, p.lastEnd)
+	}
+	return lit
+}
+
+// spanTextSpaced joins the tokens in [start,end) with single spaces.
+func (p *parser) spanTextSpaced(start, end int) string {
+	var b []byte
+	for k := p.tokIndexAt(start); k < len(p.toks) && int(p.toks[k].Start) < end; k++ {
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, p.textAt(k)...)
+	}
+	return string(b)
+}
+
+// parseIdentExpr parses an expression starting with an identifier or keyword.
+func (p *parser) parseIdentExpr() Expr {
+	t := p.tok()
+	w := p.word()
+	switch w {
+	case "this", "nullptr", "true", "false", "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__":
+		p.next()
+		return &Ident{Span: Span{t.Start, t.End}, Name: p.keep(w)}
+	case "static_cast", "dynamic_cast", "const_cast", "reinterpret_cast":
+		return p.parseNamedCast(p.keep(w))
+	case "typename", "template":
+		p.next()
+		return p.parseName()
+	case "decltype", "typeid", "noexcept", "__builtin_offsetof", "offsetof", "__typeof__", "typeof", "_Generic":
+		return p.parseName()
+	case "operator":
+		return p.parseName()
+	}
+	c := p.toks[p.i].cls
+	if c&clsBuiltin != 0 || w == "auto" {
+		return p.parseFunctionalCast()
+	}
+	if c&clsKeyword != 0 && w != "const" {
+		return p.badExpr(t.Start, "unexpected '"+w+"' in expression")
+	}
+	if p.is("const") {
+		return p.parseFunctionalCast()
+	}
+	x := p.parseName()
+	if p.is("{") && p.typedBraceOK(x) {
+		return p.typedInitList(x)
+	}
+	return x
+}
+
+// typedBraceOK reports whether `Name{...}` is a typed braced initializer:
+// the name is a known type or has template arguments.
+func (p *parser) typedBraceOK(x Expr) bool {
+	switch n := x.(type) {
+	case *TemplateIdent:
+		return true
+	case *Ident:
+		return p.isTypeName(n.Name) && p.inScope(n.Name) == nil
+	}
+	return false
+}
+
+// typedInitList parses `T{...}` after the name T.
+func (p *parser) typedInitList(x Expr) Expr {
+	t := newNode(&p.slabs.sTypeRef, TypeRef{Span: Span{x.Pos(), x.End()}, BaseSpan: Span{x.Pos(), x.End()}})
+	switch n := x.(type) {
+	case *Ident:
+		t.Base, t.Text = n.Name, n.Name
+	case *TemplateIdent:
+		t.Base = p.spanText(n.Start, n.Stop)
+		t.Text = t.Base
+	}
+	il := p.parseInitList(t)
+	il.Start = x.Pos()
+	return il
+}
+
+// parseName parses a possibly qualified name with template arguments:
+// `x`, `::x`, `std::max`, `f<T, 8>`, `std::numeric_limits<float>::max`.
+func (p *parser) parseName() Expr {
+	start := p.tok().Start
+	p.got("::")
+	for {
+		switch {
+		case p.is("template"):
+			p.next()
+			continue
+		case p.is("operator"):
+			p.operatorName()
+		case p.is("~") && p.peek(1).Kind == Identifier:
+			p.next()
+			p.next()
+		case p.isIdent() && (p.word() == "decltype" || p.word() == "typeid" || p.word() == "noexcept" ||
+			p.word() == "offsetof" || p.word() == "__builtin_offsetof" || p.word() == "__typeof__" || p.word() == "typeof" || p.word() == "_Generic"):
+			p.next()
+			if p.word() == "decltype" || p.is("(") && (p.wordAt(-1) == "decltype" || p.wordAt(-1) == "__typeof__" || p.wordAt(-1) == "typeof") {
+				p.skipBalanced()
+			}
+		case p.isIdent():
+			p.next()
+		default:
+			if p.lastEnd <= start {
+				return p.badExpr(start, "expected a name")
+			}
+		}
+		if ti := p.maybeTemplateArgs(start); ti != nil {
+			if p.is("::") && p.qualifierFollows() {
+				p.next()
+				continue
+			}
+			return ti
+		}
+		if p.is("::") && p.qualifierFollows() {
+			p.next()
+			continue
+		}
+		return p.newIdent(p.spanFrom(start), p.spanText(start, p.lastEnd))
+	}
+}
+
+// qualifierFollows reports whether the token after the current '::' can
+// continue a qualified name.
+func (p *parser) qualifierFollows() bool {
+	t := p.peek(1)
+	return t.Kind == Identifier || p.isAt(1, "~") || p.isAt(1, "*")
+}
+
+// maybeTemplateArgs parses template arguments after the name [start,
+// lastEnd) when '<' opens them; nil otherwise (nothing consumed).
+func (p *parser) maybeTemplateArgs(start int) *TemplateIdent {
+	if !p.is("<") {
+		return nil
+	}
+	name := p.spanText(start, p.lastEnd)
+	if !p.templateAhead(name) {
+		return nil
+	}
+	m := p.mark()
+	args, as, ok := p.parseTemplateArgs()
+	if !ok {
+		p.reset(m)
+		return nil
+	}
+	return &TemplateIdent{Span: p.spanFrom(start), Name: name, Args: args, ArgsSpan: as}
+}
+
+// templateAhead decides whether the '<' after name opens template
+// arguments: name is a known template, or the '<...>' closes and is
+// followed by '(', '::' or '<<<'.
+func (p *parser) templateAhead(name string) bool {
+	if p.isTemplateName(name) {
+		return true
+	}
+	if p.inScope(name) != nil {
+		return false
+	}
+	close, rest := p.matchAngleIdx(p.i)
+	if close < 0 {
+		return false
+	}
+	if rest {
+		// `Bar<int>>` inside template arguments: the rest of '>>' closes
+		// the enclosing list.
+		return p.noGT > 0
+	}
+	return p.textIs(close, "(") || p.textIs(close, "::") || p.textIs(close, "<<<")
+}
+
+// matchAngleIdx scans from the '<' at index i for its closing '>' and
+// returns the index after it. rest is true when the closer was the first
+// byte of a longer token ('>>'), so something else follows immediately.
+// It gives up (-1) at tokens that cannot appear in template arguments.
+func (p *parser) matchAngleIdx(i int) (int, bool) {
+	depth := 0
+	for ; i < len(p.toks)-1 && i < p.i+256; i++ {
+		switch string(p.textAt(i)) {
+		case "<":
+			depth++
+		case ">":
+			depth--
+		case ">>":
+			depth -= 2
+			if depth < 0 {
+				return i + 1, true
+			}
+		case ">>>":
+			depth -= 3
+			if depth < 0 {
+				return i + 1, true
+			}
+		case "(", "[":
+			i = p.skipGroupIdx(i) - 1
+		case ";", "{", "}", ")", "]", "&&", "||", "=", "<<<", "?", ":":
+			return -1, false
+		}
+		if depth == 0 {
+			return i + 1, false
+		}
+	}
+	return -1, false
+}
+
+// skipGroupIdx returns the index after the balanced () or [] group at i.
+func (p *parser) skipGroupIdx(i int) int {
+	depth := 0
+	for ; i < len(p.toks)-1; i++ {
+		switch string(p.textAt(i)) {
+		case "(", "[":
+			depth++
+		case ")", "]":
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case ";", "{", "}":
+			return i
+		}
+	}
+	return i
+}
+
+// parseParen parses `( expr )`.
+func (p *parser) parseParen() Expr {
+	start := p.tok().Start
+	p.next()
+	x := p.parseExprIn()
+	if !p.got(")") {
+		return p.badExpr(start, "expected ')'")
+	}
+	return newNode(&p.slabs.sParenExpr, ParenExpr{Span: p.spanFrom(start), X: x})
+}
+
+// parseParenInit parses a declarator's `(args)` initializer.
+func (p *parser) parseParenInit() Expr {
+	start := p.tok().Start
+	args, lp, rp := p.parseArgs()
+	return &ParenListExpr{Span: p.spanFrom(start), Args: args, Lparen: lp, Rparen: rp}
+}
+
+// parseNamedCast parses `static_cast<T>(x)` and friends.
+func (p *parser) parseNamedCast(kind string) Expr {
+	start := p.tok().Start
+	p.next()
+	if !p.is("<") {
+		return p.badExpr(start, "expected '<' after "+kind)
+	}
+	p.next()
+	p.noGT++
+	t := p.parseTypeID()
+	p.noGT--
+	if t == nil || !p.closeAngle() || !p.is("(") {
+		return p.badExpr(start, "malformed "+kind)
+	}
+	p.next()
+	x := p.parseExprIn()
+	if !p.got(")") {
+		return p.badExpr(start, "expected ')' after "+kind+" operand")
+	}
+	return &CastExpr{Span: p.spanFrom(start), Kind: kind, Type: t, X: x}
+}
+
+// parseFunctionalCast parses `float(x)`, `unsigned int{}`, `int()`.
+func (p *parser) parseFunctionalCast() Expr {
+	start := p.tok().Start
+	t := p.parseTypeID()
+	if t == nil {
+		return p.badExpr(start, "expected a type")
+	}
+	switch {
+	case p.is("("):
+		p.next()
+		var x Expr
+		if !p.is(")") {
+			x = p.parseExprIn()
+		}
+		if !p.got(")") {
+			return p.badExpr(start, "expected ')' after functional cast")
+		}
+		return &CastExpr{Span: p.spanFrom(start), Kind: "functional", Type: t, X: x}
+	case p.is("{"):
+		il := p.parseInitList(t)
+		il.Start = start
+		return il
+	}
+	return p.badExpr(start, "type name in expression")
+}
+
+// parseInitList parses `{ a, b, .x = c, [2] = d }` (designators dropped).
+func (p *parser) parseInitList(t *TypeRef) *InitListExpr {
+	start := p.tok().Start
+	p.next()
+	save := p.noGT
+	p.noGT = 0
+	il := &InitListExpr{Type: t}
+	for !p.atEOF() && !p.is("}") {
+		before := p.i
+		p.skipDesignator()
+		il.Elems = append(il.Elems, p.parseArg())
+		p.got("...")
+		if !p.got(",") {
+			if p.i == before {
+				p.next()
+			}
+			if !p.is("}") {
+				break
+			}
+		}
+	}
+	p.noGT = save
+	if !p.got("}") {
+		p.errorf(start, p.lastEnd, "PARSE012", "expected '}' to close initializer list")
+	}
+	il.Span = p.spanFrom(start)
+	return il
+}
+
+// skipDesignator skips `.x =` and `[i] =` in a braced initializer.
+func (p *parser) skipDesignator() {
+	for {
+		switch {
+		case p.is(".") && p.peek(1).Kind == Identifier:
+			p.next()
+			p.next()
+		case p.is("[") && !p.isAt(1, "["):
+			m := p.mark()
+			p.skipBalanced()
+			if !p.is("=") && !p.is("[") && !p.is(".") {
+				p.reset(m)
+				return
+			}
+		default:
+			p.got("=")
+			return
+		}
+	}
+}
+
+// parseLambda parses `[captures] <tparams> (params) specs -> R { body }`.
+func (p *parser) parseLambda() Expr {
+	start := p.tok().Start
+	p.skipBalanced()
+	le := &LambdaExpr{Captures: p.spanFrom(start), Scope: &Scope{}}
+	if p.is("<") {
+		p.i = p.skipAnglesIdx(p.i)
+		p.lastEnd = int(p.toks[p.i-1].End)
+	}
+	saved := p.scope
+	if saved != nil {
+		p.outer = append(p.outer, saved)
+	}
+	p.scope = le.Scope
+	defer func() {
+		p.scope = saved
+		if saved != nil {
+			p.outer = p.outer[:len(p.outer)-1]
+		}
+	}()
+	p.lambdaSpecifiers() // `[=] __device__ (int i)`: extended lambdas
+	if p.is("(") {
+		d := &declarator{}
+		p.parseParams(d)
+		le.Params = d.params
+		for _, prm := range d.params {
+			p.declareParam(prm, true)
+		}
+	}
+	p.lambdaSpecifiers()
+	if !p.is("{") {
+		return p.badExpr(start, "expected lambda body")
+	}
+	le.Body = p.parseBlock()
+	le.Span = p.spanFrom(start)
+	return le
+}
+
+// lambdaSpecifiers skips `mutable constexpr noexcept __device__ -> R`.
+func (p *parser) lambdaSpecifiers() {
+	for !p.atEOF() && !p.is("{") {
+		switch w := p.word(); {
+		case w == "mutable" || w == "constexpr" || w == "consteval" || specifierWords[w]:
+			p.next()
+		case w == "noexcept" || w == "__attribute__" || w == "throw" || w == "requires":
+			p.next()
+			if p.is("(") {
+				p.skipBalanced()
+			}
+		case p.is("[") && p.isAt(1, "["):
+			p.skipBalanced()
+		case p.is("->"):
+			p.next()
+			p.parseTypeID()
+		default:
+			return
+		}
+	}
+}

@@ -1,0 +1,602 @@
+package parse
+
+// Statements. Each parser consumes the statement whole; on a malformed
+// statement it falls back to an OpaqueStmt that ends at the statement's ';'
+// or closing '}' so the rest of the body still parses.
+
+// parseBlock parses `{ stmts }` at the current '{'.
+func (p *parser) parseBlock() *BlockStmt {
+	open := p.tok()
+	p.next()
+	b := newNode(&p.slabs.sBlockStmt, BlockStmt{})
+	for !p.atEOF() && !p.is("}") {
+		before := p.i
+		if s := p.parseStmt(); s != nil {
+			b.Stmts = append(b.Stmts, s)
+		}
+		if p.i == before {
+			t := p.tok()
+			p.next()
+			b.Stmts = append(b.Stmts, &OpaqueStmt{Span: Span{t.Start, t.End}, Reason: "unexpected token"})
+			p.errorf(t.Start, t.End, "PARSE011", "unexpected token in statement")
+		}
+	}
+	if !p.got("}") {
+		p.errorf(open.Start, open.End, "PARSE003", "unbalanced '{': no matching '}' before end of file")
+	}
+	b.Span = Span{open.Start, p.lastEnd}
+	return b
+}
+
+// parseStmt parses one statement.
+func (p *parser) parseStmt() Stmt {
+	start := p.tok().Start
+	if !p.enter() {
+		p.leave()
+		p.syncStmt()
+		return &OpaqueStmt{Span: p.spanFrom(start), Reason: "nesting too deep"}
+	}
+	defer p.leave()
+	for p.is("[") && p.isAt(1, "[") {
+		p.skipBalanced() // [[likely]], [[maybe_unused]]
+	}
+	switch {
+	case p.is("{"):
+		return p.parseBlock()
+	case p.is(";"):
+		p.next()
+		return &EmptyStmt{p.spanFrom(start)}
+	case p.isIdent():
+		if s := p.parseKeywordStmt(start); s != nil {
+			return s
+		}
+		if s := p.macroStmt(start); s != nil {
+			return s
+		}
+		if p.isAt(1, ":") && !keywords[p.word()] {
+			return p.parseLabeled(start)
+		}
+		if d := p.tryDeclStmt(false); d != nil {
+			return d
+		}
+	case p.is("::"):
+		if d := p.tryDeclStmt(false); d != nil {
+			return d
+		}
+	}
+	return p.parseExprStmt(start)
+}
+
+// parseKeywordStmt dispatches statements that start with a keyword; nil
+// when the current word starts none.
+func (p *parser) parseKeywordStmt(start int) Stmt {
+	switch p.word() {
+	case "if":
+		return p.parseIf(start)
+	case "for":
+		return p.parseFor(start)
+	case "while":
+		return p.parseWhile(start)
+	case "do":
+		return p.parseDo(start)
+	case "switch":
+		return p.parseSwitch(start)
+	case "case":
+		return p.parseCase(start)
+	case "default":
+		if p.isAt(1, ":") {
+			p.next()
+			p.next()
+			return &CaseStmt{Span: p.spanFrom(start)}
+		}
+	case "break", "continue", "goto":
+		return p.parseBranch(start)
+	case "return", "co_return":
+		return p.parseReturn(start)
+	case "try":
+		return p.parseTry(start)
+	case "asm", "__asm__", "__asm":
+		return p.parseAsm(start)
+	case "static_assert", "typedef", "using", "template", "namespace":
+		return p.declInStmt(start)
+	case "struct", "class", "union", "enum":
+		if p.isRecordDef() && !p.recordDefWithDeclarator() {
+			return p.declInStmt(start)
+		}
+	}
+	return nil
+}
+
+// recordDefWithDeclarator reports whether a local record definition also
+// declares variables (`struct { int a; } s;`), which makes it a DeclStmt.
+func (p *parser) recordDefWithDeclarator() bool {
+	k := p.i
+	for k < len(p.toks)-1 && !p.textIs(k, "{") {
+		k++
+	}
+	end := p.skipBracesIdx(k)
+	return !p.textIs(end, ";")
+}
+
+// skipBracesIdx returns the index after the balanced '{' group at i.
+func (p *parser) skipBracesIdx(i int) int {
+	depth := 0
+	for ; i < len(p.toks)-1; i++ {
+		switch string(p.textAt(i)) {
+		case "{":
+			depth++
+		case "}":
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return i
+}
+
+// declInStmt wraps a declaration that appears as a statement.
+func (p *parser) declInStmt(start int) Stmt {
+	decls := p.parseDecl(&declCtx{}, nil)
+	var d Decl
+	if len(decls) > 0 {
+		d = decls[0]
+	} else {
+		d = &Opaque{Span: p.spanFrom(start), Reason: "empty declaration"}
+	}
+	return &DeclInStmt{Span: p.spanFrom(start), Decl: d}
+}
+
+// opaqueStmt syncs to the statement's end and reports it.
+func (p *parser) opaqueStmt(start int, reason string) Stmt {
+	p.syncStmt()
+	s := &OpaqueStmt{Span: p.spanFrom(start), Reason: reason}
+	p.errorf(s.Start, s.Stop, "PARSE011", "statement not understood ("+reason+"); kept as written")
+	return s
+}
+
+// expect consumes s and reports whether it was there; callers turn a
+// missing token into an OpaqueStmt.
+func (p *parser) expect(s string) bool { return p.got(s) }
+
+func (p *parser) parseLabeled(start int) Stmt {
+	label := p.keep(p.word())
+	p.next()
+	p.next()
+	ls := &LabeledStmt{Label: label}
+	if !p.is("}") {
+		ls.Stmt = p.parseStmt()
+	}
+	ls.Span = p.spanFrom(start)
+	return ls
+}
+
+// parseIf parses `if [constexpr] ( [init;] cond ) stmt [else stmt]`.
+func (p *parser) parseIf(start int) Stmt {
+	p.next()
+	p.got("constexpr")
+	if p.is("!") && p.isAt(1, "consteval") || p.is("consteval") {
+		p.got("!")
+		p.next()
+		s := &IfStmt{Then: p.parseStmt()}
+		p.parseElse(s)
+		s.Span = p.spanFrom(start)
+		return s
+	}
+	if !p.expect("(") {
+		return p.opaqueStmt(start, "expected '(' after if")
+	}
+	init, cond := p.parseCondition(true)
+	if !p.expect(")") {
+		return p.opaqueStmt(start, "expected ')' after if condition")
+	}
+	s := &IfStmt{Init: init, Cond: cond, Then: p.parseStmt()}
+	p.parseElse(s)
+	s.Span = p.spanFrom(start)
+	return s
+}
+
+func (p *parser) parseElse(s *IfStmt) {
+	if p.got("else") {
+		s.Else = p.parseStmt()
+	}
+}
+
+// parseCondition parses the inside of `if (...)`, `switch (...)` or
+// `while (...)`: an optional init-statement (C++17) and a condition that may
+// declare a variable (`if (auto *p = f())`). A declared condition is
+// returned as Init with Cond naming the variable.
+func (p *parser) parseCondition(allowInit bool) (Stmt, Expr) {
+	start := p.tok().Start
+	if d := p.tryDeclStmt(false); d != nil {
+		if !allowInit || p.is(")") {
+			return nil, p.declCond(d)
+		}
+		return d, p.parseCondExpr()
+	}
+	x := p.parseExpr()
+	if allowInit && p.got(";") {
+		return newNode(&p.slabs.sExprStmt, ExprStmt{Span: p.spanFrom(start), X: x}), p.parseCondExpr()
+	}
+	return nil, x
+}
+
+// parseCondExpr parses the condition after an init-statement.
+func (p *parser) parseCondExpr() Expr {
+	if d := p.tryDeclStmt(false); d != nil {
+		return p.declCond(d)
+	}
+	return p.parseExpr()
+}
+
+// declCond turns a condition declaration into an expression: the
+// initializer when there is one (its variable is in the scope).
+func (p *parser) declCond(d Stmt) Expr {
+	ds, ok := d.(*DeclStmt)
+	if !ok || len(ds.Vars) == 0 {
+		return &OpaqueExpr{Span: Span{d.Pos(), d.End()}, Reason: "condition declaration"}
+	}
+	v := ds.Vars[0]
+	if v.Init != nil {
+		return v.Init
+	}
+	return &Ident{Span: v.NameSpan, Name: v.Name}
+}
+
+// parseFor parses classic and range-based for loops.
+func (p *parser) parseFor(start int) Stmt {
+	p.next()
+	if !p.expect("(") {
+		return p.opaqueStmt(start, "expected '(' after for")
+	}
+	var init Stmt
+	initStart := p.tok().Start
+	switch d := p.tryDeclStmt(true); {
+	case d != nil && p.is(":"):
+		return p.parseRangeFor(start, d)
+	case d != nil:
+		init = d
+	case p.got(";"):
+	default:
+		x := p.parseExpr()
+		if !p.expect(";") {
+			return p.opaqueStmt(start, "expected ';' in for")
+		}
+		init = newNode(&p.slabs.sExprStmt, ExprStmt{Span: Span{initStart, p.lastEnd}, X: x})
+	}
+	fs := &ForStmt{Init: init}
+	if !p.is(";") {
+		_, fs.Cond = p.parseCondition(false)
+	}
+	if !p.expect(";") {
+		return p.opaqueStmt(start, "expected ';' after for condition")
+	}
+	if !p.is(")") {
+		fs.Post = p.parseExpr()
+	}
+	if !p.expect(")") {
+		return p.opaqueStmt(start, "expected ')' after for clauses")
+	}
+	fs.Body = p.parseStmt()
+	fs.Span = p.spanFrom(start)
+	return fs
+}
+
+// parseRangeFor finishes `for (decl : range) body` at the ':'.
+func (p *parser) parseRangeFor(start int, d *DeclStmt) Stmt {
+	p.next()
+	rf := &RangeForStmt{Var: d.Vars[0]}
+	if p.is("{") {
+		rf.Range = p.parseInitList(nil)
+	} else {
+		rf.Range = p.parseExpr()
+	}
+	if !p.expect(")") {
+		return p.opaqueStmt(start, "expected ')' after range-for")
+	}
+	rf.Body = p.parseStmt()
+	rf.Span = p.spanFrom(start)
+	return rf
+}
+
+func (p *parser) parseWhile(start int) Stmt {
+	p.next()
+	if !p.expect("(") {
+		return p.opaqueStmt(start, "expected '(' after while")
+	}
+	_, cond := p.parseCondition(false)
+	if !p.expect(")") {
+		return p.opaqueStmt(start, "expected ')' after while condition")
+	}
+	ws := &WhileStmt{Cond: cond, Body: p.parseStmt()}
+	ws.Span = p.spanFrom(start)
+	return ws
+}
+
+func (p *parser) parseDo(start int) Stmt {
+	p.next()
+	ds := &DoStmt{Body: p.parseStmt()}
+	if !p.expect("while") || !p.expect("(") {
+		return p.opaqueStmt(start, "expected while after do body")
+	}
+	ds.Cond = p.parseExpr()
+	if !p.expect(")") {
+		return p.opaqueStmt(start, "expected ')' after do-while condition")
+	}
+	p.gotSemi()
+	ds.Span = p.spanFrom(start)
+	return ds
+}
+
+// gotSemi consumes the ';' ending a statement; a missing one is reported
+// but costs nothing else.
+func (p *parser) gotSemi() {
+	if !p.got(";") {
+		p.warnf(p.lastEnd, p.lastEnd, "PARSE013", "expected ';'")
+	}
+}
+
+func (p *parser) parseSwitch(start int) Stmt {
+	p.next()
+	if !p.expect("(") {
+		return p.opaqueStmt(start, "expected '(' after switch")
+	}
+	_, cond := p.parseCondition(true)
+	if !p.expect(")") {
+		return p.opaqueStmt(start, "expected ')' after switch condition")
+	}
+	ss := &SwitchStmt{Cond: cond, Body: p.parseStmt()}
+	ss.Span = p.spanFrom(start)
+	return ss
+}
+
+// parseCase parses `case value:` (GNU ranges `case 1 ... 5:` included).
+func (p *parser) parseCase(start int) Stmt {
+	p.next()
+	cs := &CaseStmt{Value: p.parseCond()}
+	if p.got("...") {
+		p.parseCond()
+	}
+	if !p.expect(":") {
+		return p.opaqueStmt(start, "expected ':' after case value")
+	}
+	cs.Span = p.spanFrom(start)
+	return cs
+}
+
+func (p *parser) parseBranch(start int) Stmt {
+	bs := &BranchStmt{Keyword: p.keep(p.word())}
+	p.next()
+	if bs.Keyword == "goto" && p.isIdent() {
+		bs.Label = p.keep(p.word())
+		p.next()
+	}
+	p.gotSemi()
+	bs.Span = p.spanFrom(start)
+	return bs
+}
+
+func (p *parser) parseReturn(start int) Stmt {
+	p.next()
+	rs := newNode(&p.slabs.sReturnStmt, ReturnStmt{})
+	switch {
+	case p.is(";"):
+	case p.is("{"):
+		rs.X = p.parseInitList(nil)
+	default:
+		rs.X = p.parseExpr()
+	}
+	if !p.got(";") {
+		return p.opaqueStmt(start, "expected ';' after return")
+	}
+	rs.Span = p.spanFrom(start)
+	return rs
+}
+
+// parseAsm keeps inline assembly as written: bamgen never rewrites it.
+func (p *parser) parseAsm(start int) Stmt {
+	p.next()
+	for p.is("volatile") || p.is("__volatile__") || p.is("goto") || p.is("inline") {
+		p.next()
+	}
+	if p.is("(") {
+		p.skipBalanced()
+	}
+	p.got(";")
+	return &OpaqueStmt{Span: p.spanFrom(start), Reason: "inline assembly"}
+}
+
+// parseTry parses `try { } catch (decl) { } ...` (host code).
+func (p *parser) parseTry(start int) Stmt {
+	p.next()
+	if !p.is("{") {
+		return p.opaqueStmt(start, "expected '{' after try")
+	}
+	ts := &TryStmt{Body: p.parseBlock()}
+	for p.is("catch") {
+		cStart := p.tok().Start
+		p.next()
+		if !p.expect("(") {
+			return p.opaqueStmt(start, "expected '(' after catch")
+		}
+		cc := &CatchClause{}
+		if !p.got("...") {
+			cc.Param = p.parseParam()
+			p.declareParam(cc.Param, false)
+		}
+		if !p.expect(")") || !p.is("{") {
+			return p.opaqueStmt(start, "malformed catch clause")
+		}
+		cc.Body = p.parseBlock()
+		cc.Span = Span{cStart, p.lastEnd}
+		ts.Handlers = append(ts.Handlers, cc)
+	}
+	ts.Span = p.spanFrom(start)
+	return ts
+}
+
+// declareParam adds a lambda parameter (isParam) or a catch parameter.
+func (p *parser) declareParam(prm *Param, isParam bool) {
+	if prm != nil && prm.Name != "" && p.scope != nil {
+		p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: isParam}))
+	}
+}
+
+// parseExprStmt parses `expr;`. A function-like macro invocation may lack
+// its ';' (`CHECK(x)` at the end of a line); that is accepted silently.
+func (p *parser) parseExprStmt(start int) Stmt {
+	x := p.parseExpr()
+	if p.got(";") {
+		return newNode(&p.slabs.sExprStmt, ExprStmt{Span: p.spanFrom(start), X: x})
+	}
+	if p.isMacroStmt(x) && (p.newlineBefore() || p.is("}") || p.is("{")) {
+		return newNode(&p.slabs.sExprStmt, ExprStmt{Span: p.spanFrom(start), X: x})
+	}
+	return p.opaqueStmt(start, "expected ';' after expression")
+}
+
+// isMacroStmt reports whether x, missing its ';', is a macro invocation
+// that supplies its own: a call (`CHECK(x)`, `FOR_EACH(e) { }`) or a name
+// of a macro.
+func (p *parser) isMacroStmt(x Expr) bool {
+	switch x := x.(type) {
+	case *CallExpr:
+		return true
+	case *Ident:
+		return p.macro(x.Name) != nil || isAllCaps(x.Name)
+	}
+	return false
+}
+
+// macroStmt keeps `_Pragma("unroll")` and macros standing for pragmas or
+// statement prefixes (`UNROLL`, `IF_LANE0 { }`) as harmless OpaqueStmts;
+// the statement they prefix parses on its own.
+func (p *parser) macroStmt(start int) Stmt {
+	w := p.word()
+	if p.toks[p.i].cls&clsMacro == 0 && w != "_Pragma" && w != "__pragma" || p.attrMacro[w] != attrStmt && w != "_Pragma" && w != "__pragma" {
+		return nil
+	}
+	p.next()
+	if p.is("(") && (w == "_Pragma" || w == "__pragma" || p.macro(w) != nil && p.macro(w).IsFunc) {
+		p.skipBalanced()
+	}
+	p.got(";")
+	return &OpaqueStmt{Span: p.spanFrom(start), Reason: p.keep("macro " + w)}
+}
+
+// ---------------------------------------------------------------------------
+// Declaration statements
+
+// tryDeclStmt parses a block-scope declaration if the tokens form one and
+// returns nil (having consumed nothing) otherwise. In a for-init (forInit)
+// the declaration may end at ':' (range-for) instead of ';'.
+func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
+	w := p.word()
+	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(w) {
+		return nil
+	}
+	if w != "" && p.toks[p.i].cls == 0 && p.exprFollows() {
+		return nil
+	}
+	m := p.mark()
+	start := p.tok().Start
+	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
+	ds := &dsv
+	p.parseDeclSpecs(ds, &declCtx{})
+	if !ds.hasType {
+		p.reset(m)
+		return nil
+	}
+	vars := p.blockDeclarators(ds)
+	if vars == nil {
+		p.reset(m)
+		return nil
+	}
+	switch {
+	case p.is(":") && forInit && len(vars) == 1:
+	case p.is(")") && !forInit && len(vars) == 1 && vars[0].Init != nil:
+		// A condition declaration: `if (auto x = f())`.
+	case p.got(";"):
+	default:
+		p.reset(m)
+		return nil
+	}
+	return newNode(&p.slabs.sDeclStmt, DeclStmt{Span: p.spanFrom(start), Record: ds.record, Vars: vars})
+}
+
+// exprFollows reports whether the token after a leading plain identifier
+// rules out a declaration (`f(`, `x =`, `a.b`, `i++`), which spares the
+// speculative declaration parse for most expression statements.
+func (p *parser) exprFollows() bool {
+	t := p.peek(1)
+	if t.Kind != Punct {
+		return t.Kind != Identifier
+	}
+	switch string(p.src[t.Start:t.End]) {
+	case "(", "=", ".", "->", "[", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+		"<<=", ">>=", "<<", ">>", "<<<", ";", ",", ")", "?", "==", "!=", "+", "-", "/", "%", "|", "^", "||":
+		return !(t.End-t.Start == 1 && p.src[t.Start] == '(' && p.isAt(2, "*") && p.isAt(4, ")")) // `T (*fp)(...)`
+	}
+	return false
+}
+
+// startsDeclKeyword reports whether keyword w can begin a declaration.
+func startsDeclKeyword(w string) bool {
+	switch w {
+	case "const", "volatile", "auto", "struct", "class", "union", "enum", "typename", "decltype",
+		"__restrict__", "alignas", "__attribute__", "__align__", "__typeof__", "typeof":
+		return true
+	}
+	return false
+}
+
+// blockDeclarators parses the declarators of a block-scope declaration, or
+// returns nil when the tokens are not one (then the statement is an
+// expression).
+func (p *parser) blockDeclarators(ds *declSpec) []*VarDecl {
+	var vars []*VarDecl
+	for {
+		var dv declarator
+		d := &dv
+		p.parseDeclarator(d, ds, declBlock)
+		if d.name == "" || d.isFunc || !p.declaratorFollows(len(vars) == 0) {
+			return nil
+		}
+		v := p.newVar(ds, d)
+		p.parseVarInit(v, declBlock)
+		p.declareVar(v, d)
+		vars = append(vars, v)
+		if !p.got(",") {
+			return vars
+		}
+	}
+}
+
+// declareVar adds v (or each name of a structured binding) to the scope.
+func (p *parser) declareVar(v *VarDecl, d *declarator) {
+	if p.scope == nil {
+		return
+	}
+	if len(d.bindings) == 0 {
+		p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: v.Name, Type: v.Type, Decl: v}))
+		return
+	}
+	for _, b := range d.bindings {
+		name := p.intern(p.src[b.Start:b.Stop])
+		p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: name, Type: v.Type, Decl: v}))
+	}
+}
+
+// declaratorFollows reports whether the token after a declarator name can
+// continue a declaration.
+func (p *parser) declaratorFollows(first bool) bool {
+	switch {
+	case p.is("=") || p.is(";") || p.is(",") || p.is("{") || p.is(")"):
+		return true
+	case p.is("(") || p.is("__attribute__"):
+		return true
+	case p.is(":"):
+		return first && !p.isAt(1, ":")
+	}
+	return false
+}

@@ -1,0 +1,981 @@
+package parse
+
+import (
+	"sort"
+	"unsafe"
+)
+
+// Types and declarators. A declaration is split the C++ way: a specifier
+// sequence (storage and CUDA specifiers, cv, the base type) shared by all
+// declarators, then per declarator its pointer/reference operators, name,
+// array dimensions or parameter list.
+
+// declSpec is the parsed specifier sequence of a declaration.
+type declSpec struct {
+	specs      []string
+	launch     *Span
+	base       string
+	baseSpan   Span
+	typeStart  int // token index of the first type token (cv or base)
+	typeEnd    int // token index after the last type token
+	typeEndOff int // offset just past the last type token
+	declared   int // declarators finished so far
+	hasType    bool
+	isConst    bool
+	restrict   bool
+	record     Decl // a struct/class/union/enum defined inside the specifiers
+	startTok   int
+}
+
+// parseDeclSpecs parses specifiers and the base type. It stops at the first
+// token that cannot continue the sequence (normally the declarator).
+func (p *parser) parseDeclSpecs(ds *declSpec, ctx *declCtx) {
+	*ds = declSpec{startTok: p.i, typeStart: -1}
+	for p.specStep(ds, ctx) {
+	}
+}
+
+// specStep consumes one specifier-sequence element; false ends the sequence.
+func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
+	t := p.tok()
+	if t.Kind != Identifier {
+		switch {
+		case p.is("[") && p.isAt(1, "["):
+			p.skipBalanced() // [[attribute]]
+			return true
+		case p.is("::") && !ds.hasType:
+			p.parseNamedBase(ds)
+			return true
+		}
+		return false
+	}
+	w := p.word()
+	switch c := p.toks[p.i].cls; {
+	case c&clsSpec != 0:
+		ds.specs = append(ds.specs, p.keep(w))
+		p.next()
+		return true
+	case c&clsBuiltin != 0:
+		return p.builtinBase(ds)
+	case c&clsKeyword != 0:
+		return p.keywordSpec(ds, ctx, w)
+	}
+	return p.nameSpec(ds, w)
+}
+
+// keywordSpec handles a keyword in a specifier sequence.
+func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
+	switch w {
+	case "__launch_bounds__":
+		start := p.tok().Start
+		p.next()
+		if p.is("(") {
+			p.skipBalanced()
+		}
+		sp := p.spanFrom(start)
+		ds.launch = &sp
+	case "__attribute__", "__declspec", "alignas", "__align__", "__builtin_align__":
+		p.next()
+		if p.is("(") {
+			p.skipBalanced()
+		}
+	case "const", "volatile":
+		p.noteTypeTok(ds)
+		ds.isConst = ds.isConst || w == "const"
+		p.next()
+	case "__restrict__", "__restrict", "restrict":
+		ds.restrict = true
+		p.next()
+	case "auto":
+		return p.builtinBase(ds)
+	case "struct", "class", "union", "enum":
+		return p.tagBase(ds, ctx)
+	case "typename":
+		if ds.hasType {
+			return false
+		}
+		p.noteTypeTok(ds)
+		p.next()
+		p.parseNamedBase(ds)
+	case "decltype", "__typeof__", "typeof":
+		if ds.hasType {
+			return false
+		}
+		p.noteTypeTok(ds)
+		start := p.tok().Start
+		p.next()
+		p.skipBalanced()
+		p.setBase(ds, start)
+	default:
+		return false
+	}
+	return true
+}
+
+// nameSpec handles an ordinary identifier in a specifier sequence: a macro
+// standing for specifiers or attributes, the type name, or (after the
+// type) the end of the sequence.
+func (p *parser) nameSpec(ds *declSpec, w string) bool {
+	if p.toks[p.i].cls&clsMacro != 0 {
+		if a := p.attrMacro[w]; a != attrNone && a != attrStmt {
+			if sp := p.skipAttrMacro(&ds.restrict); sp != nil {
+				ds.launch = sp
+			}
+			return true
+		}
+		m := p.macros[w]
+		if p.specMacro[w] != nil || m != nil && !m.IsFunc && m.Body == "" && !ds.hasType {
+			ds.specs = append(ds.specs, p.specMacro[w]...)
+			p.next()
+			return true
+		}
+	}
+	switch {
+	case ds.hasType:
+		return false
+	case p.unknownQualifier(w):
+		ds.specs = append(ds.specs, p.keep(w))
+		p.next()
+	default:
+		p.parseNamedBase(ds)
+	}
+	return true
+}
+
+// noteTypeTok records the current token as part of the type's range.
+func (p *parser) noteTypeTok(ds *declSpec) {
+	if ds.typeStart < 0 {
+		ds.typeStart = p.i
+	}
+	ds.typeEnd = p.i + 1
+	ds.typeEndOff = p.tok().End
+}
+
+// builtinBase consumes fundamental type words ("unsigned long long int").
+func (p *parser) builtinBase(ds *declSpec) bool {
+	if ds.hasType && !ds.builtinOnly(p) {
+		return false
+	}
+	start := p.tok().Start
+	if ds.hasType {
+		start = ds.baseSpan.Start
+	}
+	p.noteTypeTok(ds)
+	p.next()
+	for p.isIdent() && p.toks[p.i].cls&clsBuiltin != 0 {
+		p.noteTypeTok(ds)
+		p.next()
+	}
+	p.setBase(ds, start)
+	return true
+}
+
+// builtinOnly reports whether the base so far is made of builtin words, so
+// `long` after `unsigned` extends it but `int` after `Foo` does not.
+func (ds *declSpec) builtinOnly(p *parser) bool {
+	for _, w := range splitWords(ds.base) {
+		if !builtinTypeWords[w] {
+			return false
+		}
+	}
+	return ds.base != ""
+}
+
+func splitWords(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != ' ' {
+			i++
+		}
+		out = append(out, s[:i])
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+		s = s[i:]
+	}
+	return out
+}
+
+// setBase sets the base type to the tokens from offset start to lastEnd.
+func (p *parser) setBase(ds *declSpec, start int) {
+	ds.hasType = true
+	ds.baseSpan = p.spanFrom(start)
+	if p.noText == 0 {
+		ds.base = p.spanText(start, p.lastEnd)
+	}
+	ds.typeEnd = p.i
+	ds.typeEndOff = p.lastEnd
+}
+
+// tagBase handles `struct X`, `enum class E : int { ... }`, `union { ... }`.
+func (p *parser) tagBase(ds *declSpec, ctx *declCtx) bool {
+	if ds.hasType {
+		return false
+	}
+	if p.isRecordDef() {
+		p.noteTypeTok(ds)
+		start := p.tok().Start
+		rec, name := p.parseTagDef(ctx)
+		ds.record = rec
+		ds.hasType = true
+		ds.base = name
+		if name == "" {
+			ds.base = p.wordIdx(ds.typeStart) // anonymous: "struct", "union", "enum"
+		}
+		ds.baseSpan = p.spanFrom(start)
+		ds.typeEnd = p.i
+		ds.typeEndOff = p.lastEnd
+		return true
+	}
+	p.noteTypeTok(ds)
+	p.next()
+	if p.is("class") || p.is("struct") {
+		p.next()
+	}
+	for p.is("__align__") || p.is("alignas") || p.is("__attribute__") {
+		p.next()
+		p.skipBalanced()
+	}
+	p.parseNamedBase(ds)
+	return true
+}
+
+// unknownQualifier decides that an unknown ALL_CAPS identifier in specifier
+// position is a macro standing for specifiers (`DEVICE_FN float f()`), when
+// a type and a declarator still follow it.
+func (p *parser) unknownQualifier(w string) bool {
+	if !isAllCaps(w) || p.types[w] || p.peek(1).Kind != Identifier {
+		return false
+	}
+	next := p.wordAt(1)
+	if specifierWords[next] || builtinTypeWords[next] || next == "const" || next == "auto" || next == "struct" {
+		return true
+	}
+	if keywords[next] {
+		return false
+	}
+	// `MACRO Type name` or `MACRO Type *name`, `MACRO ns::Type`, `MACRO T<...>`.
+	after := p.peek(2)
+	if after.Kind == Identifier {
+		return true
+	}
+	return p.isAt(2, "*") || p.isAt(2, "&") || p.isAt(2, "::") || p.isAt(2, "<")
+}
+
+// parseNamedBase parses a possibly qualified, possibly templated type name
+// (`std::vector<int>`, `::cub::BlockReduce<T, 128>::TempStorage`).
+func (p *parser) parseNamedBase(ds *declSpec) {
+	start := p.tok().Start
+	p.noteTypeTok(ds)
+	p.got("::")
+	for {
+		if !p.isIdent() {
+			break
+		}
+		p.next()
+		if p.is("<") {
+			m := p.mark()
+			if !p.skipTemplateArgs() {
+				p.reset(m)
+			}
+		}
+		if !p.is("::") || !(p.peek(1).Kind == Identifier) {
+			break
+		}
+		p.next()
+		if p.is("template") {
+			p.next()
+		}
+	}
+	p.setBase(ds, start)
+}
+
+// skipTemplateArgs parses `<...>` in a type and discards the arguments.
+func (p *parser) skipTemplateArgs() bool {
+	// The arguments are thrown away, so their types need no text: building
+	// it at every nesting level would cost depth x length.
+	p.noText++
+	_, _, ok := p.parseTemplateArgs()
+	p.noText--
+	return ok
+}
+
+// parseTemplateArgs parses `< arg, ... >` (current token '<'), each argument
+// a type or an expression. On failure the caller resets.
+func (p *parser) parseTemplateArgs() ([]Node, Span, bool) {
+	// A '<' that failed to open template arguments fails again: remembering
+	// it keeps nested speculation (type, then expression, at every level)
+	// linear instead of exponential on hostile input.
+	at := p.i
+	if p.badAngle[at] {
+		return nil, Span{}, false
+	}
+	args, sp, ok := p.templateArgs()
+	if !ok {
+		if p.badAngle == nil {
+			p.badAngle = make(map[int]bool)
+		}
+		p.badAngle[at] = true
+	}
+	return args, sp, ok
+}
+
+// templateArgs does the work of parseTemplateArgs.
+func (p *parser) templateArgs() ([]Node, Span, bool) {
+	start := p.tok().Start
+	p.next()
+	if !p.enter() {
+		p.leave()
+		return nil, Span{}, false
+	}
+	defer p.leave()
+	p.noGT++
+	defer func() { p.noGT-- }()
+	var args []Node
+	for !p.closeAngle() {
+		if p.atEOF() || p.is(";") || p.is("{") || p.is("}") || p.is(")") {
+			return nil, Span{}, false
+		}
+		a := p.parseTemplateArg()
+		if a == nil {
+			return nil, Span{}, false
+		}
+		args = append(args, a)
+		p.got("...")
+		if !p.got(",") && !p.isCloseAngle() {
+			return nil, Span{}, false
+		}
+	}
+	return args, p.spanFrom(start), true
+}
+
+func (p *parser) isCloseAngle() bool {
+	t := p.tok()
+	return t.Kind == Punct && p.src[t.Start] == '>'
+}
+
+// parseTemplateArg parses one template argument as a type when it starts
+// like one, else as an expression (where '>' is not an operator).
+func (p *parser) parseTemplateArg() Node {
+	if p.startsType() {
+		m := p.mark()
+		if t := p.parseTypeID(); t != nil && (p.is(",") || p.isCloseAngle() || p.is("...")) {
+			return t
+		}
+		p.reset(m)
+	}
+	x := p.parseCond()
+	if _, bad := x.(*OpaqueExpr); bad {
+		return nil
+	}
+	return x
+}
+
+// startsType reports whether the current token begins a type for sure:
+// a fundamental type, cv, an elaborated keyword, or a known type name.
+func (p *parser) startsType() bool {
+	w := p.word()
+	if w == "" {
+		return p.is("::") && p.peek(1).Kind == Identifier && p.isTypeName(p.qualifiedNameAhead())
+	}
+	switch {
+	case p.toks[p.i].cls&clsBuiltin != 0, w == "const", w == "volatile", w == "struct", w == "class", w == "union",
+		w == "enum", w == "typename", w == "decltype", w == "auto", w == "unsigned":
+		return true
+	case p.toks[p.i].cls&clsKeyword != 0:
+		return false
+	}
+	return p.isTypeName(p.qualifiedNameAhead())
+}
+
+// qualifiedNameAhead returns the qualified name starting at the current
+// token without consuming it ("a::b::c"; template arguments end it).
+func (p *parser) qualifiedNameAhead() string {
+	k := 0
+	if p.isAt(0, "::") {
+		k = 1
+	}
+	end := k
+	for p.peek(end).Kind == Identifier && p.isAt(end+1, "::") && p.peek(end+2).Kind == Identifier {
+		end += 2
+	}
+	if k == end && k == 0 {
+		return p.wordAt(0)
+	}
+	start := p.peek(0).Start
+	return p.spanText(start, p.peek(end).End)
+}
+
+// parseTypeID parses a type with an abstract declarator (`const T *`,
+// `int (*)(int)`), as in casts, sizeof, template arguments, new.
+func (p *parser) parseTypeID() *TypeRef {
+	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
+	ds := &dsv
+	p.parseDeclSpecs(ds, nil)
+	if !ds.hasType {
+		return nil
+	}
+	var dv declarator
+	d := &dv
+	p.parseDeclarator(d, ds, declAbstract)
+	if d.name != "" {
+		return nil
+	}
+	return d.typ
+}
+
+// ---------------------------------------------------------------------------
+// Declarators
+
+// declMode says where a declarator appears, which decides what '(' means.
+type declMode int
+
+const (
+	declFile     declMode = iota // namespace or class scope: '(' opens parameters
+	declBlock                    // block scope: '(' opens an initializer
+	declParam                    // parameter: name optional
+	declAbstract                 // type-id: no name
+)
+
+// declarator is one declarator of a declaration.
+type declarator struct {
+	typ        *TypeRef
+	name       string
+	nameSpan   Span
+	qualifier  string
+	isFunc     bool
+	params     []*Param
+	paramsSpan Span
+	launch     *Span
+	specs      []string // specifiers written after the type (`void __global__ k()`)
+	group      Span     // `(*name)(params)` of a function pointer declarator, if any
+	bindings   []Span   // names of a structured binding `auto [a, b]`
+}
+
+// parseDeclarator parses pointer operators, the name and suffixes, building
+// the declarator's full TypeRef from ds.
+func (p *parser) parseDeclarator(d *declarator, ds *declSpec, mode declMode) {
+	*d = declarator{typ: newNode(&p.slabs.sTypeRef, TypeRef{Base: ds.base, BaseSpan: ds.baseSpan, Const: ds.isConst, Restrict: ds.restrict})}
+	first, last := -1, -1 // token range of this declarator's own type operators
+	for {
+		k := p.i
+		if !p.ptrOperator(d) {
+			break
+		}
+		if first < 0 {
+			first = k
+		}
+		last = p.i
+	}
+	namePos := p.tok().Start
+	if p.isAt(0, "(") && (p.isAt(1, "*") || p.isAt(1, "&") || p.isAt(1, "^") || p.isAt(2, "*") && isAllCaps(p.wordAt(1))) && mode != declBlock || (mode == declBlock && p.isAt(0, "(") && p.isAt(1, "*") && p.peek(2).Kind == Identifier && p.isAt(3, ")") && p.isAt(4, "(")) {
+		p.parenDeclarator(d, mode)
+	} else if mode == declBlock && p.is("[") && ds.base == "auto" {
+		p.bindingNames(d)
+	} else if mode != declAbstract {
+		p.declName(d)
+	}
+	p.declSuffixes(d, mode)
+	p.finishType(d.typ, ds, first, last, namePos)
+	if d.group.Stop > 0 {
+		p.groupText(d)
+	}
+}
+
+// groupText appends a function pointer's `(*)(params)` to its type text
+// (the name left out) and extends the type's span over it.
+func (p *parser) groupText(d *declarator) {
+	p.buf = append(p.buf[:0], d.typ.Text...)
+	p.bufSrc = -1 // p.buf does not copy a source range
+	p.inGroup = true
+	defer func() { p.inGroup = false }()
+	switch {
+	case d.name == "":
+		p.appendText(d.group.Start, d.group.Stop, false)
+	case d.isFunc:
+		p.appendText(d.group.Start, d.nameSpan.Start, false)
+		p.appendText(d.paramsSpan.Stop, d.group.Stop, false)
+	default:
+		p.appendText(d.group.Start, d.nameSpan.Start, false)
+		p.appendText(d.nameSpan.Stop, d.group.Stop, false)
+	}
+	d.typ.Text = p.bufText()
+}
+
+// bindingNames parses a structured binding `[a, b]`; the VarDecl's name is
+// the bracketed text and each name becomes a symbol.
+func (p *parser) bindingNames(d *declarator) {
+	start := p.tok().Start
+	p.next()
+	for p.isIdent() {
+		d.bindings = append(d.bindings, Span{p.tok().Start, p.tok().End})
+		p.next()
+		if !p.got(",") {
+			break
+		}
+	}
+	if !p.got("]") {
+		d.bindings = nil
+		return
+	}
+	d.nameSpan = p.spanFrom(start)
+	d.name = p.spanText(start, p.lastEnd)
+}
+
+// ptrOperator consumes one of `*`, `&`, `&&`, a cv or restrict after them,
+// or a CUDA specifier written after the type; false when none is there.
+func (p *parser) ptrOperator(d *declarator) bool {
+	switch {
+	case p.is("*"):
+		d.typ.Pointers++
+	case p.is("&"):
+		d.typ.Ref = true
+	case p.is("&&"):
+		d.typ.RRef = true
+	case p.is("__restrict__") || p.is("__restrict") || p.is("restrict"):
+		d.typ.Restrict = true
+	case p.is("const") || p.is("volatile"):
+		if d.typ.Pointers == 0 && !d.typ.Ref {
+			d.typ.Const = d.typ.Const || p.is("const") // `T const *`
+		}
+	case p.is("__launch_bounds__"):
+		start := p.tok().Start
+		p.next()
+		if p.is("(") {
+			p.skipBalanced()
+		}
+		sp := p.spanFrom(start)
+		d.launch = &sp
+		return true
+	case p.isIdent() && p.toks[p.i].cls&clsSpec != 0 && p.word() != "friend":
+		d.specs = append(d.specs, p.keep(p.word()))
+	case p.is("__attribute__"):
+		p.next()
+		p.skipBalanced()
+		return true
+	case p.is("..."):
+		// A pack declarator `Ts... xs`.
+	case p.isCallingConvention():
+		// `SanitizerResult SANITIZERAPI f(...)`: a macro for __stdcall.
+	case p.isIdent() && p.toks[p.i].cls&clsMacro != 0 && p.attrMacro[p.word()] != attrNone && p.attrMacro[p.word()] != attrStmt:
+		// attrMacro holds only macros #defined in the file (clsMacro).
+		if sp := p.skipAttrMacro(&d.typ.Restrict); sp != nil {
+			d.launch = sp
+		}
+		return true
+	default:
+		return false
+	}
+	p.next()
+	return true
+}
+
+// isCallingConvention reports an unknown capitalised macro between a type
+// and a declarator name (`CUDARTAPI`, `WINAPI`), or `__stdcall` and kin.
+func (p *parser) isCallingConvention() bool {
+	w := p.word()
+	if w == "__stdcall" || w == "__cdecl" || w == "__fastcall" {
+		return true
+	}
+	if !isAllCaps(w) || p.types[w] || p.macro(w) != nil && p.macro(w).IsFunc {
+		return false
+	}
+	next := p.peek(1)
+	return next.Kind == Identifier && !keywords[p.wordAt(1)] || p.isAt(1, "*") || p.isAt(1, "&")
+}
+
+// skipAttrMacro consumes an attribute-like macro (with its arguments when
+// function-like). It returns the range for a launch-bounds macro and sets
+// *restrict for a restrict macro.
+func (p *parser) skipAttrMacro(restrict *bool) *Span {
+	kind := p.attrMacro[p.word()]
+	start := p.tok().Start
+	p.next()
+	if m := p.macro(p.wordAt(-1)); m != nil && m.IsFunc && p.is("(") {
+		p.skipBalanced()
+	}
+	switch kind {
+	case attrRestrict:
+		*restrict = true
+	case attrLaunch:
+		sp := p.spanFrom(start)
+		return &sp
+	}
+	return nil
+}
+
+// parenDeclarator handles `(*name)(params)` and `(&arr)[N]`: the name of a
+// function pointer or array reference; the type counts one more pointer.
+func (p *parser) parenDeclarator(d *declarator, mode declMode) {
+	start := p.tok().Start
+	p.next() // (
+	for p.is("*") || p.is("&") || p.is("^") || p.is("const") || p.is("__restrict__") || p.isCallingConvention() {
+		if p.is("*") {
+			d.typ.Pointers++
+		} else if p.is("&") {
+			d.typ.Ref = true
+		}
+		p.next()
+	}
+	if mode != declAbstract && p.isIdent() {
+		p.declName(d)
+	}
+	if p.is("(") && d.name != "" {
+		p.parseParams(d) // a function returning a function pointer
+	}
+	for p.is("[") {
+		p.skipBalanced()
+	}
+	p.got(")")
+	if p.is("(") {
+		p.skipBalanced() // the pointee's parameter list
+	}
+	d.group = p.spanFrom(start)
+}
+
+// declName parses the declarator name: `x`, `A::f`, `operator+=`, `~A`.
+func (p *parser) declName(d *declarator) {
+	start := p.tok().Start
+	qualEnd := -1
+	for {
+		if p.is("~") && p.peek(1).Kind == Identifier {
+			p.next()
+		}
+		if p.is("operator") {
+			p.operatorName()
+			break
+		}
+		if !p.isIdent() || keywords[p.word()] {
+			if qualEnd < 0 {
+				return
+			}
+			break
+		}
+		p.next()
+		if p.is("<") && p.isAt(1, ">") {
+			p.next() // `f<>` explicit specialisation name
+			p.next()
+		} else if p.is("<") {
+			// `Box<T>::put`, `f<int>(`: arguments of a template name.
+			m := p.mark()
+			if !p.skipTemplateArgs() || !p.is("::") && !p.is("(") {
+				p.reset(m)
+			}
+		}
+		if !p.is("::") {
+			break
+		}
+		qualEnd = p.tok().Start
+		p.next()
+	}
+	d.nameSpan = p.spanFrom(start)
+	nameStart := start
+	if qualEnd >= 0 {
+		d.qualifier = p.spanText(start, qualEnd)
+		nameStart = qualEnd + 2
+		for nameStart < len(p.src) && (p.src[nameStart] == ' ' || p.src[nameStart] == '\t' || p.src[nameStart] == '\n') {
+			nameStart++
+		}
+	}
+	d.name = p.spanText(nameStart, p.lastEnd)
+}
+
+// operatorName consumes `operator` and its operator or conversion type.
+func (p *parser) operatorName() {
+	p.next()
+	switch {
+	case p.is("(") && p.isAt(1, ")"), p.is("[") && p.isAt(1, "]"):
+		p.next()
+		p.next()
+	case p.is("new") || p.is("delete"):
+		p.next()
+		if p.is("[") && p.isAt(1, "]") {
+			p.next()
+			p.next()
+		}
+	case p.is("\"\"") || p.tok().Kind == String:
+		p.next()
+		if p.isIdent() {
+			p.next() // operator"" _suffix
+		}
+	case p.tok().Kind == Punct:
+		p.next()
+	default:
+		// Conversion operator: a type up to the '('.
+		for !p.atEOF() && !p.is("(") && !p.is(";") && !p.is("{") {
+			p.next()
+		}
+	}
+}
+
+// declSuffixes parses array dimensions and, where '(' means parameters, the
+// parameter list.
+func (p *parser) declSuffixes(d *declarator, mode declMode) {
+	for p.is("[") {
+		start := p.tok().Start
+		p.skipBalanced()
+		d.typ.Array = append(d.typ.Array, p.spanFrom(start))
+	}
+	if !p.is("(") || d.isFunc {
+		return
+	}
+	switch mode {
+	case declBlock:
+		return
+	case declFile:
+		if d.name == "" || !p.looksLikeParams() {
+			return
+		}
+	case declParam, declAbstract:
+		if d.name == "" && !p.looksLikeParams() {
+			return
+		}
+	}
+	p.parseParams(d)
+}
+
+// looksLikeParams decides whether the '(' at the current token opens a
+// parameter list rather than a constructor initializer (`Foo g(42);`).
+func (p *parser) looksLikeParams() bool {
+	if p.isAt(1, ")") || p.isAt(1, "...") {
+		return true
+	}
+	t := p.peek(1)
+	if t.Kind != Identifier {
+		return p.isAt(1, "::") || p.isAt(1, "[") && p.isAt(2, "[")
+	}
+	w := p.wordAt(1)
+	if keywords[w] {
+		return w == "const" || w == "volatile" || w == "struct" || w == "class" || w == "enum" || w == "union" ||
+			w == "typename" || w == "auto" || w == "decltype" || w == "__restrict__" || w == "unsigned"
+	}
+	if builtinTypeWords[w] || specifierWords[w] || p.isTypeName(w) || p.specMacro[w] != nil {
+		return true
+	}
+	// `(Type name`, `(Type *`, `(Type &`, `(ns::Type`, `(Tmpl<...>`.
+	return p.peek(2).Kind == Identifier || p.isAt(2, "*") || p.isAt(2, "&") || p.isAt(2, "&&") || p.isAt(2, "::") ||
+		p.isAt(2, "<") || p.isAt(2, "...")
+}
+
+// parseParams parses `( param, ... )` into d.
+func (p *parser) parseParams(d *declarator) {
+	start := p.tok().Start
+	p.next()
+	d.isFunc = true
+	if p.is("void") && p.isAt(1, ")") {
+		p.next()
+	}
+	for !p.atEOF() && !p.is(")") {
+		if p.is("...") {
+			p.next()
+			continue
+		}
+		before := p.i
+		if prm := p.parseParam(); prm != nil {
+			d.params = append(d.params, prm)
+		}
+		if !p.got(",") && !p.is(")") {
+			p.skipParam()
+		}
+		if p.i == before {
+			p.next()
+		}
+	}
+	p.got(")")
+	d.paramsSpan = p.spanFrom(start)
+}
+
+// skipParam skips a parameter the parser did not understand, to the next
+// ',' or ')' at depth 0.
+func (p *parser) skipParam() {
+	start := p.tok().Start
+	for !p.atEOF() && !p.is(")") && !p.is(",") && !p.is(";") && !p.is("{") {
+		if p.is("(") || p.is("[") {
+			p.skipBalanced()
+			continue
+		}
+		p.next()
+	}
+	p.errorf(start, max(p.lastEnd, start), "PARSE014", "parameter not understood")
+	p.got(",")
+}
+
+// parseParam parses one parameter declaration.
+func (p *parser) parseParam() *Param {
+	start := p.tok().Start
+	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
+	ds := &dsv
+	p.parseDeclSpecs(ds, nil)
+	if !ds.hasType {
+		return nil
+	}
+	var dv declarator
+	d := &dv
+	p.parseDeclarator(d, ds, declParam)
+	prm := newNode(&p.slabs.sParam, Param{Type: d.typ, Name: d.name, NameSpan: d.nameSpan})
+	if p.got("=") {
+		p.noGT++
+		save := p.noGT
+		p.noGT = 0 // parentheses of the parameter list already delimit
+		prm.Default = p.parseAssign()
+		p.noGT = save - 1
+	}
+	prm.Span = p.spanFrom(start)
+	return prm
+}
+
+// finishType fills the TypeRef's Span and Text. The first declarator's type
+// spans from the first type token to its last operator; a later declarator
+// (`int a, *b`) covers only its own operators (empty at its name when it
+// has none) so that ranges never overlap, which rewrites rely on.
+func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) {
+	p.buf = p.buf[:0]
+	if p.noText > 0 {
+		ds.declared++
+		return // inside discarded template arguments
+	}
+	if ds.record != nil {
+		p.buf = append(p.buf, ds.base...) // not the whole body
+		p.bufSrc = -1
+	} else if ds.typeStart >= 0 {
+		p.appendText(int(p.toks[ds.typeStart].Start), ds.typeEndOff, true)
+	}
+	end := ds.typeEndOff
+	if first >= 0 {
+		end = int(p.toks[last-1].End)
+		p.callConvSkip = true // `T WINAPI *p`: the macro is not part of the type
+		p.appendText(int(p.toks[first].Start), end, true)
+		p.callConvSkip = false
+	}
+	t.Text = p.bufText()
+	switch {
+	case ds.declared == 0 && ds.typeStart >= 0:
+		t.Span = Span{int(p.toks[ds.typeStart].Start), end}
+	case first >= 0:
+		t.Span = Span{int(p.toks[first].Start), end}
+	default:
+		t.Span = Span{namePos, namePos}
+	}
+	ds.declared++
+}
+
+// spanText returns the non-trivia tokens in [start,end) joined with spaces
+// only between words ("std::vector<unsigned int>").
+func (p *parser) spanText(start, end int) string {
+	if k := p.i - 1; k >= 0 && int(p.toks[k].Start) == start && int(p.toks[k].End) == end {
+		// One token, the common case: the name shares the source's memory
+		// (ParseFile documents that src must not change afterwards).
+		return unsafe.String(&p.src[start], end-start)
+	}
+	p.buf = p.buf[:0]
+	p.appendText(start, end, false)
+	return p.bufText()
+}
+
+// appendText appends the non-trivia source tokens in [start,end) to p.buf.
+// It walks p.toks (no trivia to skip). A split '>>' token in p.toks has
+// lost its first byte(s), so a token that starts right after a '>' takes
+// its bounds from the lossless list instead; reading File.Tokens for every
+// token would cost a cache miss each. skipSpecs drops declaration
+// specifiers and attributes, which are not part of a type's text.
+func (p *parser) appendText(start, end int, skipSpecs bool) {
+	for k := p.toksEndingAfter(start); k < len(p.toks); k++ {
+		t := p.toks[k].token()
+		if t.Kind == Punct && t.Start > 0 && p.src[t.Start-1] == '>' {
+			t = p.file.Tokens[p.toks[k].fidx] // maybe split: the original bounds
+		}
+		if t.Start >= end || t.Kind == EOF {
+			break
+		}
+		txt := p.src[max(t.Start, start):min(t.End, end)]
+		if skipSpecs && t.Kind == Identifier {
+			// p.cls holds the whole token's class; a clipped token is looked up.
+			spec := p.toks[k].cls&clsSpec != 0
+			if len(txt) != t.End-t.Start {
+				spec = specifierWords[string(txt)]
+			}
+			if w := string(txt); spec || p.specMacro[w] != nil || w == "__launch_bounds__" ||
+				p.callConvSkip && isAllCaps(w) && !p.isTypeName(w) {
+				continue
+			}
+		}
+		p.appendSrc(txt, max(t.Start, start))
+	}
+}
+
+// appendSrc appends txt, the source bytes at offset off, with appendWord
+// and keeps p.bufSrc: the source offset that p.buf copies byte for byte,
+// or -1 once a space was inserted or a gap skipped.
+func (p *parser) appendSrc(txt []byte, off int) {
+	n := len(p.buf)
+	contiguous := n == 0 || p.bufSrc >= 0 && p.bufSrc+n == off
+	p.appendWord(txt)
+	switch {
+	case !contiguous || len(p.buf) != n+len(txt):
+		p.bufSrc = -1
+	case n == 0:
+		p.bufSrc = off
+	}
+}
+
+// bufText returns p.buf as a string. Most type texts are written exactly
+// as in the source ("int", "float*"): those view the source without a copy
+// or a map lookup; the rest are interned.
+func (p *parser) bufText() string {
+	if p.bufSrc >= 0 && len(p.buf) > 0 {
+		return p.view(p.bufSrc, p.bufSrc+len(p.buf))
+	}
+	return p.intern(p.buf)
+}
+
+// toksEndingAfter returns the index in p.toks of the first token ending
+// after offset off. Spans are built from recent tokens, so it walks back
+// from the current token and searches only when the span is far behind.
+// (Splitting a '>>' moves a token's Start, never its End.)
+func (p *parser) toksEndingAfter(off int) int {
+	k := min(p.i, len(p.toks)-1)
+	for n := 0; k > 0 && int(p.toks[k-1].End) > off; n++ {
+		if n == 64 {
+			return sort.Search(k, func(i int) bool { return int(p.toks[i].End) > off })
+		}
+		k--
+	}
+	for k < len(p.toks)-1 && int(p.toks[k].End) <= off {
+		k++
+	}
+	return k
+}
+
+// appendWord appends txt to p.buf with a space where C++ needs or people
+// write one: between words, and around '*' and '&' next to words or '>'.
+func (p *parser) appendWord(txt []byte) {
+	if len(p.buf) > 0 && len(txt) > 0 {
+		prev := p.buf[len(p.buf)-1]
+		c := txt[0]
+		switch {
+		case isIdentChar(prev) && isIdentChar(c):
+			p.buf = append(p.buf, ' ')
+		case (c == '*' || c == '&') && (isIdentChar(prev) || prev == '>'):
+			p.buf = append(p.buf, ' ')
+		case (prev == '*' || prev == '&') && isIdentChar(c), prev == ',':
+			p.buf = append(p.buf, ' ')
+		case c == '(' && isIdentChar(prev) && len(txt) == 1 && p.inGroup:
+			p.buf = append(p.buf, ' ')
+		}
+	}
+	p.buf = append(p.buf, txt...)
+}
+
+// tokIndexAt returns the index of the non-trivia token starting at or after
+// offset off, searching back from the current position (spans are recent).
+func (p *parser) tokIndexAt(off int) int {
+	k := min(p.i, len(p.toks)-1)
+	for k > 0 && int(p.toks[k].Start) > off {
+		k--
+	}
+	for k < len(p.toks)-1 && int(p.toks[k].End) <= off {
+		k++
+	}
+	return k
+}
