@@ -4,7 +4,7 @@ NVCC      ?= nvcc
 FUZZTIME  ?= 20s
 BIN       := bin/bamgen
 
-.PHONY: all build test test-go lint fuzz bench clean test-kmod test-corpus
+.PHONY: all build test test-go lint fuzz bench clean test-kmod test-corpus test-drivers
 
 all: build
 
@@ -13,7 +13,13 @@ build:
 
 # Every check CI runs. Parts that need nvcc or QEMU are installed by
 # .ci/install-deps.sh; see README.md.
-test: lint test-go fuzz test-corpus test-kmod
+test: lint test-go fuzz test-drivers test-corpus test-kmod
+
+# The work-assignment drivers of the rewrites, played thread by thread on the CPU.
+test-drivers:
+	@mkdir -p build
+	$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror -I runtime/cuda/include runtime/cuda/tests/work_assignment_test.cpp -o build/work_assignment_test
+	build/work_assignment_test
 
 # Every corpus program compiles with nvcc for sm_80 and sm_90, warnings as errors.
 test-corpus:

@@ -139,8 +139,7 @@ func (p *parser) parseName() Expr {
 		case p.is("~") && p.peek(1).Kind == Identifier:
 			p.next()
 			p.next()
-		case p.isIdent() && (p.word() == "decltype" || p.word() == "typeid" || p.word() == "noexcept" ||
-			p.word() == "offsetof" || p.word() == "__builtin_offsetof" || p.word() == "__typeof__" || p.word() == "typeof" || p.word() == "_Generic"):
+		case p.isIdent() && isOperatorWord(p.word()):
 			p.next()
 			if p.word() == "decltype" || p.is("(") && (p.wordAt(-1) == "decltype" || p.wordAt(-1) == "__typeof__" || p.wordAt(-1) == "typeof") {
 				p.skipBalanced()
@@ -287,6 +286,16 @@ func (p *parser) parseParenInit() Expr {
 }
 
 // parseNamedCast parses `static_cast<T>(x)` and friends.
+// isOperatorWord reports the words that parseName takes with their
+// parenthesised operand.
+func isOperatorWord(w string) bool {
+	switch w {
+	case "decltype", "typeid", "noexcept", "offsetof", "__builtin_offsetof", "__typeof__", "typeof", "_Generic":
+		return true
+	}
+	return false
+}
+
 func (p *parser) parseNamedCast(kind string) Expr {
 	start := p.tok().Start
 	p.next()

@@ -7,8 +7,14 @@
 // so a rewritten kernel computes what the original computed for any launch
 // configuration. Launch shapes a driver cannot remap (2-D/3-D launches,
 // blocks that are not whole warps) fall back to the identity assignment.
+//
+// The drivers are written against a `launch` value (the calling thread's
+// global id and the launch's size) so the very same code runs in CPU tests
+// that play every thread of a launch (runtime/cuda/tests/work_assignment_test.cpp).
 #ifndef BAM_WORK_ASSIGNMENT_CUH
 #define BAM_WORK_ASSIGNMENT_CUH
+
+#include <bam/detail/config.cuh>
 
 #include <cstdio>
 
@@ -16,21 +22,111 @@ namespace bam {
 
 namespace detail {
 
-// Whether the launch is one-dimensional with blocks of whole lane groups:
-// only then do physical lanes line up with virtual lanes.
-__device__ __forceinline__ bool remappable_launch(unsigned lanes) {
-  return blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1 && blockDim.x % lanes == 0;
+// What a driver needs to know about the calling thread and its launch.
+struct launch_1d {
+  unsigned long long gtid;   // global thread id: blockIdx.x * blockDim.x + threadIdx.x
+  unsigned long long total;  // gridDim.x * blockDim.x
+  unsigned block_x;          // blockDim.x
+  bool one_dimensional;      // blockDim.y == blockDim.z == gridDim.y == gridDim.z == 1
+};
+
+// Whether lanes of the launch line up with lane groups of `lanes` threads.
+BAM_HD inline bool remappable(const launch_1d& l, unsigned lanes) {
+  return l.one_dimensional && l.block_x % lanes == 0;
 }
 
-__device__ __forceinline__ unsigned long long global_thread_id() {
-  return static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+template <unsigned Lanes, class Body>
+BAM_HD void thread_by_line(const launch_1d& l, unsigned long long elems_per_line, Body&& body) {
+  const unsigned long long groups = l.total / Lanes;
+  if (!remappable(l, Lanes) || groups == 0 || elems_per_line == 0) {
+    body(l.gtid);
+    return;
+  }
+  const unsigned long long group = l.gtid / Lanes;
+  const unsigned long long sub = l.gtid % Lanes;
+  for (unsigned long long line = group; line * elems_per_line < l.total; line += groups) {
+    const unsigned long long first = line * elems_per_line;
+    for (unsigned long long k = sub; k < elems_per_line && first + k < l.total; k += Lanes) {
+      body(first + k);
+    }
+  }
 }
 
-__device__ __forceinline__ unsigned long long total_threads() {
-  return static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+template <class Body>
+BAM_HD void warp_transposed(const launch_1d& l, unsigned long long stride, Body&& body) {
+  const unsigned long long warps = l.total / 32;
+  if (!remappable(l, 32) || stride == 0) {
+    body(l.gtid / 32);
+    return;
+  }
+  const unsigned long long pivot = (warps + stride - 1) / stride;
+  for (unsigned long long w = l.gtid / 32; w < pivot * stride; w += warps) {
+    const unsigned long long v = w / pivot + (w % pivot) * stride;
+    if (v < warps) {
+      body(v);
+    }
+  }
 }
+
+template <unsigned K, class Body>
+BAM_HD void warp_coarsened(const launch_1d& l, Body&& body) {
+  const unsigned long long warps = l.total / 32;
+  if (!remappable(l, 32)) {
+    body(l.gtid / 32);
+    return;
+  }
+  const unsigned long long groups = (warps + K - 1) / K;
+  for (unsigned long long g = l.gtid / 32; g < groups; g += warps) {
+    for (unsigned j = 0; j < K; ++j) {
+      const unsigned long long v = g * K + j;
+      if (v < warps) {
+        body(v);
+      }
+    }
+  }
+}
+
+// Returns false when the launch cannot run ODT (the caller reports it).
+template <class RowPtr, class Body>
+BAM_HD bool odt_tiles(const launch_1d& l, const unsigned long long* fvl, const RowPtr& rowptr, unsigned long long n_edges,
+                      unsigned long long edges_per_tile, Body&& body) {
+  const unsigned long long groups = l.total / 32;
+  if (l.total % 32 != 0 || groups == 0 || edges_per_tile == 0) {
+    return false;
+  }
+  const unsigned long long tiles = (n_edges + edges_per_tile - 1) / edges_per_tile;
+  for (unsigned long long t = l.gtid / 32; t < tiles; t += groups) {
+    const unsigned long long lo = t * edges_per_tile;
+    const unsigned long long hi = lo + edges_per_tile < n_edges ? lo + edges_per_tile : n_edges;
+    for (unsigned long long v = fvl[t];; ++v) {
+      if (static_cast<unsigned long long>(rowptr[v]) >= hi) {
+        break;  // rowptr[n] == n_edges >= hi, so this stops at the last vertex
+      }
+      if (static_cast<unsigned long long>(rowptr[v + 1]) > lo) {
+        body(v, lo, hi);
+      }
+    }
+  }
+  return true;
+}
+
+#if defined(__CUDACC__)
+__device__ __forceinline__ launch_1d this_launch() {
+  return launch_1d{static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x,
+                   static_cast<unsigned long long>(gridDim.x) * blockDim.x, blockDim.x,
+                   blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1};
+}
+#endif
 
 }  // namespace detail
+
+// First edge index >= lo that a warp-strided loop `for (e = first; ...; e += step)`
+// visits: ODT clamps each neighbour walk to the tile [lo, hi).
+BAM_HD inline unsigned long long odt_first_strided(unsigned long long first, unsigned long long lo, unsigned long long step) {
+  return first >= lo ? first : first + (lo - first + step - 1) / step * step;
+}
+
+#if defined(__CUDACC__)
 
 // Cache-line-aware work assignment (thesis §6.2): each group of Lanes lanes
 // takes one cache line (elems_per_line consecutive virtual thread ids) and
@@ -40,20 +136,7 @@ __device__ __forceinline__ unsigned long long total_threads() {
 template <unsigned Lanes = 32, class Body>
 __device__ void for_each_thread_by_line(unsigned long long elems_per_line, Body&& body) {
   static_assert(Lanes == 32 || Lanes == 16 || Lanes == 8 || Lanes == 4, "for_each_thread_by_line: Lanes must be 32, 16, 8 or 4");
-  const unsigned long long total = detail::total_threads();
-  const unsigned long long groups = total / Lanes;
-  if (!detail::remappable_launch(Lanes) || groups == 0 || elems_per_line == 0) {
-    body(detail::global_thread_id());
-    return;
-  }
-  const unsigned long long group = detail::global_thread_id() / Lanes;
-  const unsigned sub = threadIdx.x % Lanes;
-  for (unsigned long long line = group; line * elems_per_line < total; line += groups) {
-    const unsigned long long first = line * elems_per_line;
-    for (unsigned long long k = sub; k < elems_per_line && first + k < total; k += Lanes) {
-      body(first + k);
-    }
-  }
+  detail::thread_by_line<Lanes>(detail::this_launch(), elems_per_line, body);
 }
 
 // Transposed work assignment (thesis §6.3.2): virtual warp ids are handed
@@ -65,18 +148,7 @@ __device__ void for_each_thread_by_line(unsigned long long elems_per_line, Body&
 // the body keep working.
 template <class Body>
 __device__ void for_each_warp_transposed(unsigned long long stride, Body&& body) {
-  const unsigned long long warps = detail::total_threads() / 32;
-  if (!detail::remappable_launch(32) || stride == 0) {
-    body(detail::global_thread_id() / 32);
-    return;
-  }
-  const unsigned long long pivot = (warps + stride - 1) / stride;
-  for (unsigned long long w = detail::global_thread_id() / 32; w < pivot * stride; w += warps) {
-    const unsigned long long v = w / pivot + (w % pivot) * stride;
-    if (v < warps) {
-      body(v);
-    }
-  }
+  detail::warp_transposed(detail::this_launch(), stride, body);
 }
 
 // Cache-line-aware warp coarsening (thesis §6.3.3): each physical warp runs
@@ -85,22 +157,8 @@ __device__ void for_each_warp_transposed(unsigned long long stride, Body&& body)
 template <unsigned K, class Body>
 __device__ void for_each_warp_coarsened(Body&& body) {
   static_assert(K >= 1, "for_each_warp_coarsened: K must be at least 1");
-  const unsigned long long warps = detail::total_threads() / 32;
-  if (!detail::remappable_launch(32)) {
-    body(detail::global_thread_id() / 32);
-    return;
-  }
-  const unsigned long long groups = (warps + K - 1) / K;
-  for (unsigned long long g = detail::global_thread_id() / 32; g < groups; g += warps) {
-    for (unsigned j = 0; j < K; ++j) {
-      const unsigned long long v = g * K + j;
-      if (v < warps) {
-        body(v);
-      }
-    }
-  }
+  detail::warp_coarsened<K>(detail::this_launch(), body);
 }
-
 
 // The smallest number of elements per cache line among arrays: a work unit
 // of that many consecutive elements never spans more than one line of any
@@ -120,14 +178,7 @@ __device__ __forceinline__ unsigned long long min_elems_per_line(const A& a, con
 // The lane of the calling thread inside its group of 32 consecutive global
 // thread ids: what warp-per-vertex kernels compute as `tid % 32`.
 __device__ __forceinline__ unsigned lane_id() {
-  return static_cast<unsigned>(detail::global_thread_id() & 31u);
-}
-
-// First edge index >= lo that a warp-strided loop `for (e = first; ...; e += step)`
-// visits: ODT clamps each neighbour walk to the tile [lo, hi).
-__device__ __forceinline__ unsigned long long odt_first_strided(unsigned long long first, unsigned long long lo,
-                                                                unsigned long long step) {
-  return first >= lo ? first : first + (lo - first + step - 1) / step * step;
+  return static_cast<unsigned>(detail::this_launch().gtid & 31u);
 }
 
 // First edge index of a thread-per-vertex walk (`for (e = first; ...; ++e)`)
@@ -145,27 +196,16 @@ __device__ __forceinline__ unsigned long long odt_first_lane(unsigned long long 
 template <class RowPtr, class Body>
 __device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& rowptr, unsigned long long n_edges,
                                   unsigned long long edges_per_tile, Body&& body) {
-  const unsigned long long groups = detail::total_threads() / 32;
-  if (detail::total_threads() % 32 != 0 || groups == 0 || edges_per_tile == 0) {
-    if (detail::global_thread_id() == 0) {
-      printf("bam::odt_for_each_tile: the launch must have a multiple of 32 threads (got %llu)\n", detail::total_threads());
+  const detail::launch_1d l = detail::this_launch();
+  if (!detail::odt_tiles(l, fvl, rowptr, n_edges, edges_per_tile, body)) {
+    if (l.gtid == 0) {
+      printf("bam::odt_for_each_tile: the launch must have a multiple of 32 threads (got %llu)\n", l.total);
     }
     __trap();
   }
-  const unsigned long long tiles = (n_edges + edges_per_tile - 1) / edges_per_tile;
-  for (unsigned long long t = detail::global_thread_id() / 32; t < tiles; t += groups) {
-    const unsigned long long lo = t * edges_per_tile;
-    const unsigned long long hi = lo + edges_per_tile < n_edges ? lo + edges_per_tile : n_edges;
-    for (unsigned long long v = fvl[t];; ++v) {
-      if (static_cast<unsigned long long>(rowptr[v]) >= hi) {
-        break;  // rowptr[n] == n_edges >= hi, so this stops at the last vertex
-      }
-      if (static_cast<unsigned long long>(rowptr[v + 1]) > lo) {
-        body(v, lo, hi);
-      }
-    }
-  }
 }
+
+#endif  // __CUDACC__
 
 }  // namespace bam
 
