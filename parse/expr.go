@@ -35,6 +35,10 @@ func (p *parser) parseAssign() Expr {
 		return u
 	}
 	x := p.parseCond()
+	t := &p.toks[p.i]
+	if t.Kind != Punct || p.src[t.End-1] != '=' {
+		return x // every assignment operator ends in '='
+	}
 	op := assignOp(p.textOf(p.tok()))
 	if op == "" || p.noGT > 0 && op == ">>=" {
 		return x

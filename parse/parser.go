@@ -529,11 +529,16 @@ func (p *parser) closeAngle() bool {
 // Nesting guard
 
 // enter guards one level of recursion; on false the caller must not recurse.
+// The common case is small enough to inline; tooDeep is the rare rest.
 func (p *parser) enter() bool {
 	p.depth++
 	if p.depth <= maxDepth {
 		return true
 	}
+	return p.tooDeep()
+}
+
+func (p *parser) tooDeep() bool {
 	if !p.deepReported {
 		p.deepReported = true
 		t := p.tok()

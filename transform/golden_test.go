@@ -16,7 +16,11 @@ import (
 	"github.com/bamgen/bamgen/parse"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected sections of testdata/port/*.txtar")
+// update rewrites the expected sections of testdata/port/*.txtar:
+// `go test ./transform -update`, or BAMGEN_UPDATE=1 go test ./transform/...
+// (a flag cannot be passed to every package of a pattern unless each
+// defines it).
+var update = flag.Bool("update", os.Getenv("BAMGEN_UPDATE") == "1", "rewrite the expected sections of testdata/port/*.txtar")
 
 // A golden case is a txtar archive in testdata/port:
 //

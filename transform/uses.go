@@ -39,7 +39,17 @@ type useScanner struct {
 	// For an alias `T *q = p + off`, uses of q become p[q + (i)]: prefix
 	// is "q + (" and suffix ")"; both are empty for the parameter itself.
 	prefix, suffix string
+	aliasName      string       // q for an alias scanner, "" for the parameter
 	seen           map[int]bool // offsets of identifier uses the walk understood
+}
+
+// zeroIndex is the array index a bare dereference reaches: 0 through the
+// parameter, the alias's element offset through an alias.
+func (s *useScanner) zeroIndex() string {
+	if s.aliasName != "" {
+		return s.aliasName
+	}
+	return "0"
 }
 
 func (s *useScanner) refuse(n parse.Node, code, format string, args ...any) {
@@ -232,7 +242,7 @@ func (s *useScanner) element(node parse.Node, index parse.Expr, parents []parse.
 	}
 	_, isIndex := node.(*parse.IndexExpr)
 	switch {
-	case isIndex && s.prefix == "" && ctx == ctxSafe:
+	case isIndex && s.aliasName == "" && ctx == ctxSafe:
 		// p[i] stays as written: the proxy reads and writes.
 	case ctx == ctxValue:
 		s.rewriteElement(node, index, ".read(", ")")
@@ -248,15 +258,11 @@ func (s *useScanner) rewriteElement(node parse.Node, index parse.Expr, open, clo
 	if open == ".read(" {
 		rw = "reads"
 	}
-	if s.prefix != "" {
+	if s.aliasName != "" {
 		rw = "aliases"
 	}
 	if index == nil {
-		inner := s.prefix + "0" + s.suffix
-		if s.prefix != "" {
-			inner = strings.TrimSuffix(strings.TrimSuffix(s.prefix, " + ("), "(")
-		}
-		s.edit(rw, node.Pos(), node.End(), s.array+open+inner+close)
+		s.edit(rw, node.Pos(), node.End(), s.array+open+s.zeroIndex()+close)
 		return
 	}
 	s.edit(rw, node.Pos(), index.Pos(), s.array+open+s.prefix)
@@ -298,7 +304,7 @@ func (s *useScanner) callArg(id *parse.Ident, index parse.Expr, call *parse.Call
 		s.refuse(call, CodeMacroUse, "%s is passed to macro %s, whose expansion bamgen cannot see", id.Name, name)
 	case index != nil:
 		s.refuse(call, CodePointerArith, "%s + offset is passed to %s", id.Name, name)
-	case s.prefix != "":
+	case s.aliasName != "":
 		s.refuse(call, CodeUnknownCall, "alias %s of %s is passed to %s", id.Name, s.array, name)
 	default:
 		s.helperArg(id, call, name)
@@ -336,17 +342,12 @@ func (s *useScanner) rewriteCallToMethod(call *parse.CallExpr, index parse.Expr,
 	if restPos == call.Rparen {
 		sep = ""
 	}
-	head := s.array + "." + method + "(" + s.prefix
+	head := s.array + "." + method + "("
 	if index == nil {
-		inner := "0"
-		if s.prefix != "" {
-			inner = strings.TrimSuffix(s.prefix, " + (")
-			head = s.array + "." + method + "("
-		}
-		s.edit(rw, call.Pos(), restPos, head+inner+sep)
+		s.edit(rw, call.Pos(), restPos, head+s.zeroIndex()+sep)
 		return
 	}
-	s.edit(rw, call.Pos(), index.Pos(), head)
+	s.edit(rw, call.Pos(), index.Pos(), head+s.prefix)
 	s.edit(rw, index.End(), restPos, s.suffix+sep)
 }
 
@@ -548,8 +549,8 @@ func (s *useScanner) alias(vd *parse.VarDecl, off parse.Expr, parents []parse.No
 	stmt, _ := upParens(parents, len(parents)-1)
 	ds, ok := stmt.(*parse.DeclStmt)
 	switch {
-	case s.prefix != "":
-		s.refuse(vd, CodePointerArith, "%s is an alias of alias %s", vd.Name, s.paramName())
+	case s.aliasName != "":
+		s.refuse(vd, CodePointerArith, "%s is an alias of alias %s", vd.Name, s.aliasName)
 		return
 	case !ok || len(ds.Vars) != 1 || vd.Init == nil:
 		s.refuse(vd, CodePointerArith, "%s points into %s in a declaration bamgen cannot rewrite", vd.Name, s.array)
@@ -566,6 +567,6 @@ func (s *useScanner) alias(vd *parse.VarDecl, off parse.Expr, parents []parse.No
 		s.edit("aliases", off.End(), vd.Init.End(), ")")
 	}
 	sub := &useScanner{c: s.c, fn: s.fn, plan: s.plan, array: s.array,
-		prefix: vd.Name + " + (", suffix: ")", seen: s.seen}
+		prefix: vd.Name + " + (", suffix: ")", aliasName: vd.Name, seen: s.seen}
 	sub.scan(vd.Name, vd)
 }
