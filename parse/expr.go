@@ -151,6 +151,26 @@ func binaryOp(b []byte) (string, int) {
 	return "", 0
 }
 
+// binaryOp1 is binaryOp for the one-byte punctuators, indexed by ptok.pb.
+var binaryOp1 = func() (t [256]struct {
+	op   string
+	prec uint8
+}) {
+	for c := range t {
+		op, prec := binaryOp([]byte{byte(c)})
+		t[c].op, t[c].prec = op, uint8(prec)
+	}
+	return t
+}()
+
+// prefixOp1 is prefixOp for the one-byte punctuators, indexed by ptok.pb.
+var prefixOp1 = func() (t [256]string) {
+	for c := range t {
+		t[c] = prefixOp([]byte{byte(c)})
+	}
+	return t
+}()
+
 // parseBinary parses binary operators of precedence >= minPrec.
 func (p *parser) parseBinary(minPrec int) Expr {
 	x := p.parseUnary()
@@ -159,7 +179,15 @@ func (p *parser) parseBinary(minPrec int) Expr {
 		if t.Kind != Punct {
 			return x
 		}
-		op, prec := binaryOp(p.textOf(t))
+		var op string
+		var prec int
+		if pb := p.toks[p.i].pb; pb != 0 {
+			// A one-byte punctuator (or a canonical digraph, never an
+			// operator): one table load instead of a string switch.
+			op, prec = binaryOp1[pb].op, int(binaryOp1[pb].prec)
+		} else {
+			op, prec = binaryOp(p.textOf(t))
+		}
 		if prec < minPrec || prec == 0 || p.noGT > 0 && op[0] == '>' {
 			return x
 		}
@@ -176,25 +204,38 @@ func (p *parser) parseUnary() Expr {
 		return p.deepExpr()
 	}
 	defer p.leave()
-	start := p.tok().Start
-	if p.tok().Kind != Punct {
-		// fall through to the keyword and primary cases
-	} else if op := prefixOp(p.textOf(p.tok())); op != "" {
-		p.next()
-		x := p.parseUnary()
-		return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: op, X: x})
-	}
-	switch w := p.word(); w {
-	case "sizeof", "alignof", "__alignof__", "_Alignof", "__alignof":
-		return p.parseSizeof(start, p.keep(w))
-	case "new":
-		return p.parseNew(start)
-	case "delete":
-		return p.parseDelete(start)
-	case "co_await", "co_yield":
-		p.next()
-		x := p.parseUnary()
-		return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: p.keep(w), X: x})
+	pt := &p.toks[p.i]
+	start := int(pt.Start)
+	switch pt.Kind {
+	case Punct:
+		var op string
+		if pt.pb != 0 {
+			op = prefixOp1[pt.pb]
+		} else {
+			op = prefixOp(p.textOf(p.tok()))
+		}
+		if op != "" {
+			p.next()
+			x := p.parseUnary()
+			return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: op, X: x})
+		}
+	case Identifier:
+		// The words below are all keywords but "__alignof": most operands
+		// skip the string switch.
+		if w := p.word(); pt.cls&clsKeyword != 0 || w == "__alignof" {
+			switch w {
+			case "sizeof", "alignof", "__alignof__", "_Alignof", "__alignof":
+				return p.parseSizeof(start, p.keep(w))
+			case "new":
+				return p.parseNew(start)
+			case "delete":
+				return p.parseDelete(start)
+			case "co_await", "co_yield":
+				p.next()
+				x := p.parseUnary()
+				return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: p.keep(w), X: x})
+			}
+		}
 	}
 	if p.is("::") && (p.isAt(1, "new") || p.isAt(1, "delete")) {
 		p.next()

@@ -73,6 +73,9 @@ func (p *parser) parseStmt() Stmt {
 // parseKeywordStmt dispatches statements that start with a keyword; nil
 // when the current word starts none.
 func (p *parser) parseKeywordStmt(start int) Stmt {
+	if p.toks[p.i].cls&clsKeyword == 0 {
+		return nil // every word below is a keyword
+	}
 	switch p.word() {
 	case "if":
 		return p.parseIf(start)
