@@ -4,7 +4,7 @@ NVCC      ?= nvcc
 FUZZTIME  ?= 20s
 BIN       := bin/bamgen
 
-.PHONY: all build test test-go lint fuzz bench clean test-kmod test-corpus test-drivers
+.PHONY: all build test test-go lint fuzz bench clean test-kmod test-corpus test-drivers test-runtime test-golden-nvcc
 
 all: build
 
@@ -13,7 +13,24 @@ build:
 
 # Every check CI runs. Parts that need nvcc or QEMU are installed by
 # .ci/install-deps.sh; see README.md.
-test: lint test-go fuzz test-drivers test-corpus test-kmod
+test: lint test-go fuzz test-drivers test-runtime test-golden-nvcc test-corpus test-kmod
+
+# The runtime without a GPU: cache state machine and warp-emulation stress
+# tests, the NVMe queue protocol against the emu controller, and every
+# header compiled alone for sm_80 and sm_90.
+test-runtime:
+	$(MAKE) -s -C runtime/cuda test-cpu
+	$(MAKE) -s -C runtime/cuda -f nvme.mk test-queue-cpu
+	$(MAKE) -s -C runtime/cuda check-headers
+
+# Every golden output of `bamgen port` (testdata/port) and of `bamgen port
+# --opt` (testdata/opt) compiled with nvcc against the runtime headers: the
+# generated code and the runtime agree.
+test-golden-nvcc:
+	bench/difftest/compile_golden.sh
+	rm -rf build/golden-opt && mkdir -p build/golden-opt
+	BAMGEN_GOLDEN_OUT=$(CURDIR)/build/golden-opt $(GO) test -count=1 -run '^TestOptGolden$$' ./cmd/bamgen
+	SRC_DIR=$(CURDIR)/build/golden-opt bench/difftest/compile_golden.sh
 
 # The work-assignment drivers of the rewrites, played thread by thread on the CPU.
 test-drivers:
