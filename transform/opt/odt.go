@@ -56,25 +56,17 @@ func (r *rewriter) odt() {
 }
 
 // odtArraysOK: the edge array must be a bam::array (its lines are the
-// tiles) and the offsets must stay a device pointer (the first vertex list
-// is built from them on the GPU).
+// tiles). The offsets may be ported too: the runtime stages them once to
+// build the first vertex list, and the walk reads them through the cache.
 func (r *rewriter) odtArraysOK(w *analysis.CSRWalk) bool {
-	ported := map[string]bool{}
 	for _, p := range r.opts.Ported[r.name()] {
-		ported[p] = true
+		if p == w.Edges {
+			return true
+		}
 	}
-	ok := true
-	if !ported[w.Edges] {
-		r.refuse(CodeNotPorted, w.Loop.Pos(), w.Loop.End(), "odt does not apply to kernel %s: the edge array %s is not ported; port it (--array %s:%s)",
-			r.name(), w.Edges, r.name(), w.Edges)
-		ok = false
-	}
-	if ported[w.RowPtr] {
-		r.refuse(CodeNotPorted, w.Loop.Pos(), w.Loop.End(), "odt does not apply to kernel %s: the offsets array %s is ported; "+
-			"odt builds the first vertex list from it on the GPU, so keep it in GPU memory (it is |V|+1 entries)", r.name(), w.RowPtr)
-		ok = false
-	}
-	return ok
+	r.refuse(CodeNotPorted, w.Loop.Pos(), w.Loop.End(), "odt does not apply to kernel %s: the edge array %s is not ported; port it (--array %s:%s)",
+		r.name(), w.Edges, r.name(), w.Edges)
+	return false
 }
 
 // odtLoopOK: inside the walk, outer locals may only be set to constants

@@ -2,6 +2,7 @@ package opt
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/bamgen/bamgen/analysis"
@@ -188,6 +189,9 @@ func (r *rewriter) replaceInit(v *parse.VarDecl, newID, kind string) {
 // or the decayed type of its initialiser when v is declared `auto`.
 func (r *rewriter) convertTo(v *parse.VarDecl, init parse.Expr, value string) string {
 	t := strings.TrimSpace(strings.ReplaceAll(v.Type.Text, "__restrict__", ""))
+	if v.Type.Pointers == 0 { // a cast to `const T` only earns a warning: drop top-level qualifiers
+		t = strings.Join(slices.DeleteFunc(strings.Fields(t), func(w string) bool { return w == "const" || w == "volatile" }), " ")
+	}
 	if v.Type.Base == "auto" || strings.Contains(t, "auto") {
 		t = "std::decay_t<decltype(" + r.file.Parse.Text(init) + ")>"
 	}

@@ -13,6 +13,7 @@
 #include <bam/array.cuh>
 #include <bam/error.h>
 #include <bam/odt.cuh>
+#include <bam/runtime.cuh>
 #include <bam/work_assignment.cuh>
 
 #include <cuda_runtime_api.h>
@@ -21,6 +22,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace bam {
 namespace detail {
@@ -28,6 +30,7 @@ namespace detail {
 // One first vertex list per (offsets, vertex count, edge count, tile size).
 class fvl_cache {
  public:
+  // (offsets pointer or array id, vertices, edges, edges per tile)
   using key = std::tuple<const void*, size_t, size_t, size_t>;
 
   static fvl_cache& instance() {
@@ -38,7 +41,38 @@ class fvl_cache {
   template <class Off>
   const unsigned long long* get(const Off* d_rowptr, size_t n_vertices, size_t n_edges, size_t edges_per_tile) {
     std::lock_guard<std::mutex> lock(mu_);
-    const key k{d_rowptr, n_vertices, n_edges, edges_per_tile};
+    return get_locked(key{d_rowptr, n_vertices, n_edges, edges_per_tile}, d_rowptr, n_vertices, n_edges, edges_per_tile);
+  }
+
+  // Offsets that were ported too: stage their |V|+1 entries in GPU memory
+  // once to build the list (the walk itself reads them through the cache).
+  template <class Off, class T>
+  const unsigned long long* get(const array<Off>& rowptr, size_t n_vertices, const array<T>& edges) {
+    using O = std::remove_const_t<Off>;
+    std::lock_guard<std::mutex> lock(mu_);
+    const key k{reinterpret_cast<const void*>(uintptr_t(rowptr.id()) | (uintptr_t(1) << 63)), n_vertices, edges.size(),
+                edges.elems_per_line()};
+    auto it = lists_.find(k);
+    if (it != lists_.end()) {
+      return it->second;
+    }
+    std::vector<O> host(n_vertices + 1);
+    default_runtime().copy_to_host(rowptr, host.data(), host.size());
+    O* staged = nullptr;
+    check(cudaMalloc(reinterpret_cast<void**>(&staged), host.size() * sizeof(O)), "cudaMalloc");
+    check(cudaMemcpy(staged, host.data(), host.size() * sizeof(O), cudaMemcpyHostToDevice), "cudaMemcpy");
+    const unsigned long long* fvl = get_locked(k, staged, n_vertices, edges.size(), edges.elems_per_line());
+    check(cudaFree(staged), "cudaFree");
+    return fvl;
+  }
+
+  fvl_cache(const fvl_cache&) = delete;
+  fvl_cache& operator=(const fvl_cache&) = delete;
+
+ private:
+  template <class Off>
+  const unsigned long long* get_locked(const key& k, const Off* d_rowptr, size_t n_vertices, size_t n_edges,
+                                       size_t edges_per_tile) {
     auto it = lists_.find(k);
     if (it != lists_.end()) {
       return it->second;
@@ -52,10 +86,6 @@ class fvl_cache {
     return d_fvl;
   }
 
-  fvl_cache(const fvl_cache&) = delete;
-  fvl_cache& operator=(const fvl_cache&) = delete;
-
- private:
   fvl_cache() = default;
   // Device memory is released with the CUDA context at exit; freeing it
   // from a static destructor could run after the context is gone.
@@ -81,6 +111,16 @@ const unsigned long long* first_vertex_list(const Off* d_rowptr, size_t n_vertic
     throw error("bam::first_vertex_list: the offsets pointer is null; pass the device copy of the CSR offsets");
   }
   return detail::fvl_cache::instance().get(d_rowptr, n_vertices, edges.size(), edges.elems_per_line());
+}
+
+// The same when the offsets were ported to a bam::array as well.
+template <class Off, class T>
+const unsigned long long* first_vertex_list(const array<Off>& rowptr, size_t n_vertices, const array<T>& edges) {
+  if (rowptr.size() < n_vertices + 1) {
+    throw error("bam::first_vertex_list: the offsets array has " + std::to_string(rowptr.size()) + " entries, " +
+                std::to_string(n_vertices + 1) + " needed for " + std::to_string(n_vertices) + " vertices");
+  }
+  return detail::fvl_cache::instance().get(rowptr, n_vertices, edges);
 }
 
 // A grid for an ODT kernel launched with `block`: one warp per tile of
