@@ -89,9 +89,22 @@ func eachChild(n parse.Node, add func(parse.Node)) {
 			add(s)
 		}
 	case *parse.DeclStmt:
+		if v.Record != nil {
+			add(v.Record)
+		}
 		for _, d := range v.Vars {
 			add(d)
 		}
+	case *parse.TryStmt:
+		add(v.Body)
+		for _, h := range v.Handlers {
+			add(h)
+		}
+	case *parse.CatchClause:
+		if v.Param != nil {
+			add(v.Param)
+		}
+		add(v.Body)
 	case *parse.ExprStmt:
 		add(exprNode(v.X))
 	case *parse.IfStmt:
@@ -149,6 +162,13 @@ func eachChild(n parse.Node, add func(parse.Node)) {
 		add(exprNode(v.Index))
 	case *parse.MemberExpr:
 		add(exprNode(v.X))
+		for _, a := range v.Args { // x.f<N>(): template arguments may be expressions
+			if e, ok := a.(parse.Expr); ok {
+				add(e)
+			}
+		}
+	case *parse.ParenListExpr:
+		addExprs(v.Args)
 	case *parse.CallExpr:
 		add(exprNode(v.Fun))
 		addExprs(v.Args)
