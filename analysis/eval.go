@@ -133,17 +133,26 @@ func (ev *evaluator) binaryShape(b *parse.BinaryExpr) Shape {
 	return nonAffine(x, y) // comparisons, logic, |, ^
 }
 
+// divisionByUniform handles what / and % share: loads stay loads, a
+// thread-dependent divisor is nonlinear, uniform by uniform stays uniform.
+func divisionByUniform(x, y Shape) (Shape, bool) {
+	switch {
+	case x.Form == Loaded || y.Form == Loaded:
+		return addShapes(x, y), true
+	case y.Form > Block:
+		return formed(Nonlinear), true
+	case x.Form <= Block:
+		return formed(max(x.Form, y.Form)), true
+	}
+	return Shape{}, false
+}
+
 // divShape: tid / warpSize (or >> 5) is the warp id.
 func (ev *evaluator) divShape(x, y Shape, b *parse.BinaryExpr) Shape {
-	if x.Form == Loaded || y.Form == Loaded {
-		return addShapes(x, y)
-	}
-	if y.Form > Block {
-		return formed(Nonlinear)
+	if s, done := divisionByUniform(x, y); done {
+		return s
 	}
 	switch x.Form {
-	case Uniform, Block:
-		return formed(max(x.Form, y.Form))
 	case Thread, Warp:
 		if ev.isWarpDivisor(b) {
 			return formed(Warp)
@@ -157,15 +166,10 @@ func (ev *evaluator) divShape(x, y Shape, b *parse.BinaryExpr) Shape {
 
 // modShape: tid % warpSize (or & 31) is the lane id.
 func (ev *evaluator) modShape(x, y Shape, b *parse.BinaryExpr) Shape {
-	if x.Form == Loaded || y.Form == Loaded {
-		return addShapes(x, y)
-	}
-	if y.Form > Block {
-		return formed(Nonlinear)
+	if s, done := divisionByUniform(x, y); done {
+		return s
 	}
 	switch x.Form {
-	case Uniform, Block:
-		return formed(max(x.Form, y.Form))
 	case Thread, Warp, Lane:
 		if ev.isWarpDivisor(b) || x.Form == Lane {
 			return formed(Lane)
@@ -175,11 +179,15 @@ func (ev *evaluator) modShape(x, y Shape, b *parse.BinaryExpr) Shape {
 }
 
 // isWarpDivisor reports whether the right operand of b is the warp size in
-// the form b's operator needs: 32 / warpSize for / and %, 5 for >>, 31 for &.
-func (ev *evaluator) isWarpDivisor(b *parse.BinaryExpr) bool {
-	v, ok := ev.constValue(b.Y)
+// the form b's operator needs.
+func (ev *evaluator) isWarpDivisor(b *parse.BinaryExpr) bool { return isWarpOperand(b, ev.macros) }
+
+// isWarpOperand: 32 (or warpSize, WARP_SIZE) for / and %, 5 for >>, 31 for &,
+// with macros folded: the operand that turns a thread id into a warp or lane id.
+func isWarpOperand(b *parse.BinaryExpr, macros map[string]string) bool {
+	v, ok := foldConst(b.Y, macros, 0)
 	if !ok {
-		return isWarpSizeName(b.Y)
+		return (b.Op == "/" || b.Op == "%") && isWarpSizeName(b.Y)
 	}
 	switch b.Op {
 	case "/", "%":

@@ -136,17 +136,7 @@ func (m *Mapping) derivesFromTid(e parse.Expr, divOp, shiftOp string, macros map
 	if !ok || (b.Op != divOp && b.Op != shiftOp) || !m.isTidExpr(b.X) {
 		return false
 	}
-	v, ok := foldConst(b.Y, macros, 0)
-	if !ok {
-		return isWarpSizeName(b.Y)
-	}
-	switch b.Op {
-	case "/", "%":
-		return v == 32
-	case ">>":
-		return v == 5
-	}
-	return v == 31
+	return isWarpOperand(b, macros)
 }
 
 func (m *Mapping) isTidExpr(e parse.Expr) bool {
@@ -163,8 +153,7 @@ func isThreadIdxLane(e parse.Expr, macros map[string]string) bool {
 	if !ok || !isBuiltin(b.X, "threadIdx") {
 		return false
 	}
-	v, ok := foldConst(b.Y, macros, 0)
-	return (b.Op == "%" && (v == 32 || (!ok && isWarpSizeName(b.Y)))) || (b.Op == "&" && ok && v == 31)
+	return (b.Op == "%" || b.Op == "&") && isWarpOperand(b, macros)
 }
 
 // countTidUses counts reads of the thread-id variable outside the warp and
