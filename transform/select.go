@@ -140,7 +140,7 @@ func (c *portCtx) pointerParamList() string {
 // scales with the input (the big arrays). Constant-size buffers (counters,
 // flags, small tables) stay in GPU memory.
 func (c *portCtx) autoSelect(chosen map[paramKey]string) {
-	an := analysis.Analyze(c.file)
+	an := analysis.AnalyzeDevice(c.file)
 	for _, fn := range an.Kernels() {
 		for i, p := range fn.Decl.Params {
 			key := paramKey{fn.Decl, i}

@@ -57,7 +57,7 @@ func (f *optFlags) options() (*opt.Options, error) {
 func optHook(pf *parse.File, o opt.Options) transform.OptHook {
 	return func(ported map[string][]string, launchArg func(*parse.LaunchExpr, int) string) ([]diag.Diagnostic, []transform.Edit) {
 		o.Ported, o.LaunchArg = ported, launchArg
-		res := opt.Run(analysis.Analyze(pf), o)
+		res := opt.Run(analysis.AnalyzeDevice(pf), o)
 		return res.Diags, res.Edits
 	}
 }
