@@ -15,6 +15,7 @@ command -v cpio >/dev/null || need+=(cpio)
 command -v modinfo >/dev/null || need+=(kmod)
 command -v g++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)
+command -v git >/dev/null || need+=(git)
 
 if [ ${#need[@]} -gt 0 ]; then
 	src=/etc/apt/sources.list.d/debian.sources
