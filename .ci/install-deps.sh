@@ -18,9 +18,15 @@ command -v make >/dev/null || need+=(make)
 command -v git >/dev/null || need+=(git)
 
 if [ ${#need[@]} -gt 0 ]; then
+	# nvcc is in Debian's non-free component.
 	src=/etc/apt/sources.list.d/debian.sources
-	if [ -f "$src" ] && ! grep -q 'non-free' "$src"; then
-		sed -i 's/^Components: main$/Components: main contrib non-free/' "$src"
+	if ! grep -rqs 'non-free' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		if [ -f "$src" ]; then
+			sed -i 's/^Components: main$/Components: main contrib non-free/' "$src"
+		else
+			codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+			echo "deb http://deb.debian.org/debian $codename main contrib non-free" >/etc/apt/sources.list.d/bamgen-non-free.list
+		fi
 	fi
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q
