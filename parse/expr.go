@@ -321,7 +321,7 @@ func (p *parser) castAhead() bool {
 		return false // `(a + b)`, `(x[i])`, `(f(x))`: no parse needed
 	}
 	name := p.qualifiedNameAhead()
-	if !known && (!p.isIdent() && !p.is("::") || keywords[p.word()]) {
+	if !known && (!p.isIdent() && !p.is("::") || p.isKeyword()) {
 		return false
 	}
 	t := p.parseTypeID()
@@ -397,7 +397,7 @@ func (p *parser) typeInParens() bool {
 	p.next()
 	name := p.qualifiedNameAhead()
 	known := p.startsType()
-	if !known && (p.inScope(name) != nil || !p.isIdent() || keywords[p.word()]) {
+	if !known && (p.inScope(name) != nil || !p.isIdent() || p.isKeyword()) {
 		return false
 	}
 	if p.inScope(name) != nil {
@@ -592,14 +592,16 @@ func (p *parser) parseMacroArgs() ([]Expr, int, int) {
 	p.next()
 	save := p.noGT
 	p.noGT = 0
-	defer func() { p.noGT = save }()
-	var args []Expr
+	list := &p.slabs.exprs // see listStack; arguments push and pop above mark
+	mark := len(list.items)
 	for !p.atEOF() && !p.is(")") {
-		args = append(args, p.parseMacroArg())
+		list.push(p.parseMacroArg())
 		if !p.got(",") {
 			break
 		}
 	}
+	args := list.finish(mark)
+	p.noGT = save
 	rp := p.tok().Start
 	if !p.got(")") {
 		p.errorf(lp, p.lastEnd, "PARSE012", "expected ')' to close macro arguments")

@@ -76,7 +76,7 @@ func (l *lexer) emit(k TokenKind, start int) {
 // addView appends the parser's view of the token just emitted: its class
 // if it is a reserved word, its byte if it is a one-byte punctuator.
 func (l *lexer) addView(k TokenKind, start int) {
-	pt := ptok{Start: int32(start), End: int32(l.pos), fidx: int32(len(l.toks) - 1), Kind: k}
+	pt := ptok{Start: int32(start), End: int32(l.pos), Kind: k}
 	if start < len(l.src) {
 		c := l.src[start]
 		switch {
@@ -125,11 +125,137 @@ func (l *lexer) peekAt(i int) byte {
 	return 0
 }
 
+// run lexes the whole source. The frequent simple tokens (identifiers
+// that are not literal prefixes, runs of blanks, newlines, punctuators
+// other than '.', '/', '%' and '#') are lexed inline with the token and
+// view slices in locals; anything else, or any doubt, goes to next from
+// the token's first byte, which lexes it exactly as before.
 func (l *lexer) run() {
-	for l.pos < len(l.src) {
+	src := l.src
+	pos := l.pos
+	toks := l.toks
+	view := l.view
+	parse := l.parse
+	for pos < len(src) {
+		start := pos
+		c := src[pos]
+		switch fastClass[c] {
+		case fIdent:
+			i := pos + 1
+			for i < len(src) && identCharTab[src[i]] {
+				i++
+			}
+			if i < len(src) && fastIdentStop[src[i]] {
+				break // a literal prefix or a non-ASCII letter: slow path
+			}
+			if len(toks) == cap(toks) {
+				l.toks, l.pos = toks, start
+				l.grow()
+				toks = l.toks
+			}
+			toks = append(toks, Token{Kind: Identifier, Start: start, End: i})
+			if parse {
+				pt := ptok{Start: int32(start), End: int32(i), Kind: Identifier}
+				if c >= 'a' && c <= 'z' || c == '_' {
+					// Every reserved word starts with a lower-case letter or '_'.
+					pt.cls = wordClassOf(src[start:i])
+				}
+				view = append(view, pt)
+			}
+			l.lineStart = false
+			pos = i
+			continue
+		case fSpace:
+			i := pos + 1
+			for i < len(src) && byteClass[src[i]] == bSpace {
+				i++
+			}
+			if i < len(src) && src[i] == '\r' {
+				break // whitespace decides about '\r'
+			}
+			if len(toks) == cap(toks) {
+				l.toks, l.pos = toks, start
+				l.grow()
+				toks = l.toks
+			}
+			toks = append(toks, Token{Kind: Whitespace, Start: start, End: i})
+			pos = i
+			continue
+		case fNewline:
+			if len(toks) == cap(toks) {
+				l.toks, l.pos = toks, start
+				l.grow()
+				toks = l.toks
+			}
+			toks = append(toks, Token{Kind: Newline, Start: start, End: pos + 1})
+			l.lineStart = true
+			pos++
+			continue
+		case fPunct:
+			n := punctLen(src, pos)
+			if len(toks) == cap(toks) {
+				l.toks, l.pos = toks, start
+				l.grow()
+				toks = l.toks
+			}
+			toks = append(toks, Token{Kind: Punct, Start: start, End: pos + n})
+			if parse {
+				pt := ptok{Start: int32(start), End: int32(pos + n), Kind: Punct}
+				if n == 1 {
+					pt.pb = c
+				} else if n == 2 && (c == '<' || c == ':') {
+					l.digraphs = append(l.digraphs, int32(len(view))) // maybe; the parser checks
+				}
+				view = append(view, pt)
+			}
+			l.lineStart = false
+			pos += n
+			continue
+		}
+		l.toks, l.view, l.pos = toks, view, pos
 		l.next()
+		toks, view, pos = l.toks, l.view, l.pos
 	}
+	l.toks, l.view, l.pos = toks, view, pos
 }
+
+// Classes of a token's first byte for run's inline cases; fSlow for the
+// rest.
+const (
+	fSlow = iota
+	fIdent
+	fSpace
+	fNewline
+	fPunct
+)
+
+var fastClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case byteClass[c] == bIdent:
+			t[c] = fIdent
+		case byteClass[c] == bSpace:
+			t[c] = fSpace
+		case c == '\n':
+			t[c] = fNewline
+		}
+	}
+	// Every punctuator but those starting with '.' (maybe a number), '/'
+	// (maybe a comment), '%' and '#' (maybe a directive).
+	for _, c := range []byte("()[]{};,?~*^=!+-&|<>:") {
+		t[c] = fPunct
+	}
+	return t
+}()
+
+// fastIdentStop marks the bytes after an identifier that make it more
+// than a plain identifier: a quote (literal prefix) or a non-ASCII byte.
+var fastIdentStop = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c == '"' || c == '\'' || c >= utf8.RuneSelf
+	}
+	return t
+}()
 
 // Byte classes for the lexer's dispatch and identifier loops: one table
 // load instead of a chain of comparisons per byte.

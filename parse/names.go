@@ -71,7 +71,7 @@ const (
 	clsSpec    = 1 << iota // specifierWords
 	clsBuiltin             // builtinTypeWords
 	clsKeyword             // keywords
-	clsMacro               // a macro #defined in this file
+	clsMacro               // a macro #defined in this file (set by notInType only; see isMacroTok)
 )
 
 // classTable is an open-addressing hash table from reserved words to their
@@ -138,7 +138,7 @@ var wellKnownTemplates = map[string]bool{
 // isTypeName reports whether a (possibly qualified) name names a type as far
 // as this file and common knowledge tell.
 func (p *parser) isTypeName(name string) bool {
-	if p.types[name] || wellKnownTypes[name] || builtinTypeWords[name] || strings.HasSuffix(name, "_t") {
+	if p.types[name] || knownTypeNames[name] || strings.HasSuffix(name, "_t") {
 		return true
 	}
 	if i := strings.LastIndex(name, "::"); i >= 0 {
@@ -146,6 +146,19 @@ func (p *parser) isTypeName(name string) bool {
 		return p.types[last] || strings.HasSuffix(last, "_t") || (strings.HasPrefix(name, "std::") && stdTypes[last])
 	}
 	return false
+}
+
+// knownTypeNames is wellKnownTypes and builtinTypeWords in one map (one
+// lookup instead of two per isTypeName).
+var knownTypeNames = map[string]bool{}
+
+func init() {
+	for w, v := range wellKnownTypes {
+		knownTypeNames[w] = v
+	}
+	for w, v := range builtinTypeWords {
+		knownTypeNames[w] = knownTypeNames[w] || v
+	}
 }
 
 var stdTypes = map[string]bool{"string": true, "vector": true, "size_t": true, "ptrdiff_t": true, "nullptr_t": true}

@@ -83,13 +83,14 @@ type parser struct {
 	badAngle   map[int]bool        // token indices of '<' that do not open template arguments
 }
 
-// ptok is the parser's copy of one non-trivia token: 16 bytes holding all
+// ptok is the parser's copy of one non-trivia token: 12 bytes holding all
 // the grammar asks about a token. (A Token alone is 24 bytes; the token
-// view is the parser's largest allocation and is read for every decision.)
-// Offsets fit in int32: ParseFile does not parse sources of 2 GiB or more.
+// view is the parser's largest allocation, written once per token by the
+// lexer and read for every decision.) Offsets fit in int32: ParseFile does
+// not parse sources of 2 GiB or more. The original bounds of a token that
+// lost bytes to a closing '>' are recomputed by origStart.
 type ptok struct {
 	Start, End int32
-	fidx       int32 // index in File.Tokens
 	Kind       TokenKind
 	cls        uint8 // word class of an identifier (clsSpec, ...)
 	pb         byte  // a one-byte punctuator (digraphs canonical), else 0
@@ -148,23 +149,20 @@ func (p *parser) release() {
 }
 
 // finishToks completes the view the lexer built: the canonical byte of
-// each digraph and the macro bit of each identifier a #define names (so
-// collectMacros must run first).
+// each digraph.
 func (p *parser) finishToks() {
 	for _, k := range p.digraphIdx {
 		p.toks[k].pb = p.noteDigraph(int(k), p.toks[k].token())
 	}
-	if len(p.macros) == 0 {
-		return
-	}
-	for i := range p.toks {
-		t := &p.toks[i]
-		// Macro names are few and mostly capitalised: filter on the first
-		// byte before the map lookup.
-		if t.Kind == Identifier && p.macroFirst[p.src[t.Start]] && p.macros[unsafe.String(&p.src[t.Start], int(t.End-t.Start))] != nil {
-			t.cls |= clsMacro
-		}
-	}
+}
+
+// isMacroTok reports whether p.toks[k] names a macro #defined in this file.
+// It is asked at a few places only, so it is not precomputed per token (a
+// pass over the whole view). Macro names are few and mostly capitalised:
+// the first-byte filter spares most identifiers the map lookup.
+func (p *parser) isMacroTok(k int) bool {
+	t := &p.toks[k]
+	return t.Kind == Identifier && p.macroFirst[p.src[t.Start]] && p.macros[unsafe.String(&p.src[t.Start], int(t.End-t.Start))] != nil
 }
 
 // noteDigraph maps digraph tokens to the punctuator they spell, so the
@@ -298,6 +296,13 @@ func (p *parser) got(s string) bool {
 }
 
 func (p *parser) isIdent() bool { return p.toks[p.i].Kind == Identifier }
+
+// isKeyword is keywords[p.word()] without the map lookup: the lexer
+// classified every identifier that can be a reserved word.
+func (p *parser) isKeyword() bool {
+	t := &p.toks[p.i]
+	return t.Kind == Identifier && t.cls&clsKeyword != 0
+}
 
 // word returns the current token's text if it is an identifier, else "".
 func (p *parser) word() string {

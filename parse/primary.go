@@ -66,21 +66,25 @@ func (p *parser) spanTextSpaced(start, end int) string {
 func (p *parser) parseIdentExpr() Expr {
 	t := p.tok()
 	w := p.word()
-	switch w {
-	case "this", "nullptr", "true", "false", "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__":
-		p.next()
-		return &Ident{Span: Span{t.Start, t.End}, Name: p.keep(w)}
-	case "static_cast", "dynamic_cast", "const_cast", "reinterpret_cast":
-		return p.parseNamedCast(p.keep(w))
-	case "typename", "template":
-		p.next()
-		return p.parseName()
-	case "decltype", "typeid", "noexcept", "__builtin_offsetof", "offsetof", "__typeof__", "typeof", "_Generic":
-		return p.parseName()
-	case "operator":
-		return p.parseName()
-	}
 	c := p.toks[p.i].cls
+	// Every word below is a keyword or starts with '_' or 'o': most names
+	// skip the string switch.
+	if c&clsKeyword != 0 || w != "" && (w[0] == '_' || w[0] == 'o') {
+		switch w {
+		case "this", "nullptr", "true", "false", "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__":
+			p.next()
+			return &Ident{Span: Span{t.Start, t.End}, Name: p.keep(w)}
+		case "static_cast", "dynamic_cast", "const_cast", "reinterpret_cast":
+			return p.parseNamedCast(p.keep(w))
+		case "typename", "template":
+			p.next()
+			return p.parseName()
+		case "decltype", "typeid", "noexcept", "__builtin_offsetof", "offsetof", "__typeof__", "typeof", "_Generic":
+			return p.parseName()
+		case "operator":
+			return p.parseName()
+		}
+	}
 	if c&clsBuiltin != 0 || w == "auto" {
 		return p.parseFunctionalCast()
 	}

@@ -56,7 +56,7 @@ func (p *parser) parseStmt() Stmt {
 		if s := p.macroStmt(start); s != nil {
 			return s
 		}
-		if p.isAt(1, ":") && !keywords[p.word()] {
+		if p.isAt(1, ":") && !p.isKeyword() {
 			return p.parseLabeled(start)
 		}
 		if d := p.tryDeclStmt(false); d != nil {
@@ -479,7 +479,7 @@ func (p *parser) isMacroStmt(x Expr) bool {
 // the statement they prefix parses on its own.
 func (p *parser) macroStmt(start int) Stmt {
 	w := p.word()
-	if p.toks[p.i].cls&clsMacro == 0 && w != "_Pragma" && w != "__pragma" || p.attrMacro[w] != attrStmt && w != "_Pragma" && w != "__pragma" {
+	if !p.isMacroTok(p.i) && w != "_Pragma" && w != "__pragma" || p.attrMacro[w] != attrStmt && w != "_Pragma" && w != "__pragma" {
 		return nil
 	}
 	p.next()
@@ -501,7 +501,7 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(w) {
 		return nil
 	}
-	if w != "" && p.toks[p.i].cls == 0 && p.exprFollows() {
+	if w != "" && p.toks[p.i].cls == 0 && !p.isMacroTok(p.i) && p.exprFollows() {
 		return nil
 	}
 	m := p.mark()

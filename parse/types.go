@@ -116,7 +116,7 @@ func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
 // standing for specifiers or attributes, the type name, or (after the
 // type) the end of the sequence.
 func (p *parser) nameSpec(ds *declSpec, w string) bool {
-	if p.toks[p.i].cls&clsMacro != 0 {
+	if p.isMacroTok(p.i) {
 		if a := p.attrMacro[w]; a != attrNone && a != attrStmt {
 			if sp := p.skipAttrMacro(&ds.restrict); sp != nil {
 				ds.launch = sp
@@ -526,6 +526,22 @@ func (p *parser) bindingNames(d *declarator) {
 // ptrOperator consumes one of `*`, `&`, `&&`, a cv or restrict after them,
 // or a CUDA specifier written after the type; false when none is there.
 func (p *parser) ptrOperator(d *declarator) bool {
+	// Most calls end at the declarator name or a ',' ')' '=' ';': rule out
+	// the cases below by kind and word class before comparing strings.
+	switch t := &p.toks[p.i]; {
+	case t.Kind == Punct:
+		if t.pb != '*' && t.pb != '&' && !p.is("&&") && !p.is("...") {
+			return false
+		}
+	case t.Kind != Identifier:
+		return false
+	case t.cls&(clsKeyword|clsSpec) == 0:
+		// Not a cv, restrict, specifier or attribute keyword: only the
+		// last two cases can match.
+		if !p.isCallingConvention() && !(p.isMacroTok(p.i) && p.attrMacro[p.word()] != attrNone && p.attrMacro[p.word()] != attrStmt) {
+			return false
+		}
+	}
 	switch {
 	case p.is("*"):
 		d.typ.Pointers++
@@ -558,7 +574,7 @@ func (p *parser) ptrOperator(d *declarator) bool {
 		// A pack declarator `Ts... xs`.
 	case p.isCallingConvention():
 		// `SanitizerResult SANITIZERAPI f(...)`: a macro for __stdcall.
-	case p.isIdent() && p.toks[p.i].cls&clsMacro != 0 && p.attrMacro[p.word()] != attrNone && p.attrMacro[p.word()] != attrStmt:
+	case p.isIdent() && p.isMacroTok(p.i) && p.attrMacro[p.word()] != attrNone && p.attrMacro[p.word()] != attrStmt:
 		// attrMacro holds only macros #defined in the file (clsMacro).
 		if sp := p.skipAttrMacro(&d.typ.Restrict); sp != nil {
 			d.launch = sp
@@ -646,7 +662,7 @@ func (p *parser) declName(d *declarator) {
 			p.operatorName()
 			break
 		}
-		if !p.isIdent() || keywords[p.word()] {
+		if !p.isIdent() || p.isKeyword() {
 			if qualEnd < 0 {
 				return
 			}
@@ -876,14 +892,13 @@ func (p *parser) spanText(start, end int) string {
 // appendText appends the non-trivia source tokens in [start,end) to p.buf.
 // It walks p.toks (no trivia to skip). A split '>>' token in p.toks has
 // lost its first byte(s), so a token that starts right after a '>' takes
-// its bounds from the lossless list instead; reading File.Tokens for every
-// token would cost a cache miss each. skipSpecs drops declaration
+// its original start from origStart. skipSpecs drops declaration
 // specifiers and attributes, which are not part of a type's text.
 func (p *parser) appendText(start, end int, skipSpecs bool) {
 	for k := p.toksEndingAfter(start); k < len(p.toks); k++ {
 		t := p.toks[k].token()
 		if t.Kind == Punct && t.Start > 0 && p.src[t.Start-1] == '>' {
-			t = p.file.Tokens[p.toks[k].fidx] // maybe split: the original bounds
+			t.Start = p.origStart(k) // maybe split: the original bounds
 		}
 		if t.Start >= end || t.Kind == EOF {
 			break
@@ -894,6 +909,26 @@ func (p *parser) appendText(start, end int, skipSpecs bool) {
 		}
 		p.appendSrc(txt, max(t.Start, start))
 	}
+}
+
+// origStart returns the start offset that p.toks[k] had when lexed: its
+// Start, or, after closeAngle split it (its End never moves), the first
+// of the '>' bytes it lost. Those bytes are covered by no entry of
+// p.toks. An unsplit token never has such a gap before it: a '>' right
+// before it either ends the previous token (which then ends at its Start)
+// or ends trivia, and no trivia kind ends in '>' directly before a token
+// (line comments and directives are followed by their newline, inactive
+// code ends with one, block comments with '/').
+func (p *parser) origStart(k int) int {
+	lo := 0
+	if k > 0 {
+		lo = int(p.toks[k-1].End)
+	}
+	s := int(p.toks[k].Start)
+	for s > lo && p.src[s-1] == '>' {
+		s--
+	}
+	return s
 }
 
 // appendSrc appends txt, the source bytes at offset off, with appendWord
@@ -933,9 +968,9 @@ func (p *parser) notInType(k int, txt []byte, whole bool) bool {
 	cls := p.toks[k].cls
 	if !whole {
 		cls = wordClassOf(txt)
-		if p.macro(w) != nil {
-			cls |= clsMacro
-		}
+	}
+	if p.macro(w) != nil {
+		cls |= clsMacro
 	}
 	switch {
 	case cls&clsSpec != 0, w == "__launch_bounds__":
