@@ -16,6 +16,7 @@ command -v modinfo >/dev/null || need+=(kmod)
 command -v g++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)
 command -v git >/dev/null || need+=(git)
+[ -f /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates) # the Go module proxy is HTTPS
 
 if [ ${#need[@]} -gt 0 ]; then
 	# nvcc is in Debian's non-free component.
