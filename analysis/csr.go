@@ -56,7 +56,91 @@ func matchCSRLoop(fn *Function, m *Mapping, loop *parse.ForStmt) *CSRWalk {
 	default:
 		return nil
 	}
+	if !loadsRowAt(fn, init, rowptr, w.Vertex.Name, 0) || !loadsRowAt(fn, condBound(loop.Cond), rowptr, w.Vertex.Name, 0) {
+		return nil // the walk is over another vertex's list (`u = frontier[t]; rowptr[u]`)
+	}
 	return w
+}
+
+// loadsRowAt reports whether e loads rowptr, and only ever at v or v + 1,
+// following locals defined once (`start = rowptr[v]`) up to a small depth.
+// ODT hands each tile to the vertex that owns it; a walk over the list of
+// some other vertex (one read from a frontier, say) is not that shape.
+func loadsRowAt(fn *Function, e parse.Expr, rowptr, v string, depth int) bool {
+	found, ok := false, true
+	parse.Inspect(e, func(n parse.Node) bool {
+		switch n := n.(type) {
+		case *parse.IndexExpr:
+			if base, isID := unparen(n.X).(*parse.Ident); isID && base.Name == rowptr {
+				found = true
+				ok = ok && isVertexIndex(n.Index, v)
+				return false
+			}
+		case *parse.Ident:
+			if init := singleInit(fn, n); init != nil && n.Name != v && depth < 4 && loadsAny(init, fn, rowptr, depth+1) {
+				found = true
+				ok = ok && loadsRowAt(fn, init, rowptr, v, depth+1)
+			}
+		}
+		return ok
+	})
+	return found && ok
+}
+
+// loadsAny reports whether e loads rowptr at all, through locals too.
+func loadsAny(e parse.Expr, fn *Function, rowptr string, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	found := false
+	parse.Inspect(e, func(n parse.Node) bool {
+		switch n := n.(type) {
+		case *parse.IndexExpr:
+			if base, ok := unparen(n.X).(*parse.Ident); ok && base.Name == rowptr {
+				found = true
+			}
+		case *parse.Ident:
+			if init := singleInit(fn, n); init != nil && loadsAny(init, fn, rowptr, depth+1) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// isVertexIndex matches `v`, `v + 1` and `1 + v`.
+func isVertexIndex(e parse.Expr, v string) bool {
+	isV := func(x parse.Expr) bool { id, ok := unparen(x).(*parse.Ident); return ok && id.Name == v }
+	if isV(e) {
+		return true
+	}
+	b, ok := unparen(e).(*parse.BinaryExpr)
+	if !ok || b.Op != "+" {
+		return false
+	}
+	one := func(x parse.Expr) bool {
+		l, ok := unparen(x).(*parse.BasicLit)
+		return ok && (l.Value == "1" || l.Value == "1u" || l.Value == "1ull")
+	}
+	return (isV(b.X) && one(b.Y)) || (one(b.X) && isV(b.Y))
+}
+
+// singleInit returns the initialiser of the local id names, when the local
+// is defined exactly once; otherwise nil.
+func singleInit(fn *Function, id *parse.Ident) parse.Expr {
+	if fn.Decl.Scope == nil {
+		return nil
+	}
+	sym := fn.Decl.Scope.Lookup(id.Name, id.Pos())
+	if sym == nil || sym.Param {
+		return nil
+	}
+	vd, ok := sym.Decl.(*parse.VarDecl)
+	if !ok || vd.Init == nil || defCounts(fn.Decl)[sym.Name] != 1 {
+		return nil
+	}
+	return initValue(vd.Init)
 }
 
 // loopVar returns the variable a for-init defines and its initial value.

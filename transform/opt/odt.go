@@ -36,6 +36,7 @@ func (r *rewriter) odt() {
 	ok = r.odtArraysOK(w) && ok
 	ok = r.odtLoopOK(w) && ok
 	ok = r.odtOutsideOK(w, r.fn.Decl.Body) && ok
+	ok = r.odtLaunchesOK() && ok
 	nIndex := r.vertexCountParam(w)
 	if nIndex < 0 {
 		r.refuse(CodeNotCSR, w.Vertex.Pos(), w.Vertex.End(),
@@ -53,6 +54,25 @@ func (r *rewriter) odt() {
 	}
 	r.note(r.fn.Decl.NameSpan.Start, "kernel %s: odt applied (%s walk over %s bounded by %s); each warp now takes one cache line of %s, "+
 		"so line requests in flight are SM*W and the cache needs only SM*W lines", r.name(), form, w.Edges, w.RowPtr, w.Edges)
+}
+
+// odtLaunchesOK: odt adds a parameter to the kernel, so every launch of it
+// must be in this file, where the port updates them.
+func (r *rewriter) odtLaunchesOK() bool {
+	launches := r.file.LaunchesOf(r.name())
+	if len(launches) == 0 {
+		r.refuse(CodeNotCSR, r.fn.Decl.NameSpan.Start, r.fn.Decl.NameSpan.End(), "odt does not apply to kernel %s: it adds a "+
+			"parameter (the first vertex list) and no launch of the kernel is in this file to pass it; port the file that launches it", r.name())
+		return false
+	}
+	for _, l := range launches {
+		if len(l.Expr.Args) != len(r.fn.Decl.Params) || len(l.Expr.Config) < 2 {
+			r.refuse(CodeNotCSR, l.Expr.Pos(), l.Expr.End(), "odt does not apply to kernel %s: this launch passes %d arguments "+
+				"for %d parameters, so bamgen cannot add the first vertex list to it", r.name(), len(l.Expr.Args), len(r.fn.Decl.Params))
+			return false
+		}
+	}
+	return true
 }
 
 // odtArraysOK: the edge array must be a bam::array (its lines are the
@@ -377,9 +397,6 @@ func (r *rewriter) loopVarConversion(w *analysis.CSRWalk, value string) string {
 func (r *rewriter) threadFVL(w *analysis.CSRWalk, nIndex int) {
 	rowIdx, edgeIdx := r.paramPos(w.RowPtr), r.paramPos(w.Edges)
 	for _, l := range r.file.LaunchesOf(r.name()) {
-		if len(l.Expr.Args) != len(r.fn.Decl.Params) || len(l.Expr.Config) < 2 {
-			continue // the port reports launches it cannot match
-		}
 		arg := func(i int) string { return r.launchArg(l.Expr, i) }
 		grid, block := l.Expr.Config[0], l.Expr.Config[1]
 		r.edit(grid.Pos(), grid.End(), fmt.Sprintf("bam::odt_grid(%s, %s)", arg(edgeIdx), r.file.Parse.Text(block)), "odt")

@@ -179,3 +179,16 @@ func TestBadOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestODTRefusesOtherShapes(t *testing.T) {
+	// The walk is over the list of a vertex read from a frontier, not of the
+	// thread's own vertex: tiles could not be handed to owners.
+	expectRefusal(t, `__global__ void walk(const int *off, const int *adj, const int *list, int *out, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n) { int u = list[t]; for (int e = off[u]; e < off[u + 1]; e++) out[adj[e]] = 1; }
+}
+void run(const int *o, const int *a, const int *l, int *out, int n) { walk<<<1, 32>>>(o, a, l, out, n); }
+`, "odt", CodeNotCSR, "adj")
+	// No launch in the file: the added parameter could not be passed.
+	expectRefusal(t, strings.Split(bfsWarp, "void run(")[0], "odt", CodeNotCSR, "colidx")
+}

@@ -33,9 +33,13 @@ func (r *rewriter) choose() string {
 	case m.Warp != nil:
 		r.note(r.fn.Decl.NameSpan.Start, "kernel %s assigns one warp per item: choosing transpose (stride %d)", r.name(), r.opts.Stride)
 		return "transpose"
-	default:
+	case m.Tid != nil:
 		r.note(r.fn.Decl.NameSpan.Start, "kernel %s is element-wise (one thread per element): choosing claware", r.name())
 		return "claware"
+	default:
+		r.note(r.fn.Decl.NameSpan.Start, "kernel %s: no variable holds the thread id (blockIdx.x * blockDim.x + threadIdx.x) "+
+			"or the warp id, so no access-pattern rewrite can be shown legal; it is ported as written", r.name())
+		return ""
 	}
 }
 
