@@ -81,8 +81,10 @@ func Run(af *analysis.File, opts Options) Result {
 		if kind == "auto" {
 			kind = r.choose()
 		}
-		r.run(kind)
-		if opts.Kind == "auto" && len(r.edits) == 0 {
+		if kind != "" {
+			r.run(kind)
+		}
+		if opts.Kind == "auto" && kind != "" && len(r.edits) == 0 {
 			kind = r.fallback(kind)
 		}
 		res.Diags = append(res.Diags, r.diags...)
