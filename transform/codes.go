@@ -28,6 +28,7 @@ const (
 	CodeHostScope       = "PORT033" // the allocation does not enclose every use
 	CodeNoElemType      = "PORT034" // the host variable's element type is unknown
 	CodeKernelRef       = "PORT035" // the kernel is used other than in a <<<>>> launch
+	CodeHiddenUse       = "PORT036" // the kernel or buffer is used in a preprocessor branch the parser does not take
 	CodeArrayPorted     = "PORT090" // note: which array was ported and why
 	CodeAlreadyPorted   = "PORT091" // note: the parameter already is a bam::array
 )

@@ -49,6 +49,7 @@ func Port(f *parse.File, opts Options) (res *Result, err error) {
 	c := newPortCtx(f, opts)
 	res = &Result{Output: f.Src.Bytes}
 	chosen := c.selectArrays()
+	c.dropHiddenUses(chosen)
 	c.checkCounts(chosen)
 	if diag.HasErrors(c.diags) || len(chosen) == 0 {
 		res.Diags = c.diags
