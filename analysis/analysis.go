@@ -92,6 +92,7 @@ type Function struct {
 	macros   map[string]string // the file's object-like macros, for constant folding
 	ev       *evaluator        // the solved dataflow, for ShapeOf
 	typedefs map[string]string // the file's typedefs, for element sizes
+	refs     refParams         // reference parameters of the file's functions
 }
 
 // ShapeOf returns the abstract value of an expression inside the function.
@@ -145,11 +146,11 @@ func AnalyzeDevice(pf *parse.File) *File { return analyze(pf, false) }
 
 func analyze(pf *parse.File, hostBodies bool) *File {
 	out := &File{Parse: pf}
-	macros, typedefs := objectMacros(pf), typedefMap(pf)
+	macros, typedefs, refs := objectMacros(pf), typedefMap(pf), fileRefParams(pf)
 	for _, fd := range pf.Funcs() {
 		var fn *Function
 		if hostBodies || fd.IsDevice() {
-			fn = analyzeFunc(pf, fd, macros)
+			fn = analyzeFunc(pf, fd, macros, refs)
 		} else {
 			fn = analyzeSignature(fd)
 		}
@@ -182,14 +183,14 @@ func analyzeSignature(fd *parse.FuncDecl) *Function {
 	return fn
 }
 
-func analyzeFunc(pf *parse.File, fd *parse.FuncDecl, macros map[string]string) *Function {
+func analyzeFunc(pf *parse.File, fd *parse.FuncDecl, macros map[string]string, refs refParams) *Function {
 	fn := analyzeSignature(fd)
-	fn.macros = macros
+	fn.macros, fn.refs = macros, refs
 	if fd.Body == nil {
 		return fn
 	}
 	ev := &evaluator{fn: fd, env: map[*parse.Symbol]Shape{}, aliases: map[*parse.Symbol]alias{}, macros: macros}
-	solve(ev, collectDefs(fd))
+	solve(ev, collectDefs(fd, refs))
 	fn.ev = ev
 	fn.Locals = localShapes(ev)
 	fn.Arrays = collectAccesses(ev, fd)

@@ -121,3 +121,20 @@ func name(v *parse.VarDecl) string {
 	}
 	return v.Name
 }
+
+// A local assigned through a reference parameter or its address is not
+// uniform, whatever its initialiser said.
+func TestOutParamsAreNotUniform(t *testing.T) {
+	expectIndex(t, `__device__ bool fetch(int t, int &out) { out = t * 3; return true; }
+		__global__ void k(int *a) {
+		int t = blockIdx.x * blockDim.x + threadIdx.x;
+		int s = 0;
+		if (fetch(t, s)) a[s] = 1; }`,
+		"a: unknown")
+	expectIndex(t, `__device__ void set(int *p, int v);
+		__global__ void k(int *a) {
+		int s = 0;
+		set(&s, threadIdx.x);
+		a[s] = 1; }`,
+		"a: unknown")
+}

@@ -137,7 +137,7 @@ func singleInit(fn *Function, id *parse.Ident) parse.Expr {
 		return nil
 	}
 	vd, ok := sym.Decl.(*parse.VarDecl)
-	if !ok || vd.Init == nil || defCounts(fn.Decl)[sym.Name] != 1 {
+	if !ok || vd.Init == nil || defCounts(fn)[sym.Name] != 1 {
 		return nil
 	}
 	return initValue(vd.Init)

@@ -14,8 +14,46 @@ type def struct {
 	rhs parse.Expr // nil for ++/--
 }
 
+// refParams maps each function of a file to which of its parameters are
+// non-const references: a call may assign the variables passed there.
+type refParams map[string][]bool
+
+func fileRefParams(pf *parse.File) refParams {
+	out := refParams{}
+	for _, fd := range pf.Funcs() {
+		flags := make([]bool, len(fd.Params))
+		for i, p := range fd.Params {
+			flags[i] = p.Type != nil && p.Type.Ref && !p.Type.Const && p.Type.Pointers == 0
+		}
+		out[fd.Name] = flags
+	}
+	return out
+}
+
+// refArgDefs: a local passed to a non-const reference parameter of a
+// function of this file is (re)defined by the call.
+func refArgDefs(fd *parse.FuncDecl, c *parse.CallExpr, refs refParams) []def {
+	flags := refs[lastSegment(calleeName(c.Fun))]
+	var out []def
+	for i, a := range c.Args {
+		if i < len(flags) && flags[i] {
+			if sym := assignedSymbol(fd, a); sym != nil {
+				out = append(out, def{sym: sym, op: "escape"})
+			}
+		}
+	}
+	return out
+}
+
+func lastSegment(name string) string {
+	if i := strings.LastIndex(name, "::"); i >= 0 {
+		return name[i+2:]
+	}
+	return name
+}
+
 // collectDefs finds every definition of a local or parameter in fd's body.
-func collectDefs(fd *parse.FuncDecl) []def {
+func collectDefs(fd *parse.FuncDecl, refs refParams) []def {
 	byDecl := map[parse.Node]*parse.Symbol{}
 	if fd.Scope != nil {
 		for _, s := range fd.Scope.Symbols {
@@ -41,6 +79,11 @@ func collectDefs(fd *parse.FuncDecl) []def {
 			if sym := assignedSymbol(fd, n.X); sym != nil && (n.Op == "++" || n.Op == "--") {
 				defs = append(defs, def{sym: sym, op: n.Op})
 			}
+			if sym := assignedSymbol(fd, n.X); sym != nil && n.Op == "&" {
+				defs = append(defs, def{sym: sym, op: "escape"}) // written through the pointer, for all we know
+			}
+		case *parse.CallExpr:
+			defs = append(defs, refArgDefs(fd, n, refs)...)
 		}
 		return true
 	})
@@ -94,6 +137,8 @@ func (ev *evaluator) applyDef(d def) bool {
 		val = addShapes(cur, ev.shape(d.rhs))
 	case "*=", "<<=":
 		val = mulShapes(cur, ev.shape(d.rhs))
+	case "escape":
+		val = formed(Unknown)
 	default:
 		val = nonAffine(cur, ev.shape(d.rhs))
 	}

@@ -52,7 +52,7 @@ func KernelMapping(fn *Function) *Mapping {
 
 // findIndexVars looks at each local with a single definition.
 func (m *Mapping) findIndexVars(fn *Function) {
-	counts, strides := defCounts(fn.Decl), gridStrides(fn)
+	counts, strides := defCounts(fn), gridStrides(fn)
 	parse.Inspect(fn.Decl.Body, func(n parse.Node) bool {
 		v, ok := n.(*parse.VarDecl)
 		if !ok || v.Init == nil {
@@ -83,7 +83,7 @@ func (m *Mapping) findIndexVars(fn *Function) {
 // loops: a thread id advanced that way still names one virtual thread.
 func gridStrides(fn *Function) map[string]int {
 	out := map[string]int{}
-	for _, d := range collectDefs(fn.Decl) {
+	for _, d := range collectDefs(fn.Decl, fn.refs) {
 		if d.op == "+=" && fn.ShapeOf(d.rhs).Form == Uniform {
 			out[d.sym.Name]++
 		}
@@ -93,9 +93,9 @@ func gridStrides(fn *Function) map[string]int {
 
 // defCounts counts the definitions (initialisers and assignments) of each
 // local name; index variables must be defined exactly once.
-func defCounts(fd *parse.FuncDecl) map[string]int {
+func defCounts(fn *Function) map[string]int {
 	counts := map[string]int{}
-	for _, d := range collectDefs(fd) {
+	for _, d := range collectDefs(fn.Decl, fn.refs) {
 		counts[d.sym.Name]++
 	}
 	return counts
