@@ -41,12 +41,7 @@
 #  include <cuda_runtime_api.h>
 #endif
 
-#if defined(__has_include)
-#  if __has_include(<bam/error.h>)
-#    include <bam/error.h>
-#    define BAM_EMU_HAVE_ERROR 1
-#  endif
-#endif
+#include <bam/error.h>
 
 namespace bam {
 namespace nvme {
@@ -55,11 +50,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& msg)
 {
-#if defined(BAM_EMU_HAVE_ERROR)
 	throw bam::error("emu controller: " + msg);
-#else
-	throw std::runtime_error("emu controller: " + msg);
-#endif
 }
 
 uint64_t clock_ns()

@@ -14,12 +14,7 @@
 #if BAM_EMU_CUDA
 #  include <cuda_runtime_api.h>
 #endif
-#if defined(__has_include)
-#  if __has_include(<bam/error.h>)
-#    include <bam/error.h>
-#    define BAM_DIRECT_HAVE_ERROR 1
-#  endif
-#endif
+#include <bam/error.h>
 
 namespace bam {
 namespace nvme {
@@ -28,11 +23,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& msg)
 {
-#if defined(BAM_DIRECT_HAVE_ERROR)
 	throw bam::error("nvme queues: " + msg);
-#else
-	throw std::runtime_error("nvme queues: " + msg);
-#endif
 }
 
 #if BAM_EMU_CUDA
