@@ -60,8 +60,28 @@ func (ev *evaluator) access(e parse.Expr, mode Mode) (Access, bool) {
 			return Access{}, false
 		}
 		return Access{Array: base, Index: off, Mode: mode, Pos: x.Pos(), End: x.End(), Expr: x}, true
+	case *parse.CallExpr:
+		return ev.loadIntrinsic(x)
 	}
 	return Access{}, false
+}
+
+// loadIntrinsic: __ldg(p + i) and the other cache-hinted loads read p at i
+// (the &p[i] form is already seen as a subscript).
+func (ev *evaluator) loadIntrinsic(c *parse.CallExpr) (Access, bool) {
+	name := calleeName(c.Fun)
+	if len(c.Args) != 1 || !(name == "__ldg" || strings.HasPrefix(name, "__ldcg") || strings.HasPrefix(name, "__ldca") ||
+		strings.HasPrefix(name, "__ldcs") || strings.HasPrefix(name, "__ldlu") || strings.HasPrefix(name, "__ldcv")) {
+		return Access{}, false
+	}
+	if u, ok := unparen(c.Args[0]).(*parse.UnaryExpr); ok && u.Op == "&" {
+		return Access{}, false
+	}
+	base, off := ev.splitPointer(c.Args[0])
+	if base == "" {
+		return Access{}, false
+	}
+	return Access{Array: base, Index: off, Mode: Read, Pos: c.Pos(), End: c.End(), Expr: c}, true
 }
 
 // subscript resolves a[i] (through aliases and nested subscripts a[i][j])

@@ -138,3 +138,11 @@ func TestOutParamsAreNotUniform(t *testing.T) {
 		a[s] = 1; }`,
 		"a: unknown")
 }
+
+// Cache-hinted loads through pointer arithmetic are accesses too.
+func TestLdgIsAnAccess(t *testing.T) {
+	expectIndex(t, `__global__ void k(const int *idx, const float *x, float *y) {
+		int i = blockIdx.x * blockDim.x + threadIdx.x;
+		y[i] = __ldg(x + idx[i]) + __ldg(&x[i]); }`,
+		"y: affine(thread) | x: data-dependent (from idx); affine(thread) | idx: affine(thread)")
+}
