@@ -724,10 +724,18 @@ emu_stats emu_controller::stats() const
 	return s;
 }
 
+// A host copy of every queue's counters and profile (they live in memory
+// the GPU writes).
+static std::vector<queue> queue_images(emu_controller::impl& p)
+{
+	std::vector<queue> img(p.nq);
+	p.mem.from_device(img.data(), p.dqueues, sizeof(queue) * p.nq);
+	return img;
+}
+
 queue_profile emu_controller::queue_profile_totals() const
 {
-	std::vector<queue> img(p_->nq);
-	p_->mem.from_device(img.data(), p_->dqueues, sizeof(queue) * p_->nq);
+	const std::vector<queue> img = queue_images(*p_);
 	queue_profile t;
 	memset(&t, 0, sizeof t);
 	for (auto& q : img) {
@@ -745,8 +753,7 @@ queue_profile emu_controller::queue_profile_totals() const
 
 queue_counters emu_controller::queue_totals() const
 {
-	std::vector<queue> img(p_->nq);
-	p_->mem.from_device(img.data(), p_->dqueues, sizeof(queue) * p_->nq);
+	const std::vector<queue> img = queue_images(*p_);
 	queue_counters t;
 	memset(&t, 0, sizeof t);
 	for (auto& q : img) {
