@@ -305,14 +305,24 @@ func (p *parser) parseRangeFor(start int, d *DeclStmt) Stmt {
 	return rf
 }
 
-func (p *parser) parseWhile(start int) Stmt {
+// parseHeadCondition parses the `(condition)` after while or switch; when a
+// parenthesis is missing it returns the statement made opaque instead.
+func (p *parser) parseHeadCondition(start int, kw string, allowInit bool) (cond Expr, bad Stmt) {
 	p.next()
 	if !p.expect("(") {
-		return p.opaqueStmt(start, "expected '(' after while")
+		return nil, p.opaqueStmt(start, "expected '(' after "+kw)
 	}
-	_, cond := p.parseCondition(false)
+	_, cond = p.parseCondition(allowInit)
 	if !p.expect(")") {
-		return p.opaqueStmt(start, "expected ')' after while condition")
+		return nil, p.opaqueStmt(start, "expected ')' after "+kw+" condition")
+	}
+	return cond, nil
+}
+
+func (p *parser) parseWhile(start int) Stmt {
+	cond, bad := p.parseHeadCondition(start, "while", false)
+	if bad != nil {
+		return bad
 	}
 	ws := &WhileStmt{Cond: cond, Body: p.parseStmt()}
 	ws.Span = p.spanFrom(start)
@@ -343,13 +353,9 @@ func (p *parser) gotSemi() {
 }
 
 func (p *parser) parseSwitch(start int) Stmt {
-	p.next()
-	if !p.expect("(") {
-		return p.opaqueStmt(start, "expected '(' after switch")
-	}
-	_, cond := p.parseCondition(true)
-	if !p.expect(")") {
-		return p.opaqueStmt(start, "expected ')' after switch condition")
+	cond, bad := p.parseHeadCondition(start, "switch", true)
+	if bad != nil {
+		return bad
 	}
 	ss := &SwitchStmt{Cond: cond, Body: p.parseStmt()}
 	ss.Span = p.spanFrom(start)
