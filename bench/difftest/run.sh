@@ -70,21 +70,13 @@ same_checksum() {
 # checksum_of LOG: the value of the last `checksum:` line, or "-".
 checksum_of() { grep -E '^checksum:' "$1" 2>/dev/null | tail -1 | sed 's/^checksum:[[:space:]]*//' || true; }
 
-passed=0 failed=0
-rows=()
-for p in "${programs[@]}"; do
-	src=$ROOT/testdata/kernels/$p/$p.cu
-	work=$OUT/$p
+# build_one PROG: original and port of one program; writes $OUT/PROG/status
+# (ok or the step that failed). Independent per program, so they run in
+# parallel: nvcc dominates the whole run otherwise.
+build_one() {
+	local p=$1 src=$ROOT/testdata/kernels/$1/$1.cu work=$OUT/$1 choice=(--auto) status=ok
 	mkdir -p "$work"
-	args=()
-	[ -f "$CONFIGS/$p.args" ] && read -r -a args <"$CONFIGS/$p.args"
-	tol=""
-	[ -f "$CONFIGS/$p.tol" ] && tol=$(grep -v '^#' "$CONFIGS/$p.tol" | head -1)
-	choice=(--auto)
 	[ -f "$CONFIGS/$p.yaml" ] && choice=(--config "$CONFIGS/$p.yaml")
-	row="$p"
-	status=ok
-
 	if ! "$NVCC" -std=c++17 $ORIG_NVCCFLAGS -arch="$ARCH" "$src" -o "$work/orig" >"$work/orig-build.log" 2>&1; then
 		status="orig-build-failed"
 	elif ! "$OUT/bamgen" port -q "${choice[@]}" -o "$work/port.cu" "$src" 2>"$work/port.log"; then
@@ -92,6 +84,26 @@ for p in "${programs[@]}"; do
 	elif ! "$NVCC" $PORT_NVCCFLAGS -arch="$ARCH" "${BAMFLAGS[@]:0:2}" "$work/port.cu" "${BAMFLAGS[@]:2}" -o "$work/port" >"$work/port-build.log" 2>&1; then
 		status="port-build-failed"
 	fi
+	echo "$status" >"$work/status"
+}
+
+JOBS=${JOBS:-$(nproc)}
+for p in "${programs[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+	build_one "$p" &
+done
+wait
+
+passed=0 failed=0
+rows=()
+for p in "${programs[@]}"; do
+	work=$OUT/$p
+	args=()
+	[ -f "$CONFIGS/$p.args" ] && read -r -a args <"$CONFIGS/$p.args"
+	tol=""
+	[ -f "$CONFIGS/$p.tol" ] && tol=$(grep -v '^#' "$CONFIGS/$p.tol" | head -1)
+	row="$p"
+	status=$(cat "$work/status" 2>/dev/null || echo build-missing)
 	want=-
 	if [ "$status" = ok ]; then
 		timeout "$TIMEOUT" "$work/orig" "${args[@]}" >"$work/orig.out" 2>"$work/orig.err"

@@ -27,9 +27,9 @@ mkdir -p "$bin"
 make -s -C runtime/cuda lib ARCH="$ARCH" >"$out/build.log" 2>&1 || { echo "runtime build failed"; tail -30 "$out/build.log"; exit 2; }
 ls build/bench/src/*.cu | xargs -P "$(nproc)" -I{} sh -c '
   f={}; b=$(basename "$f" .cu)
-  '"$NVCC"' -O3 -Xptxas -O1 -std=c++17 -arch='"$ARCH"' -w -I runtime/cuda/include -I testdata/kernels "$f" \
+  '"$NVCC"' -O3 -std=c++17 -arch='"$ARCH"' -w -I runtime/cuda/include -I testdata/kernels "$f" \
      -L runtime/cuda/build -lbam -lcuda -lpthread -o '"$bin"'/$b >'"$out"'/build_$b.log 2>&1 || echo "build failed: $b"'
-"$NVCC" -O3 -Xptxas -O1 -std=c++17 -arch="$ARCH" -I runtime/cuda/include bench/rewrites/drivers_check.cu -o "$bin/drivers_check" >>"$out/build.log" 2>&1
+"$NVCC" -O3 -std=c++17 -arch="$ARCH" -I runtime/cuda/include bench/rewrites/drivers_check.cu -o "$bin/drivers_check" >>"$out/build.log" 2>&1
 
 # --- sizes: data several times larger than the caches below ---------------
 declare -A ARGS=(

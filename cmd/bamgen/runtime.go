@@ -150,11 +150,7 @@ func runtimeFlags(prefix string) (cflags, libs []string) {
 			libDir = filepath.Join(prefix, "build")
 		}
 	}
-	// -Xptxas -O1 works around a runtime bug that GPU differential tests
-	// found (bench/difftest/RESULTS.md): at ptxas's default -O3, ported
-	// kernels over bam::array can fault with an illegal address under
-	// contention. Remove it once the runtime's device code is fixed.
-	cflags = []string{"-std=c++17", "-Xptxas", "-O1", "-I" + filepath.Join(prefix, "include")}
+	cflags = []string{"-std=c++17", "-I" + filepath.Join(prefix, "include")}
 	libs = []string{"-L" + libDir, "-lbam", "-lpthread"}
 	return cflags, libs
 }
