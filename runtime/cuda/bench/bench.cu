@@ -303,7 +303,9 @@ void latency(bam::runtime& rt, bam::array<const uint64_t> a, const char* be, uns
 {
   const int iters = 100;
   unsigned long long h[2];
-  const double ghz = g_prop.clockRate / 1e6;
+  int khz = 0; // cudaDeviceProp::clockRate is gone in CUDA 13; the attribute works in every version
+  CUDA_OK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+  const double ghz = khz / 1e6;
   rt.drop_cache();
   k_latency<<<1, 32>>>(a, 0, a.elems_per_line(), iters, out); // distinct lines: misses
   CUDA_OK(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));

@@ -14,6 +14,9 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <cerrno>
+#include <csignal>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -72,7 +75,7 @@ bam::config cfg_for(bam::backend b, size_t cache_bytes, size_t line_bytes = 4096
   c.cache_bytes = cache_bytes;
   c.line_bytes = line_bytes;
   c.emu_threads = 4;
-  c.stall_timeout_s = 20;
+  c.stall_timeout_s = 30; // longer than the emu queue's own 20 s slot bound, so a stuck queue reports itself
   return c;
 }
 
@@ -90,13 +93,6 @@ std::unique_ptr<bam::runtime> make_rt(const bam::config& c)
 
 void run(const std::string& name, const std::function<void()>& fn)
 {
-  if (!g_filter.empty()) {
-    bool want = false;
-    for (auto& f : g_filter)
-      want = want || name.find(f) != std::string::npos;
-    if (!want)
-      return;
-  }
   auto t0 = std::chrono::steady_clock::now();
   try {
     fn();
@@ -479,39 +475,121 @@ void test_stats_print()
   rt->print_stats(stdout);
 }
 
+
+// Every test runs in its own child process: a test that traps (a cache
+// fault stops the kernel with __trap) destroys the CUDA context, and every
+// test after it in the same process would fail for that reason alone.
+// --in-process keeps them in one process (debuggers, sanitizers that do
+// not follow children).
+struct test_case {
+  std::string name;
+  std::function<void()> fn;
+};
+
+std::vector<test_case> all_tests()
+{
+  std::vector<test_case> t;
+  const bam::backend backends[] = {bam::backend::hbm, bam::backend::host, bam::backend::emu};
+  for (bam::backend b : backends) {
+    const std::string s = std::string("/") + bam::backend_name(b);
+    t.push_back({"linear" + s, [b] { test_linear(b); }});
+    t.push_back({"random" + s, [b] { test_random(b); }});
+    t.push_back({"line_sums_array_ref" + s, [b] { test_line_sums(b); }});
+    t.push_back({"writers_flush" + s, [b] { test_writers(b); }});
+    t.push_back({"eviction_1_64" + s, [b] { test_eviction(b); }});
+    t.push_back({"file_device_free" + s, [b] { test_file_and_device(b); }});
+  }
+  t.push_back({"atomics", test_atomics});
+  for (const char* f : {"none", "delay", "reorder", "error"})
+    t.push_back({std::string("emu_fault/") + f, [f] { test_emu_fault(f); }});
+  t.push_back({"odt_fvl", test_odt});
+  t.push_back({"env_errors", test_env_errors});
+  t.push_back({"stats_print", test_stats_print});
+  return t;
+}
+
+// Runs one test in a child; the child prints its own PASS/FAIL/SKIP line.
+void run_forked(const test_case& t)
+{
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    std::printf("FAIL %-40s fork: %s\n", t.name.c_str(), std::strerror(errno));
+    ++g_failed;
+    return;
+  }
+  if (pid == 0) {
+    run(t.name, t.fn);
+    std::fflush(stdout);
+    _exit(g_failed ? 1 : g_skipped ? 3 : 0);
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+    ++g_passed;
+  else if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+    ++g_skipped;
+  else {
+    if (WIFSIGNALED(st))
+      std::printf("FAIL %-40s killed by signal %d (%s)\n", t.name.c_str(), WTERMSIG(st), strsignal(WTERMSIG(st)));
+    ++g_failed;
+  }
+}
+
+bool selected(const std::string& name)
+{
+  if (g_filter.empty())
+    return true;
+  for (auto& f : g_filter)
+    if (name.find(f) != std::string::npos)
+      return true;
+  return false;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
+  bool in_process = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--small") == 0)
       g_small = true;
+    else if (std::strcmp(argv[i], "--in-process") == 0)
+      in_process = true;
     else
       g_filter.push_back(argv[i]);
   }
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
-    std::fprintf(stderr, "bam_gpu_tests: no GPU\n");
-    return 2;
+  // The parent never touches CUDA before forking (a CUDA context does not
+  // survive fork); the banner comes from a child.
+  const pid_t pid = in_process ? 0 : fork();
+  if (pid == 0) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+      std::fprintf(stderr, "bam_gpu_tests: no GPU\n");
+      if (!in_process)
+        _exit(2);
+      return 2;
+    }
+    std::printf("bam_gpu_tests on %s (sm_%d%d, %d SMs)%s%s\n", prop.name, prop.major, prop.minor,
+                prop.multiProcessorCount, g_small ? " [small]" : "", in_process ? " [in-process]" : "");
+    std::fflush(stdout);
+    if (!in_process)
+      _exit(0);
+  } else {
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+      return 2;
   }
-  std::printf("bam_gpu_tests on %s (sm_%d%d, %d SMs)%s\n", prop.name, prop.major, prop.minor,
-              prop.multiProcessorCount, g_small ? " [small]" : "");
-  const bam::backend backends[] = {bam::backend::hbm, bam::backend::host, bam::backend::emu};
-  for (bam::backend b : backends) {
-    const std::string s = std::string("/") + bam::backend_name(b);
-    run("linear" + s, [b] { test_linear(b); });
-    run("random" + s, [b] { test_random(b); });
-    run("line_sums_array_ref" + s, [b] { test_line_sums(b); });
-    run("writers_flush" + s, [b] { test_writers(b); });
-    run("eviction_1_64" + s, [b] { test_eviction(b); });
-    run("file_device_free" + s, [b] { test_file_and_device(b); });
+  for (const test_case& t : all_tests()) {
+    if (!selected(t.name))
+      continue;
+    if (in_process)
+      run(t.name, t.fn);
+    else
+      run_forked(t);
   }
-  run("atomics", test_atomics);
-  for (const char* f : {"none", "delay", "reorder", "error"})
-    run(std::string("emu_fault/") + f, [f] { test_emu_fault(f); });
-  run("odt_fvl", test_odt);
-  run("env_errors", test_env_errors);
-  run("stats_print", test_stats_print);
   std::printf("bam_gpu_tests: %d passed, %d failed, %d skipped\n", g_passed, g_failed, g_skipped);
   return g_failed != 0;
 }
