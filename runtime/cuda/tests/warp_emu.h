@@ -104,11 +104,16 @@ inline void __syncwarp(unsigned mask = 0xffffffffu)
   uint64_t out[32];
   warp_emu::rendezvous(mask, 0, out);
 }
+// Bits outside `mask` are not defined by __ballot_sync: on real GPUs
+// (observed on an H200) lanes of another group that reached the same
+// instruction at the same moment with a different mask show up in the
+// result. The emulation sets every bit outside the mask, so code that
+// forgets to AND the result with its mask fails here too.
 inline unsigned __ballot_sync(unsigned mask, int pred)
 {
   uint64_t out[32];
   warp_emu::rendezvous(mask, pred != 0, out);
-  unsigned b = 0;
+  unsigned b = ~mask;
   for (unsigned l = 0; l < 32; ++l)
     if ((mask >> l & 1) && out[l])
       b |= 1u << l;

@@ -186,7 +186,9 @@ __device__ void warp_resolve(const cache_ctx& c, const array_meta& m, uint64_t l
   const bool lead = lane_id() == g.leader;
   if (p == probe::hit)
     use(group_data(c, g, slot));
-  uint32_t fetchers = __ballot_sync(g.mask, lead && p == probe::fetch);
+  // The mask keeps only our lanes: __ballot_sync may report lanes of another
+  // group of this warp that reached the same instruction with its own mask.
+  uint32_t fetchers = __ballot_sync(g.mask, lead && p == probe::fetch) & g.mask;
   if (fetchers != 0 && is_pointer_backend(c.backend)) {
     while (fetchers != 0) {
       const uint32_t f = __ffs(fetchers) - 1;

@@ -525,7 +525,9 @@ struct queue {
 	__device__ bool warp_copy(bool want, void* dst, const void* src, uint32_t bytes)
 	{
 		unsigned act = __activemask();
-		unsigned rdy = __ballot_sync(act, want);
+		// Only our lanes: bits of other lanes that reached this vote with
+		// another mask can be set too (seen on an H200).
+		unsigned rdy = __ballot_sync(act, want) & act;
 		if (!rdy) return false;
 		if ((((uintptr_t)dst | (uintptr_t)src | bytes) & 15u) != 0) {
 			// unaligned: each lane copies its own
