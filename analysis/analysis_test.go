@@ -146,3 +146,67 @@ func TestLdgIsAnAccess(t *testing.T) {
 		y[i] = __ldg(x + idx[i]) + __ldg(&x[i]); }`,
 		"y: affine(thread) | x: data-dependent (from idx); affine(thread) | idx: affine(thread)")
 }
+
+// expectAccesses checks every access of the first kernel in src, written
+// as "array mode index" and joined with " | " in report order.
+func expectAccesses(t *testing.T, src, want string) {
+	t.Helper()
+	f := Analyze(parse.ParseFile("t.cu", []byte(src)))
+	ks := f.Kernels()
+	if len(ks) == 0 {
+		t.Fatalf("no kernel in %q", src)
+	}
+	var parts []string
+	for _, a := range ks[0].Arrays {
+		for _, acc := range a.Accesses {
+			parts = append(parts, a.Name+" "+string(acc.Mode)+" "+acc.Index.String())
+		}
+	}
+	if got := strings.Join(parts, " | "); got != want {
+		t.Errorf("accesses\n got: %s\nwant: %s\nsrc: %s", got, want, src)
+	}
+}
+
+// A pointer derived from a parameter (`T *q = p + off`) and stepped with
+// ++/--/+= still points into p: stores through it are writes of p, at an
+// index no more regular than the offset and the steps.
+func TestWritesThroughDerivedPointer(t *testing.T) {
+	const head = `__global__ void k(float *p, float v) {
+		int off = blockIdx.x * blockDim.x + threadIdx.x;
+		float *q = p + off; `
+	cases := []struct{ body, want string }{
+		{`*q++ = v; }`, "p write affine(thread)"},
+		{`*(q++) = v; }`, "p write affine(thread)"},
+		{`*++q = v; }`, "p write affine(thread)"},
+		{`*q-- = v; }`, "p write affine(thread)"},
+		{`q[0] = v; }`, "p write affine(thread)"},
+		{`q++; q[0] = v; }`, "p write affine(thread)"},
+		{`*q++ += v; }`, "p read-write affine(thread)"},
+		{`++*q; }`, "p read-write affine(thread)"},
+		{`(*q)--; }`, "p read-write affine(thread)"},
+		{`*q *= v; }`, "p read-write affine(thread)"},
+		{`v = *q++; }`, "p read affine(thread)"},
+		{`atomicAdd(q++, v); }`, "p atomic affine(thread)"},
+		{`atomicAdd(&q[1], v); }`, "p atomic affine(thread)"},
+	}
+	for _, c := range cases {
+		expectAccesses(t, head+c.body, c.want)
+	}
+}
+
+// The steps of a derived or parameter pointer count in its offset: a
+// thread-dependent step makes a uniform base thread-dependent.
+func TestPointerStepsShapeTheIndex(t *testing.T) {
+	expectAccesses(t, `__global__ void k(float *p, float v) {
+		float *q = p; q += threadIdx.x; *q = v; }`, "p write affine(thread)")
+	expectAccesses(t, `__global__ void k(float *p, float v) {
+		p += blockIdx.x * blockDim.x + threadIdx.x; *p = v; p[1] = v; }`, "p write affine(thread) | p write affine(thread)")
+	expectAccesses(t, `__global__ void k(const int *idx, float *p, float v) {
+		float *q = p + idx[threadIdx.x]; *q++ = v; }`, "idx read affine(thread) | p write data-dependent (from idx)")
+	expectAccesses(t, `template <typename T> __global__ void k(T *p, T v, int n) {
+		T *q = p + threadIdx.x;
+		for (int j = 0; j < n; j++) *q++ = v; }`, "p write affine(thread)")
+	// a pointer aimed at two different arrays is neither of them
+	expectAccesses(t, `__global__ void k(float *a, float *b, float v, int c) {
+		float *q = a + threadIdx.x; if (c) q = b; *q = v; }`, "q write unknown")
+}
