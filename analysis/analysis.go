@@ -73,13 +73,6 @@ func (a *Array) DataDependent() bool {
 	return false
 }
 
-// Launch is one `kernel<<<...>>>(...)` site.
-type Launch struct {
-	Kernel string
-	Caller string // the enclosing function
-	Expr   *parse.LaunchExpr
-}
-
 // Function is the analysis of one function.
 type Function struct {
 	Decl   *parse.FuncDecl

@@ -230,23 +230,3 @@ func (ev *evaluator) pointerOf(id *parse.Ident) (string, Shape) {
 	}
 	return "", Shape{}
 }
-
-// launchesIn lists the kernel launches inside fd.
-func launchesIn(fd *parse.FuncDecl) []Launch {
-	var out []Launch
-	parse.Inspect(fd.Body, func(n parse.Node) bool {
-		if l, ok := n.(*parse.LaunchExpr); ok {
-			out = append(out, Launch{Kernel: launchedName(l.Kernel), Caller: fd.Name, Expr: l})
-		}
-		return true
-	})
-	return out
-}
-
-func launchedName(e parse.Expr) string {
-	name := calleeName(e)
-	if i := strings.LastIndex(name, "::"); i >= 0 {
-		name = name[i+2:]
-	}
-	return name
-}

@@ -121,12 +121,15 @@ func writeAnalyzeJSON(cmd *cobra.Command, files []*analysis.File, cfg *analysis.
 	for _, f := range files {
 		rep.Files = append(rep.Files, f.JSON(cfg))
 	}
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
+	// Expressions such as &cfg and a && b are printed as written: the
+	// report is read by tools and people, not embedded in HTML.
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
 		return fmt.Errorf("encoding the report: %v", err)
 	}
-	_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b)
-	return err
+	return nil
 }
 
 // kernelBodiesUnparsed reports whether any kernel has regions the parser

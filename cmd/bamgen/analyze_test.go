@@ -116,3 +116,64 @@ func TestAnalyzeLargeFile(t *testing.T) {
 	}
 	t.Logf("50 MB analysed in %v (exit %d)", time.Since(start), code)
 }
+
+const apiLaunchSrc = `template <typename T> __global__ void fill(T *a, T v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = v;
+}
+int main() {
+  float *d; float v = 1; int n = 64;
+  void *args[] = {&d, &v, &n};
+  cudaLaunchKernel((const void*)&fill<float>, dim3(1), dim3(64), args, 0, 0);
+  cudaLaunchKernelEx(&cfg, fill<float>, d, v, n);
+}
+`
+
+// Launches through the runtime API are listed with the kernel's other
+// launch sites, in text and JSON.
+func TestAnalyzeRuntimeAPILaunches(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "api.cu", []byte(apiLaunchSrc))
+	code, out, errOut := runMain(t, "analyze", p)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	for _, want := range []string{"launch  8:3 in main: cudaLaunchKernel((const void*)&fill<float>, dim3(1), dim3(64), args, 0, 0)",
+		"launch  9:3 in main: cudaLaunchKernelEx(&cfg, fill<float>, d, v, n)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runMain(t, "analyze", "--json", p)
+	if code != 0 {
+		t.Fatalf("--json: exit %d", code)
+	}
+	var rep analysis.JSONReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	ls := rep.Files[0].Functions[0].Launches
+	if len(ls) != 2 {
+		t.Fatalf("launches = %+v", ls)
+	}
+	if l := ls[0]; l.Via != "cudaLaunchKernel" || l.ArgsArray != "args" || len(l.Args) != 0 || strings.Join(l.Config, ",") != "dim3(1),dim3(64),0,0" {
+		t.Errorf("cudaLaunchKernel launch = %+v", l)
+	}
+	if l := ls[1]; l.Via != "cudaLaunchKernelEx" || l.LaunchConfig != "&cfg" || strings.Join(l.Args, ",") != "d,v,n" || len(l.Config) != 0 {
+		t.Errorf("cudaLaunchKernelEx launch = %+v", l)
+	}
+	if !strings.Contains(out, `"launch_config": "&cfg"`) {
+		t.Errorf("JSON escapes expressions:\n%s", out)
+	}
+}
+
+// A <<<>>> launch has no via, launch_config or args_array: old readers of
+// the schema see what they always saw.
+func TestAnalyzeJSONLaunchCompat(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "bfs.cu", []byte(bfsKernel))
+	_, out, _ := runMain(t, "analyze", "--json", p)
+	for _, field := range []string{`"via"`, `"launch_config"`, `"args_array"`} {
+		if strings.Contains(out, field) {
+			t.Errorf("<<<>>> launch has %s:\n%s", field, out)
+		}
+	}
+}
