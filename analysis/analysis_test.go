@@ -273,3 +273,16 @@ func launchSummary(f *File, l Launch) string {
 	}
 	return s
 }
+
+// Only error diagnostics are unparsed regions: a warning marks code the
+// parser recovered (a supplied ';') and the analysis of it is complete.
+func TestUnparsedCountsErrors(t *testing.T) {
+	f := Analyze(parse.ParseFile("t.cu", []byte(`__global__ void k(int *a, int n) {
+		do { a[threadIdx.x] = 1; } while (0)
+		for (int j = 0; j < n j++) a[j] = 2;
+	}`)))
+	k := f.Kernels()[0]
+	if len(k.Diags) != 2 || k.Unparsed() != 1 {
+		t.Errorf("diags %v, unparsed %d; want 2 diagnostics, 1 unparsed", k.Diags, k.Unparsed())
+	}
+}

@@ -101,7 +101,7 @@ func (f *File) jsonFunc(fn *Function) JSONFunc {
 	src := f.Parse.Src
 	line, col := src.LineCol(fn.Decl.NameSpan.Start)
 	jf := JSONFunc{Name: fn.Decl.Name, Qualifier: fn.Decl.Qualifier, Kind: fn.Kind, Line: line, Col: col,
-		Template: fn.Decl.Template != nil, Params: []JSONParam{}, Arrays: []JSONArray{}, Unparsed: len(fn.Diags)}
+		Template: fn.Decl.Template != nil, Params: []JSONParam{}, Arrays: []JSONArray{}, Unparsed: fn.Unparsed()}
 	for _, p := range fn.Params {
 		jf.Params = append(jf.Params, JSONParam{Name: p.Name, Type: p.Type, Pointer: p.Pointer, Const: p.Const})
 	}
@@ -201,8 +201,8 @@ func (f *File) writeKernel(w io.Writer, fn *Function) {
 		line, col := f.Parse.Src.LineCol(l.Pos())
 		fmt.Fprintf(w, "    launch  %d:%d in %s: %s\n", line, col, l.Caller, f.text(l.Node()))
 	}
-	if len(fn.Diags) > 0 {
-		fmt.Fprintf(w, "    unparsed regions: %d (see diagnostics)\n", len(fn.Diags))
+	if n := fn.Unparsed(); n > 0 {
+		fmt.Fprintf(w, "    unparsed regions: %d (see diagnostics)\n", n)
 	}
 }
 

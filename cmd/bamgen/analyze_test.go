@@ -88,7 +88,8 @@ func TestAnalyzeBadInput(t *testing.T) {
 		{"unterminated comment in kernel", []string{"analyze", writeFile(t, dir, "c.cu", []byte("__global__ void k(int *a) { a[0] = 1; /* oops\n"))},
 			1, "", "kernel k"},
 		{"empty file", []string{"analyze", writeFile(t, dir, "e.cu", nil)}, 0, "", ""},
-		{"binary junk", []string{"analyze", writeFile(t, dir, "j.cu", []byte{0, 1, 2, 0xff, '{', '{', '"', 0xfe})}, 0, "", ""},
+		// nothing in it could be parsed, and the errors say so
+		{"binary junk", []string{"analyze", writeFile(t, dir, "j.cu", []byte{0, 1, 2, 0xff, '{', '{', '"', 0xfe})}, 1, "error: invalid character", ""},
 	}
 	for _, c := range cases {
 		code, out, errOut := runMain(t, c.args...)
@@ -175,5 +176,61 @@ func TestAnalyzeJSONLaunchCompat(t *testing.T) {
 		if strings.Contains(out, field) {
 			t.Errorf("<<<>>> launch has %s:\n%s", field, out)
 		}
+	}
+}
+
+// severityCases are inputs with error-, warning- or no diagnostics, for the
+// rule both commands follow: an error-severity diagnostic is never printed
+// with exit status 0; warnings and notes alone never change the status.
+var severityCases = []struct {
+	name, src string
+	errors    bool
+}{
+	{"clean", portSrc, false},
+	{"unparsed statement in kernel body", strings.Replace(portSrc, "if (i < n) out[i]", "for (int j = 0; j < n j++) out[i]", 1), true},
+	{"unparsed expression in kernel body", strings.Replace(portSrc, "2.0f * *(in + i)", "(2.0f + ", 1), true},
+	{"bad kernel parameter", strings.Replace(portSrc, "int n)", "int n, int @)", 1), true},
+	{"unparsed host statement", strings.Replace(portSrc, "cudaFree(d_in);", "cudaFree(d_in;", 1), true},
+	{"recovered missing ';' in kernel", strings.Replace(portSrc, "if (i < n) out[i] = 2.0f * *(in + i);",
+		"do { if (i < n) out[i] = 2.0f * *(in + i); } while (0)", 1), false},
+	{"#endif without #if in kernel", strings.Replace(portSrc, "    int i =", "#endif\n    int i =", 1), false},
+}
+
+func TestAnalyzeExitFollowsSeverity(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range severityCases {
+		p := writeFile(t, dir, strings.ReplaceAll(c.name, " ", "_")+".cu", []byte(c.src))
+		code, out, errOut := runMain(t, "analyze", p)
+		printed := strings.Contains(errOut, ": error: ")
+		if printed != c.errors {
+			t.Errorf("%s: error diagnostics printed = %v, want %v:\n%s", c.name, printed, c.errors, errOut)
+		}
+		if want := map[bool]int{true: 1, false: 0}[c.errors]; code != want {
+			t.Errorf("%s: exit %d, want %d\nstderr: %s", c.name, code, want, errOut)
+		}
+		// warnings are regions the parser recovered, not unparsed ones
+		if strings.Contains(out, "unparsed regions") && !strings.Contains(c.name, "kernel body") {
+			t.Errorf("%s: reports unparsed regions:\n%s", c.name, out)
+		}
+		jcode, jout, _ := runMain(t, "analyze", "--json", p)
+		var rep analysis.JSONReport
+		if err := json.Unmarshal([]byte(jout), &rep); err != nil || jcode != code {
+			t.Errorf("%s: --json exit %d (text %d), %v", c.name, jcode, code, err)
+		}
+	}
+}
+
+// The unparsed_regions count of a kernel is its body's error diagnostics.
+func TestAnalyzeUnparsedRegionsCountErrors(t *testing.T) {
+	src := strings.Replace(portSrc, "if (i < n) out[i] = 2.0f * *(in + i);",
+		"do { if (i < n) out[i] = 2.0f * *(in + i); } while (0)\n    for (int j = 0; j < n j++) out[j] = 0;", 1)
+	p := writeFile(t, t.TempDir(), "u.cu", []byte(src))
+	_, out, _ := runMain(t, "analyze", "--json", p)
+	var rep analysis.JSONReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Files[0].Functions[0].Unparsed; got != 1 {
+		t.Errorf("unparsed_regions = %d, want 1 (one error, one warning)\n%s", got, out)
 	}
 }
