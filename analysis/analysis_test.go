@@ -206,6 +206,9 @@ func TestPointerStepsShapeTheIndex(t *testing.T) {
 	expectAccesses(t, `template <typename T> __global__ void k(T *p, T v, int n) {
 		T *q = p + threadIdx.x;
 		for (int j = 0; j < n; j++) *q++ = v; }`, "p write affine(thread)")
+	// a parameter stepped by a uniform amount: every thread writes the same elements
+	expectAccesses(t, `__global__ void k(float *p, float v, int n) {
+		for (int j = 0; j < n; j++) *p++ = v; }`, "p write uniform")
 	// a pointer aimed at two different arrays is neither of them
 	expectAccesses(t, `__global__ void k(float *a, float *b, float v, int c) {
 		float *q = a + threadIdx.x; if (c) q = b; *q = v; }`, "q write unknown")
