@@ -61,9 +61,28 @@ func (ev *evaluator) access(e parse.Expr, mode Mode) (Access, bool) {
 		}
 		return Access{Array: base, Index: off, Mode: mode, Pos: x.Pos(), End: x.End(), Expr: x}, true
 	case *parse.CallExpr:
+		if acc, ok := ev.atomicThroughPointer(x); ok {
+			return acc, true
+		}
 		return ev.loadIntrinsic(x)
 	}
 	return Access{}, false
+}
+
+// atomicThroughPointer: atomicAdd(p + i, v) and atomicAdd(q++, v) update p
+// at i (the &p[i] form is already seen as a subscript marked atomic).
+func (ev *evaluator) atomicThroughPointer(c *parse.CallExpr) (Access, bool) {
+	if !isAtomicCall(c) || len(c.Args) == 0 {
+		return Access{}, false
+	}
+	if u, ok := unparen(c.Args[0]).(*parse.UnaryExpr); ok && u.Op == "&" {
+		return Access{}, false
+	}
+	base, off := ev.splitPointer(c.Args[0])
+	if base == "" {
+		return Access{}, false
+	}
+	return Access{Array: base, Index: off, Mode: Atomic, Pos: c.Pos(), End: c.End(), Expr: c}, true
 }
 
 // loadIntrinsic: __ldg(p + i) and the other cache-hinted loads read p at i
@@ -93,12 +112,10 @@ func (ev *evaluator) subscript(x *parse.IndexExpr) (string, Shape) {
 		return base, addShapes(innerIdx, idx)
 	}
 	if id, ok := unparen(x.X).(*parse.Ident); ok {
-		if sym := ev.lookup(id); sym != nil {
-			if a, ok := ev.aliases[sym]; ok {
-				return a.array, addShapes(a.offset, idx)
-			}
+		if base, off := ev.pointerOf(id); base != "" {
+			return base, addShapes(off, idx)
 		}
-		return id.Name, idx
+		return id.Name, idx // a local or __shared__ array
 	}
 	base, off := ev.splitPointer(x.X)
 	if base != "" {

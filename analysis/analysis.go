@@ -73,26 +73,32 @@ func (a *Array) DataDependent() bool {
 	return false
 }
 
-// Launch is one `kernel<<<...>>>(...)` site.
-type Launch struct {
-	Kernel string
-	Caller string // the enclosing function
-	Expr   *parse.LaunchExpr
-}
-
 // Function is the analysis of one function.
 type Function struct {
 	Decl   *parse.FuncDecl
 	Kind   string // "kernel", "device", "host", "host-device"
 	Params []Param
 	Arrays []*Array
-	Locals map[string]Shape // the final shape of each local variable, by name
-	Diags  []diag.Diagnostic
+	Locals map[string]Shape  // the final shape of each local variable, by name
+	Diags  []diag.Diagnostic // the parser's diagnostics inside the body (see Unparsed)
 
 	macros   map[string]string // the file's object-like macros, for constant folding
 	ev       *evaluator        // the solved dataflow, for ShapeOf
 	typedefs map[string]string // the file's typedefs, for element sizes
 	refs     refParams         // reference parameters of the file's functions
+}
+
+// Unparsed counts the regions of the body the parser could not understand:
+// its error diagnostics. Warnings inside the body (a missing ';', an
+// unmatched #endif) are recovered from and leave the analysis complete.
+func (fn *Function) Unparsed() int {
+	n := 0
+	for _, d := range fn.Diags {
+		if d.Severity == diag.Error {
+			n++
+		}
+	}
+	return n
 }
 
 // ShapeOf returns the abstract value of an expression inside the function.

@@ -146,3 +146,146 @@ func TestLdgIsAnAccess(t *testing.T) {
 		y[i] = __ldg(x + idx[i]) + __ldg(&x[i]); }`,
 		"y: affine(thread) | x: data-dependent (from idx); affine(thread) | idx: affine(thread)")
 }
+
+// expectAccesses checks every access of the first kernel in src, written
+// as "array mode index" and joined with " | " in report order.
+func expectAccesses(t *testing.T, src, want string) {
+	t.Helper()
+	f := Analyze(parse.ParseFile("t.cu", []byte(src)))
+	ks := f.Kernels()
+	if len(ks) == 0 {
+		t.Fatalf("no kernel in %q", src)
+	}
+	var parts []string
+	for _, a := range ks[0].Arrays {
+		for _, acc := range a.Accesses {
+			parts = append(parts, a.Name+" "+string(acc.Mode)+" "+acc.Index.String())
+		}
+	}
+	if got := strings.Join(parts, " | "); got != want {
+		t.Errorf("accesses\n got: %s\nwant: %s\nsrc: %s", got, want, src)
+	}
+}
+
+// A pointer derived from a parameter (`T *q = p + off`) and stepped with
+// ++/--/+= still points into p: stores through it are writes of p, at an
+// index no more regular than the offset and the steps.
+func TestWritesThroughDerivedPointer(t *testing.T) {
+	const head = `__global__ void k(float *p, float v) {
+		int off = blockIdx.x * blockDim.x + threadIdx.x;
+		float *q = p + off; `
+	cases := []struct{ body, want string }{
+		{`*q++ = v; }`, "p write affine(thread)"},
+		{`*(q++) = v; }`, "p write affine(thread)"},
+		{`*++q = v; }`, "p write affine(thread)"},
+		{`*q-- = v; }`, "p write affine(thread)"},
+		{`q[0] = v; }`, "p write affine(thread)"},
+		{`q++; q[0] = v; }`, "p write affine(thread)"},
+		{`*q++ += v; }`, "p read-write affine(thread)"},
+		{`++*q; }`, "p read-write affine(thread)"},
+		{`(*q)--; }`, "p read-write affine(thread)"},
+		{`*q *= v; }`, "p read-write affine(thread)"},
+		{`v = *q++; }`, "p read affine(thread)"},
+		{`atomicAdd(q++, v); }`, "p atomic affine(thread)"},
+		{`atomicAdd(&q[1], v); }`, "p atomic affine(thread)"},
+	}
+	for _, c := range cases {
+		expectAccesses(t, head+c.body, c.want)
+	}
+}
+
+// The steps of a derived or parameter pointer count in its offset: a
+// thread-dependent step makes a uniform base thread-dependent.
+func TestPointerStepsShapeTheIndex(t *testing.T) {
+	expectAccesses(t, `__global__ void k(float *p, float v) {
+		float *q = p; q += threadIdx.x; *q = v; }`, "p write affine(thread)")
+	expectAccesses(t, `__global__ void k(float *p, float v) {
+		p += blockIdx.x * blockDim.x + threadIdx.x; *p = v; p[1] = v; }`, "p write affine(thread) | p write affine(thread)")
+	expectAccesses(t, `__global__ void k(const int *idx, float *p, float v) {
+		float *q = p + idx[threadIdx.x]; *q++ = v; }`, "idx read affine(thread) | p write data-dependent (from idx)")
+	expectAccesses(t, `template <typename T> __global__ void k(T *p, T v, int n) {
+		T *q = p + threadIdx.x;
+		for (int j = 0; j < n; j++) *q++ = v; }`, "p write affine(thread)")
+	// a parameter stepped by a uniform amount: every thread writes the same elements
+	expectAccesses(t, `__global__ void k(float *p, float v, int n) {
+		for (int j = 0; j < n; j++) *p++ = v; }`, "p write uniform")
+	// a pointer aimed at two different arrays is neither of them
+	expectAccesses(t, `__global__ void k(float *a, float *b, float v, int c) {
+		float *q = a + threadIdx.x; if (c) q = b; *q = v; }`, "q write unknown")
+}
+
+// Launches through the runtime API are launch sites too: the kernel is
+// named through casts, & and template arguments; the configuration and
+// the arguments are mapped where the call spells them out.
+func TestRuntimeAPILaunches(t *testing.T) {
+	f := Analyze(parse.ParseFile("t.cu", []byte(`template <typename T> __global__ void kern(T *a, int n) {}
+		namespace ns { __global__ void k2(float *a, int n) {} }
+		int main() {
+		  void *args[] = {&d, &n};
+		  cudaLaunchKernel((void*)ns::k2, grid, block, args, 0, stream);
+		  cudaLaunchKernel(ns::k2, dim3(4), dim3(256), args);
+		  cudaLaunchCooperativeKernel((const void*)&kern<float>, grid, block, args, shmem, s);
+		  CHECK(cudaLaunchKernel(reinterpret_cast<void*>(&kern<int>), grid, block, args, 0, 0));
+		  cudaLaunchKernelEx(&cfg, kern<float>, d, n);
+		  cudaLaunchKernelExC(&cfg, (const void*)kern<float>, args);
+		  err = ::cudaLaunchCooperativeKernel<float>(kern<float>, grid, block, args);
+		  cudaLaunchKernel(table[0], grid, block, args);
+		  kern<float><<<grid, block>>>(d, n);
+		}`)))
+	var got []string
+	for _, l := range f.Launches {
+		got = append(got, launchSummary(f, l))
+	}
+	want := []string{
+		"k2 via cudaLaunchKernel config=[grid block 0 stream] args=[] array=args",
+		"k2 via cudaLaunchKernel config=[dim3(4) dim3(256)] args=[] array=args",
+		"kern via cudaLaunchCooperativeKernel config=[grid block shmem s] args=[] array=args",
+		"kern via cudaLaunchKernel config=[grid block 0 0] args=[] array=args",
+		"kern via cudaLaunchKernelEx config=[] struct=&cfg args=[d n]",
+		"kern via cudaLaunchKernelExC config=[] struct=&cfg args=[] array=args",
+		"kern via cudaLaunchCooperativeKernel config=[grid block] args=[] array=args",
+		"kern config=[grid block] args=[d n]",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("launches\n got: %s\nwant: %s", strings.Join(got, "\n      "), strings.Join(want, "\n      "))
+	}
+	if l := f.LaunchesOf("kern"); len(l) != 6 || l[0].Caller != "main" || l[0].Pos() == 0 {
+		t.Errorf("launches of kern = %+v", l)
+	}
+}
+
+func launchSummary(f *File, l Launch) string {
+	texts := func(es []parse.Expr) string {
+		var out []string
+		for _, e := range es {
+			out = append(out, f.Parse.Text(e))
+		}
+		return "[" + strings.Join(out, " ") + "]"
+	}
+	s := l.Kernel
+	if l.Via != "" {
+		s += " via " + l.Via
+	}
+	s += " config=" + texts(l.Config)
+	if l.ConfigStruct != nil {
+		s += " struct=" + f.Parse.Text(l.ConfigStruct)
+	}
+	s += " args=" + texts(l.Args)
+	if l.ArgsArray != nil {
+		s += " array=" + f.Parse.Text(l.ArgsArray)
+	}
+	return s
+}
+
+// Only error diagnostics are unparsed regions: a warning marks code the
+// parser recovered (a supplied ';') and the analysis of it is complete.
+func TestUnparsedCountsErrors(t *testing.T) {
+	f := Analyze(parse.ParseFile("t.cu", []byte(`__global__ void k(int *a, int n) {
+		do { a[threadIdx.x] = 1; } while (0)
+		for (int j = 0; j < n j++) a[j] = 2;
+	}`)))
+	k := f.Kernels()[0]
+	if len(k.Diags) != 2 || k.Unparsed() != 1 {
+		t.Errorf("diags %v, unparsed %d; want 2 diagnostics, 1 unparsed", k.Diags, k.Unparsed())
+	}
+}

@@ -125,8 +125,8 @@ func solve(ev *evaluator, defs []def) {
 
 // applyDef joins one definition into the environment; it reports a change.
 func (ev *evaluator) applyDef(d def) bool {
-	if ev.defineAlias(d) {
-		return false
+	if handled, changed := ev.defineAlias(d); handled {
+		return changed
 	}
 	cur, seen := ev.env[d.sym]
 	var val Shape
@@ -151,17 +151,26 @@ func (ev *evaluator) applyDef(d def) bool {
 }
 
 // defineAlias records `T *q = p + off` where p is an array parameter (or
-// another alias): accesses through q are accesses to p at off + i.
-func (ev *evaluator) defineAlias(d def) bool {
+// another alias): accesses through q are accesses to p at off + i. Every
+// such definition of q joins into one alias (the analysis is
+// flow-insensitive); definitions aiming q at a second array mark it a
+// conflict. It reports whether d was an alias definition and whether it
+// changed the alias, so that solve iterates until offsets are stable.
+func (ev *evaluator) defineAlias(d def) (handled, changed bool) {
 	if d.op != "=" || d.sym.Param || !isPointerLike(d.sym.Type) {
-		return false
+		return false, false
 	}
 	base, off := ev.splitPointer(d.rhs)
 	if base == "" {
-		return false
+		return false, false
 	}
-	ev.aliases[d.sym] = alias{array: base, offset: off}
-	return true
+	old, seen := ev.aliases[d.sym]
+	next := alias{array: base, offset: off}
+	if seen {
+		next = alias{array: old.array, offset: join(old.offset, off), conflict: old.conflict || old.array != base}
+	}
+	ev.aliases[d.sym] = next
+	return true, !seen || !next.offset.Equal(old.offset) || next.conflict != old.conflict
 }
 
 func isPointerLike(t *parse.TypeRef) bool {
@@ -173,7 +182,7 @@ func isPointerLike(t *parse.TypeRef) bool {
 func (ev *evaluator) splitPointer(e parse.Expr) (string, Shape) {
 	switch e := unparen(e).(type) {
 	case *parse.Ident:
-		return ev.pointerBase(e), uniform()
+		return ev.pointerOf(e)
 	case *parse.BinaryExpr:
 		if e.Op == "+" || e.Op == "-" {
 			if base, off := ev.splitPointer(e.X); base != "" {
@@ -186,42 +195,38 @@ func (ev *evaluator) splitPointer(e parse.Expr) (string, Shape) {
 				return base, addShapes(off, ev.shape(ix.Index))
 			}
 		}
+		if isStep(e.Op) {
+			// q++, --q: the step itself is a definition of q, already
+			// joined into q's offset by pointerOf.
+			return ev.splitPointer(e.X)
+		}
 	}
 	return "", Shape{}
 }
 
-// pointerBase names the array an identifier stands for, if it is a pointer
-// parameter or an alias of one.
-func (ev *evaluator) pointerBase(id *parse.Ident) string {
+func isStep(op string) bool { return op == "++" || op == "--" }
+
+// pointerOf names the array an identifier points into and the shape of
+// its offset there: a pointer parameter (offset: its own steps, `p += k`)
+// or an alias (offset: its definitions joined with its steps). A local
+// aimed at two arrays is reported as itself, at an unknown offset.
+func (ev *evaluator) pointerOf(id *parse.Ident) (string, Shape) {
 	sym := ev.lookup(id)
 	if sym == nil {
-		return ""
+		return "", Shape{}
+	}
+	steps, stepped := ev.env[sym]
+	if !stepped {
+		steps = uniform()
 	}
 	if a, ok := ev.aliases[sym]; ok {
-		return a.array
+		if a.conflict {
+			return sym.Name, formed(Unknown)
+		}
+		return a.array, addShapes(a.offset, steps)
 	}
 	if sym.Param && sym.Type.IsPointer() {
-		return sym.Name
+		return sym.Name, steps
 	}
-	return ""
-}
-
-// launchesIn lists the kernel launches inside fd.
-func launchesIn(fd *parse.FuncDecl) []Launch {
-	var out []Launch
-	parse.Inspect(fd.Body, func(n parse.Node) bool {
-		if l, ok := n.(*parse.LaunchExpr); ok {
-			out = append(out, Launch{Kernel: launchedName(l.Kernel), Caller: fd.Name, Expr: l})
-		}
-		return true
-	})
-	return out
-}
-
-func launchedName(e parse.Expr) string {
-	name := calleeName(e)
-	if i := strings.LastIndex(name, "::"); i >= 0 {
-		name = name[i+2:]
-	}
-	return name
+	return "", Shape{}
 }

@@ -17,9 +17,14 @@ type evaluator struct {
 }
 
 // alias is a local pointer that points into an array: `T *row = p + off`.
+// Its steps (`row++`, `row += k`) are not part of offset: they are the
+// local's own shape in env, joined in by pointerOf.
 type alias struct {
 	array  string
 	offset Shape
+	// conflict: the local is aimed at two different arrays; accesses
+	// through it are reported under its own name, at an unknown index.
+	conflict bool
 }
 
 // shape returns the abstract value of e.
@@ -357,7 +362,7 @@ func (ev *evaluator) rootArray(p parse.Expr) string {
 	switch p := unparen(p).(type) {
 	case *parse.Ident:
 		if sym := ev.lookup(p); sym != nil {
-			if a, ok := ev.aliases[sym]; ok {
+			if a, ok := ev.aliases[sym]; ok && !a.conflict {
 				return a.array
 			}
 		}
@@ -368,6 +373,10 @@ func (ev *evaluator) rootArray(p parse.Expr) string {
 		}
 	case *parse.IndexExpr:
 		return ev.rootArray(p.X) // a[i][j] on a 2-D array
+	case *parse.UnaryExpr:
+		if isStep(p.Op) {
+			return ev.rootArray(p.X) // *q++ loads where q points
+		}
 	case *parse.MemberExpr:
 		return ev.rootArray(p.X) + "." + p.Name
 	}

@@ -65,12 +65,18 @@ type JSONAccess struct {
 	Expr  string   `json:"expr"`
 }
 
+// JSONLaunch is one launch site. Via, LaunchConfig and ArgsArray are
+// present only on runtime API launches (cudaLaunchKernel and friends), so
+// <<<>>> launches read as they always did.
 type JSONLaunch struct {
-	Line   int      `json:"line"`
-	Col    int      `json:"col"`
-	Caller string   `json:"caller"`
-	Config []string `json:"config"`
-	Args   []string `json:"args"`
+	Line         int      `json:"line"`
+	Col          int      `json:"col"`
+	Caller       string   `json:"caller"`
+	Via          string   `json:"via,omitempty"`
+	Config       []string `json:"config"`
+	LaunchConfig string   `json:"launch_config,omitempty"`
+	Args         []string `json:"args"`
+	ArgsArray    string   `json:"args_array,omitempty"`
 }
 
 // JSON converts the analysis of one file to its report form.
@@ -95,7 +101,7 @@ func (f *File) jsonFunc(fn *Function) JSONFunc {
 	src := f.Parse.Src
 	line, col := src.LineCol(fn.Decl.NameSpan.Start)
 	jf := JSONFunc{Name: fn.Decl.Name, Qualifier: fn.Decl.Qualifier, Kind: fn.Kind, Line: line, Col: col,
-		Template: fn.Decl.Template != nil, Params: []JSONParam{}, Arrays: []JSONArray{}, Unparsed: len(fn.Diags)}
+		Template: fn.Decl.Template != nil, Params: []JSONParam{}, Arrays: []JSONArray{}, Unparsed: fn.Unparsed()}
 	for _, p := range fn.Params {
 		jf.Params = append(jf.Params, JSONParam{Name: p.Name, Type: p.Type, Pointer: p.Pointer, Const: p.Const})
 	}
@@ -121,15 +127,24 @@ func (f *File) jsonArray(a *Array) JSONArray {
 }
 
 func (f *File) jsonLaunch(l Launch) JSONLaunch {
-	line, col := f.Parse.Src.LineCol(l.Expr.Pos())
-	jl := JSONLaunch{Line: line, Col: col, Caller: l.Caller, Config: []string{}, Args: []string{}}
-	for _, c := range l.Expr.Config {
+	line, col := f.Parse.Src.LineCol(l.Pos())
+	jl := JSONLaunch{Line: line, Col: col, Caller: l.Caller, Via: l.Via, Config: []string{}, Args: []string{},
+		LaunchConfig: f.optText(l.ConfigStruct), ArgsArray: f.optText(l.ArgsArray)}
+	for _, c := range l.Config {
 		jl.Config = append(jl.Config, f.text(c))
 	}
-	for _, a := range l.Expr.Args {
+	for _, a := range l.Args {
 		jl.Args = append(jl.Args, f.text(a))
 	}
 	return jl
+}
+
+// optText is text for an optional expression: "" when there is none.
+func (f *File) optText(e parse.Expr) string {
+	if e == nil {
+		return ""
+	}
+	return f.text(e)
 }
 
 // text returns n's source with runs of whitespace collapsed, for reports.
@@ -183,11 +198,11 @@ func (f *File) writeKernel(w io.Writer, fn *Function) {
 		fmt.Fprintf(w, "    launches: none in this file\n")
 	}
 	for _, l := range launches {
-		line, col := f.Parse.Src.LineCol(l.Expr.Pos())
-		fmt.Fprintf(w, "    launch  %d:%d in %s: %s\n", line, col, l.Caller, f.text(l.Expr))
+		line, col := f.Parse.Src.LineCol(l.Pos())
+		fmt.Fprintf(w, "    launch  %d:%d in %s: %s\n", line, col, l.Caller, f.text(l.Node()))
 	}
-	if len(fn.Diags) > 0 {
-		fmt.Fprintf(w, "    unparsed regions: %d (see diagnostics)\n", len(fn.Diags))
+	if n := fn.Unparsed(); n > 0 {
+		fmt.Fprintf(w, "    unparsed regions: %d (see diagnostics)\n", n)
 	}
 }
 

@@ -37,6 +37,18 @@ func (s Severity) String() string {
 // MarshalText makes severities print as words in JSON.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText reads the words back, so that Go tools can decode the
+// JSON reports with the types that wrote them.
+func (s *Severity) UnmarshalText(b []byte) error {
+	for _, v := range []Severity{Note, Warning, Error} {
+		if string(b) == v.String() {
+			*s = v
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown severity %q; want note, warning or error", b)
+}
+
 // Diagnostic is one message about a byte range of one file.
 // Code is stable across releases (tools match on it); Message says what is
 // wrong and how to fix it.

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bamgen/bamgen/analysis"
+	"github.com/bamgen/bamgen/diag"
 	"github.com/bamgen/bamgen/parse"
 )
 
@@ -71,8 +72,9 @@ func newAnalyzeCmd() *cobra.Command {
 arrays it subscripts and how each index is formed (affine in the thread,
 warp or lane id; data-dependent, i.e. loaded from another array; or other),
 and the kernel's launch sites. --json prints the schema documented in
-docs/analyze.md. Exit status 1 when a kernel body has regions the parser
-could not understand (they are listed as diagnostics), 2 on errors.`,
+docs/analyze.md. Exit status 1 when the parser could not understand part
+of a file (an error-severity diagnostic: the report may miss accesses or
+launches there), 2 on errors; warnings alone leave it 0.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runAnalyze(cmd, args, asJSON, &model)
@@ -110,7 +112,7 @@ func runAnalyze(cmd *cobra.Command, paths []string, asJSON bool, model *modelFla
 			f.Parse.Src.Print(cmd.ErrOrStderr(), f.Parse.Diags)
 		}
 	}
-	if kernelBodiesUnparsed(files) {
+	if anyErrors(files) {
 		return exitError{exitFindings}
 	}
 	return nil
@@ -121,22 +123,25 @@ func writeAnalyzeJSON(cmd *cobra.Command, files []*analysis.File, cfg *analysis.
 	for _, f := range files {
 		rep.Files = append(rep.Files, f.JSON(cfg))
 	}
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
+	// Expressions such as &cfg and a && b are printed as written: the
+	// report is read by tools and people, not embedded in HTML.
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
 		return fmt.Errorf("encoding the report: %v", err)
 	}
-	_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b)
-	return err
+	return nil
 }
 
-// kernelBodiesUnparsed reports whether any kernel has regions the parser
-// could not understand: the report for it is incomplete.
-func kernelBodiesUnparsed(files []*analysis.File) bool {
+// anyErrors reports whether any file has an error-severity diagnostic: a
+// region the parser kept as written, in a kernel (its accesses are missing
+// from the report) or in host code (launches may be). Every diagnostic is
+// printed, so exit 0 never comes with an error; warnings alone keep it 0.
+func anyErrors(files []*analysis.File) bool {
 	for _, f := range files {
-		for _, k := range f.Kernels() {
-			if len(k.Diags) > 0 {
-				return true
-			}
+		if diag.HasErrors(f.Parse.Diags) {
+			return true
 		}
 	}
 	return false

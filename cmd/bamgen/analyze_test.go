@@ -88,7 +88,8 @@ func TestAnalyzeBadInput(t *testing.T) {
 		{"unterminated comment in kernel", []string{"analyze", writeFile(t, dir, "c.cu", []byte("__global__ void k(int *a) { a[0] = 1; /* oops\n"))},
 			1, "", "kernel k"},
 		{"empty file", []string{"analyze", writeFile(t, dir, "e.cu", nil)}, 0, "", ""},
-		{"binary junk", []string{"analyze", writeFile(t, dir, "j.cu", []byte{0, 1, 2, 0xff, '{', '{', '"', 0xfe})}, 0, "", ""},
+		// nothing in it could be parsed, and the errors say so
+		{"binary junk", []string{"analyze", writeFile(t, dir, "j.cu", []byte{0, 1, 2, 0xff, '{', '{', '"', 0xfe})}, 1, "error: invalid character", ""},
 	}
 	for _, c := range cases {
 		code, out, errOut := runMain(t, c.args...)
@@ -115,4 +116,121 @@ func TestAnalyzeLargeFile(t *testing.T) {
 		t.Fatalf("exit 2: %s", errOut[:min(len(errOut), 500)])
 	}
 	t.Logf("50 MB analysed in %v (exit %d)", time.Since(start), code)
+}
+
+const apiLaunchSrc = `template <typename T> __global__ void fill(T *a, T v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = v;
+}
+int main() {
+  float *d; float v = 1; int n = 64;
+  void *args[] = {&d, &v, &n};
+  cudaLaunchKernel((const void*)&fill<float>, dim3(1), dim3(64), args, 0, 0);
+  cudaLaunchKernelEx(&cfg, fill<float>, d, v, n);
+}
+`
+
+// Launches through the runtime API are listed with the kernel's other
+// launch sites, in text and JSON.
+func TestAnalyzeRuntimeAPILaunches(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "api.cu", []byte(apiLaunchSrc))
+	code, out, errOut := runMain(t, "analyze", p)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	for _, want := range []string{"launch  8:3 in main: cudaLaunchKernel((const void*)&fill<float>, dim3(1), dim3(64), args, 0, 0)",
+		"launch  9:3 in main: cudaLaunchKernelEx(&cfg, fill<float>, d, v, n)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runMain(t, "analyze", "--json", p)
+	if code != 0 {
+		t.Fatalf("--json: exit %d", code)
+	}
+	var rep analysis.JSONReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	ls := rep.Files[0].Functions[0].Launches
+	if len(ls) != 2 {
+		t.Fatalf("launches = %+v", ls)
+	}
+	if l := ls[0]; l.Via != "cudaLaunchKernel" || l.ArgsArray != "args" || len(l.Args) != 0 || strings.Join(l.Config, ",") != "dim3(1),dim3(64),0,0" {
+		t.Errorf("cudaLaunchKernel launch = %+v", l)
+	}
+	if l := ls[1]; l.Via != "cudaLaunchKernelEx" || l.LaunchConfig != "&cfg" || strings.Join(l.Args, ",") != "d,v,n" || len(l.Config) != 0 {
+		t.Errorf("cudaLaunchKernelEx launch = %+v", l)
+	}
+	if !strings.Contains(out, `"launch_config": "&cfg"`) {
+		t.Errorf("JSON escapes expressions:\n%s", out)
+	}
+}
+
+// A <<<>>> launch has no via, launch_config or args_array: old readers of
+// the schema see what they always saw.
+func TestAnalyzeJSONLaunchCompat(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "bfs.cu", []byte(bfsKernel))
+	_, out, _ := runMain(t, "analyze", "--json", p)
+	for _, field := range []string{`"via"`, `"launch_config"`, `"args_array"`} {
+		if strings.Contains(out, field) {
+			t.Errorf("<<<>>> launch has %s:\n%s", field, out)
+		}
+	}
+}
+
+// severityCases are inputs with error-, warning- or no diagnostics, for the
+// rule both commands follow: an error-severity diagnostic is never printed
+// with exit status 0; warnings and notes alone never change the status.
+var severityCases = []struct {
+	name, src string
+	errors    bool
+}{
+	{"clean", portSrc, false},
+	{"unparsed statement in kernel body", strings.Replace(portSrc, "if (i < n) out[i]", "for (int j = 0; j < n j++) out[i]", 1), true},
+	{"unparsed expression in kernel body", strings.Replace(portSrc, "2.0f * *(in + i)", "(2.0f + ", 1), true},
+	{"bad kernel parameter", strings.Replace(portSrc, "int n)", "int n, int @)", 1), true},
+	{"unparsed host statement", strings.Replace(portSrc, "cudaFree(d_in);", "cudaFree(d_in;", 1), true},
+	{"recovered missing ';' in kernel", strings.Replace(portSrc, "if (i < n) out[i] = 2.0f * *(in + i);",
+		"do { if (i < n) out[i] = 2.0f * *(in + i); } while (0)", 1), false},
+	{"#endif without #if in kernel", strings.Replace(portSrc, "    int i =", "#endif\n    int i =", 1), false},
+}
+
+func TestAnalyzeExitFollowsSeverity(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range severityCases {
+		p := writeFile(t, dir, strings.ReplaceAll(c.name, " ", "_")+".cu", []byte(c.src))
+		code, out, errOut := runMain(t, "analyze", p)
+		printed := strings.Contains(errOut, ": error: ")
+		if printed != c.errors {
+			t.Errorf("%s: error diagnostics printed = %v, want %v:\n%s", c.name, printed, c.errors, errOut)
+		}
+		if want := map[bool]int{true: 1, false: 0}[c.errors]; code != want {
+			t.Errorf("%s: exit %d, want %d\nstderr: %s", c.name, code, want, errOut)
+		}
+		// warnings are regions the parser recovered, not unparsed ones
+		if strings.Contains(out, "unparsed regions") && !strings.Contains(c.name, "kernel body") {
+			t.Errorf("%s: reports unparsed regions:\n%s", c.name, out)
+		}
+		jcode, jout, _ := runMain(t, "analyze", "--json", p)
+		var rep analysis.JSONReport
+		if err := json.Unmarshal([]byte(jout), &rep); err != nil || jcode != code {
+			t.Errorf("%s: --json exit %d (text %d), %v", c.name, jcode, code, err)
+		}
+	}
+}
+
+// The unparsed_regions count of a kernel is its body's error diagnostics.
+func TestAnalyzeUnparsedRegionsCountErrors(t *testing.T) {
+	src := strings.Replace(portSrc, "if (i < n) out[i] = 2.0f * *(in + i);",
+		"do { if (i < n) out[i] = 2.0f * *(in + i); } while (0)\n    for (int j = 0; j < n j++) out[j] = 0;", 1)
+	p := writeFile(t, t.TempDir(), "u.cu", []byte(src))
+	_, out, _ := runMain(t, "analyze", "--json", p)
+	var rep analysis.JSONReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Files[0].Functions[0].Unparsed; got != 1 {
+		t.Errorf("unparsed_regions = %d, want 1 (one error, one warning)\n%s", got, out)
+	}
 }

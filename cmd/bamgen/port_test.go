@@ -252,3 +252,27 @@ func TestPortUnparsableKernel(t *testing.T) {
 		t.Errorf("stderr lacks positioned parse diagnostics and PORT017:\n%s", errOut)
 	}
 }
+
+// port follows the same rule as analyze: an error-severity diagnostic is
+// never printed with exit status 0 (it exits 2 and writes nothing), in text
+// and in --json; warnings and notes alone leave the status 0.
+func TestPortExitFollowsSeverity(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range severityCases {
+		p := writeFile(t, dir, strings.ReplaceAll(c.name, " ", "_")+".cu", []byte(c.src))
+		for _, flags := range [][]string{{"--array", "in"}, {"--auto"}, {"--array", "out", "-q"}} {
+			args := append(append([]string{"port"}, flags...), p)
+			code, out, errOut := runMain(t, args...)
+			if strings.Contains(errOut, ": error: ") != (code != 0) {
+				t.Errorf("%s %v: exit %d with stderr:\n%s", c.name, flags, code, errOut)
+			}
+			if code != 0 && out != "" {
+				t.Errorf("%s %v: exit %d but wrote output", c.name, flags, code)
+			}
+			code, out, _ = runMain(t, append([]string{"port", "--json"}, args[1:]...)...)
+			if strings.Contains(out, `"severity": "error"`) != (code != 0) {
+				t.Errorf("%s %v --json: exit %d with:\n%s", c.name, flags, code, out)
+			}
+		}
+	}
+}

@@ -66,6 +66,11 @@ func (r *rewriter) odtLaunchesOK() bool {
 		return false
 	}
 	for _, l := range launches {
+		if l.Expr == nil {
+			r.refuse(CodeNotCSR, l.Pos(), l.End(), "odt does not apply to kernel %s: it is launched through %s here, and bamgen "+
+				"adds the first vertex list only to <<<>>> launches; launch it with <<<>>> to apply odt", r.name(), l.Via)
+			return false
+		}
 		if len(l.Expr.Args) != len(r.fn.Decl.Params) || len(l.Expr.Config) < 2 {
 			r.refuse(CodeNotCSR, l.Expr.Pos(), l.Expr.End(), "odt does not apply to kernel %s: this launch passes %d arguments "+
 				"for %d parameters, so bamgen cannot add the first vertex list to it", r.name(), len(l.Expr.Args), len(r.fn.Decl.Params))

@@ -191,4 +191,13 @@ void run(const int *o, const int *a, const int *l, int *out, int n) { walk<<<1, 
 `, "odt", CodeNotCSR, "adj")
 	// No launch in the file: the added parameter could not be passed.
 	expectRefusal(t, strings.Split(bfsWarp, "void run(")[0], "odt", CodeNotCSR, "colidx")
+	// A launch through the runtime API passes the arguments in an array
+	// (or a cudaLaunchConfig_t) bamgen does not extend: refuse, rather
+	// than add a parameter that launch would not pass.
+	api := strings.Replace(bfsWarp, "bfs<<<(n * 32 + 255) / 256, 256>>>(r, c, l, 0, n, ch);",
+		"unsigned lv = 0; void *args[] = {&r, &c, &l, &lv, &n, &ch}; cudaLaunchKernel((void*)bfs, dim3(1), dim3(256), args, 0, 0);", 1)
+	expectRefusal(t, api, "odt", CodeNotCSR, "colidx")
+	ex := strings.Replace(bfsWarp, "void run(", "void run2(unsigned long long *r, unsigned *c, unsigned *l, unsigned long long n, bool *ch) {\n"+
+		"  cudaLaunchKernelEx(&cfg, bfs, r, c, l, 0u, n, ch);\n}\nvoid run(", 1)
+	expectRefusal(t, ex, "odt", CodeNotCSR, "colidx")
 }

@@ -1,0 +1,123 @@
+package analysis
+
+import "github.com/bamgen/bamgen/parse"
+
+// Launch is one launch of a kernel: `kernel<<<...>>>(...)`, or a call of a
+// runtime launch function (cudaLaunchKernel and friends), which names the
+// kernel through a function pointer.
+type Launch struct {
+	Kernel string
+	Caller string            // the enclosing function
+	Expr   *parse.LaunchExpr // the <<<>>> launch; nil for a runtime API launch
+	Call   *parse.CallExpr   // the runtime API call; nil for <<<>>>
+	Via    string            // the runtime function ("cudaLaunchKernel"); "" for <<<>>>
+
+	// Config is the launch configuration as written: grid, block and, when
+	// given, shared memory and stream. Empty for cudaLaunchKernelEx(C),
+	// whose configuration is the cudaLaunchConfig_t ConfigStruct points to.
+	Config       []parse.Expr
+	ConfigStruct parse.Expr
+	// Args are the kernel arguments in parameter order, when the launch
+	// spells them out (<<<>>>, cudaLaunchKernelEx). The void** forms pass
+	// their addresses in ArgsArray instead, and Args is empty.
+	Args      []parse.Expr
+	ArgsArray parse.Expr
+}
+
+// Node is the launch expression: the <<<>>> launch or the API call.
+func (l Launch) Node() parse.Node {
+	if l.Expr != nil {
+		return l.Expr
+	}
+	return l.Call
+}
+
+// Pos and End are the launch expression's byte range.
+func (l Launch) Pos() int { return l.Node().Pos() }
+func (l Launch) End() int { return l.Node().End() }
+
+// apiLaunch describes where a runtime launch function takes what: the
+// argument positions of the kernel, the configuration, the
+// cudaLaunchConfig_t, and the void** argument array (-1: not taken).
+// argsFrom >= 0 means the kernel arguments follow directly from there.
+type apiLaunch struct {
+	kernel, configStruct, argsArray, argsFrom int
+	config                                    []int
+}
+
+// apiLaunches are the CUDA runtime's kernel launch functions (C and C++
+// forms; the C++ templates take the same positions as the C functions,
+// except cudaLaunchKernelEx, which takes the kernel arguments themselves).
+var apiLaunches = map[string]apiLaunch{
+	"cudaLaunchKernel":            {kernel: 0, config: []int{1, 2, 4, 5}, configStruct: -1, argsArray: 3, argsFrom: -1},
+	"cudaLaunchCooperativeKernel": {kernel: 0, config: []int{1, 2, 4, 5}, configStruct: -1, argsArray: 3, argsFrom: -1},
+	"cudaLaunchKernelExC":         {kernel: 1, configStruct: 0, argsArray: 2, argsFrom: -1},
+	"cudaLaunchKernelEx":          {kernel: 1, configStruct: 0, argsArray: -1, argsFrom: 2},
+}
+
+// launchesIn lists the kernel launches inside fd, in source order.
+func launchesIn(fd *parse.FuncDecl) []Launch {
+	var out []Launch
+	parse.Inspect(fd.Body, func(n parse.Node) bool {
+		switch n := n.(type) {
+		case *parse.LaunchExpr:
+			out = append(out, Launch{Kernel: launchedName(n.Kernel), Caller: fd.Name, Expr: n, Config: n.Config, Args: n.Args})
+		case *parse.CallExpr:
+			if l, ok := runtimeLaunch(n); ok {
+				l.Caller = fd.Name
+				out = append(out, l)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// runtimeLaunch recognises a call of a runtime launch function whose
+// kernel argument names a function: `(void*)k`, `(const void*)&k<T>`, `k`.
+func runtimeLaunch(c *parse.CallExpr) (Launch, bool) {
+	via := lastSegment(calleeName(c.Fun))
+	api, ok := apiLaunches[via]
+	if !ok || api.kernel >= len(c.Args) {
+		return Launch{}, false
+	}
+	kernel := kernelOperand(c.Args[api.kernel])
+	if kernel == "" {
+		return Launch{}, false // a function pointer variable or table: not a name
+	}
+	l := Launch{Kernel: kernel, Call: c, Via: via, Config: []parse.Expr{}, Args: []parse.Expr{}}
+	for _, i := range api.config {
+		if i < len(c.Args) {
+			l.Config = append(l.Config, c.Args[i])
+		}
+	}
+	l.ConfigStruct = argAt(c, api.configStruct)
+	l.ArgsArray = argAt(c, api.argsArray)
+	if api.argsFrom >= 0 && api.argsFrom <= len(c.Args) {
+		l.Args = c.Args[api.argsFrom:]
+	}
+	return l, true
+}
+
+func argAt(c *parse.CallExpr, i int) parse.Expr {
+	if i < 0 || i >= len(c.Args) {
+		return nil
+	}
+	return c.Args[i]
+}
+
+// kernelOperand names the function a launch call's kernel argument
+// points to, through casts, parentheses, & and template arguments.
+func kernelOperand(e parse.Expr) string {
+	e = unparen(e)
+	if u, ok := e.(*parse.UnaryExpr); ok && u.Op == "&" {
+		e = unparen(u.X)
+	}
+	switch e.(type) {
+	case *parse.Ident, *parse.TemplateIdent:
+		return launchedName(e)
+	}
+	return ""
+}
+
+func launchedName(e parse.Expr) string { return lastSegment(calleeName(e)) }
