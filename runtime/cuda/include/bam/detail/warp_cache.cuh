@@ -7,14 +7,17 @@
 // address goes to the peers with __shfl_sync, and after the lanes are done
 // one atomic per group drops the references again.
 //
-// Order within a warp (warp_resolve): groups that hit go first; then each
-// line a leader claimed is filled (by the whole warp for pointer backends,
-// by its leader for storage) and used and released before the next leader
-// takes a slot; then groups whose line another warp was fetching, which
-// held no pin while the warp filled. So a warp never waits for a free slot
-// while it holds pinned slots, and plain accesses cannot starve the cache
-// whatever its size (tests/warp_emu_test.cpp found the deadlock the
-// simpler "everyone takes a slot, then the warp copies" order has).
+// Groups are independent (warp_resolve): a group that hits uses its line at
+// once; a group whose leader claimed the line fills it (the group's lanes
+// copy it together for pointer backends, the leader alone requests it from
+// storage) and uses it; a group whose line another thread is fetching waits
+// holding no pin. Only the group's own lanes synchronize with each other,
+// never a group with another: lanes of one warp that entered from different
+// points of a divergent kernel may be active together, and on an H200 a
+// vote taken over the whole active mask let one group's fill run with
+// another group's claim (pagerank's port at -O3). A group never waits for a
+// free slot while it holds a pin, so plain accesses cannot starve the cache
+// whatever its size (tests/warp_emu_test.cpp checks tiny caches).
 #ifndef BAM_DETAIL_WARP_CACHE_CUH
 #define BAM_DETAIL_WARP_CACHE_CUH
 
@@ -65,13 +68,8 @@ __device__ __forceinline__ fill_plan shfl_plan(uint32_t mask, const fill_plan& p
 }
 
 // Pointer backends: lane f (a leader that claimed its line) takes a slot,
-// the whole warp copies the line in (after writing a dirty victim out), and
-// f publishes it. Returns the line's data to every lane.
-//
-// The caller lets f's group use the line and release it before the next
-// leader takes a slot: a warp never holds pinned slots while it waits for
-// a free one. (If every leader took its slot first and then waited for its
-// warp-mates, warps could hold all slots between them and wait for good.)
+// the lanes of `mask` (its group) copy the line in (after writing a dirty
+// victim out), and f publishes it. Returns the line's data to every lane.
 //
 // Out of line, like the other miss-path functions: one copy per program
 // instead of one per access site keeps kernels small and builds fast; a miss
@@ -114,6 +112,7 @@ __device__ __noinline__ unsigned char* warp_fill_one(const cache_ctx& c, const a
     stat_add(c, stat::io_read_bytes, c.line_bytes());
     install(c, m, line, slot, Write);
   }
+  __syncwarp(mask); // published before any lane uses it: an array_ref writer marks it dirty at once
   return plan.dst;
 }
 
@@ -175,36 +174,24 @@ __device__ __forceinline__ void warp_release(const array_meta& m, uint64_t line,
     release(m, line, __popc(g.peers));
 }
 
-// Resolve every group of the warp to a pinned, valid line and call
-// use(group, data) once per group, in an order that never holds pins while
-// waiting: hits first, then each fetched line right after its fill, then
-// lines other warps were fetching.
+// Resolve this lane's group to a pinned, valid line and call use(data)
+// once, with the line pinned for the group.
 template <bool Write, class Use>
 __device__ void warp_resolve(const cache_ctx& c, const array_meta& m, uint64_t line, const warp_group& g, probe p,
                              uint32_t slot, Use use)
 {
   const bool lead = lane_id() == g.leader;
-  if (p == probe::hit)
+  if (p == probe::hit) {
     use(group_data(c, g, slot));
-  // The mask keeps only our lanes: __ballot_sync may report lanes of another
-  // group of this warp that reached the same instruction with its own mask.
-  uint32_t fetchers = __ballot_sync(g.mask, lead && p == probe::fetch) & g.mask;
-  if (fetchers != 0 && is_pointer_backend(c.backend)) {
-    while (fetchers != 0) {
-      const uint32_t f = __ffs(fetchers) - 1;
-      fetchers &= fetchers - 1;
-      unsigned char* data = warp_fill_one<Write>(c, m, line, g.mask, f, slot);
-      if (g.leader == f) {
-        __syncwarp(g.peers);
-        use(data);
-      }
-    }
   } else if (p == probe::fetch) {
-    if (lead)
-      slot = leader_fill<Write>(c, m, line);
-    use(group_data(c, g, slot));
-  }
-  if (p == probe::wait) {
+    if (is_pointer_backend(c.backend)) {
+      use(warp_fill_one<Write>(c, m, line, g.peers, g.leader, slot));
+    } else {
+      if (lead)
+        slot = leader_fill<Write>(c, m, line);
+      use(group_data(c, g, slot));
+    }
+  } else {
     if (lead)
       slot = leader_acquire<Write>(c, m, line, __popc(g.peers));
     use(group_data(c, g, slot));
