@@ -60,7 +60,7 @@ run_one() { # prog variant backend cache
 	local log=$out/run_${prog}_${variant}_${backend}_${cache}.log
 	# shellcheck disable=SC2086
 	env BAM_BACKEND="$backend" BAM_CACHE_BYTES="$cache" BAM_STATS=1 BAM_EMU_LATENCY_US="$LAT" BAM_EMU_IOPS="$IOPS" \
-		BAM_EMU_THREADS="$EMU_THREADS" BAM_EMU_DIR=/tmp timeout 300 "$exe" ${ARGS[$prog]} >"$log.out" 2>"$log"
+		BAM_EMU_THREADS="$EMU_THREADS" BAM_EMU_DIR=/tmp timeout "${RUN_TIMEOUT:-120}" "$exe" ${ARGS[$prog]} >"$log.out" 2>"$log"
 	local rc=$?
 	local sum ms stats ok
 	sum=$(sed -n 's/^checksum: //p' "$log.out" | head -1)
