@@ -191,6 +191,21 @@ func (l *lexer) run() {
 			l.lineStart = true
 			pos++
 			continue
+		case fPunct1:
+			// Brackets, ';', ',', '?', '~' never start a longer
+			// punctuator: no punctLen call, no digraph test.
+			if len(toks) == cap(toks) {
+				l.toks, l.pos = toks, start
+				l.grow()
+				toks = l.toks
+			}
+			toks = append(toks, Token{Kind: Punct, Start: start, End: pos + 1})
+			if parse {
+				view = append(view, ptok{Start: int32(start), End: int32(pos + 1), Kind: Punct, pb: c})
+			}
+			l.lineStart = false
+			pos++
+			continue
 		case fPunct:
 			n := punctLen(src, pos)
 			if len(toks) == cap(toks) {
@@ -227,6 +242,7 @@ const (
 	fSpace
 	fNewline
 	fPunct
+	fPunct1
 )
 
 var fastClass = func() (t [256]uint8) {
@@ -242,8 +258,11 @@ var fastClass = func() (t [256]uint8) {
 	}
 	// Every punctuator but those starting with '.' (maybe a number), '/'
 	// (maybe a comment), '%' and '#' (maybe a directive).
-	for _, c := range []byte("()[]{};,?~*^=!+-&|<>:") {
+	for _, c := range []byte("*^=!+-&|<>:") {
 		t[c] = fPunct
+	}
+	for _, c := range []byte("()[]{};,?~") {
+		t[c] = fPunct1
 	}
 	return t
 }()
