@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"unicode/utf8"
 
 	"github.com/bamgen/bamgen/diag"
@@ -419,16 +420,25 @@ func (l *lexer) lineComment() {
 // lineEnd returns the offset of the newline ending the logical line that
 // contains i (continuations joined), or len(src).
 func (l *lexer) lineEnd(i int) int {
-	for i < len(l.src) {
-		if n := l.continuationLen(i); n > 0 {
-			i += n
-			continue
+	// Lines are found with IndexByte (vectorised); only the bytes just
+	// before each '\n' decide whether it is a continuation ("\\\n",
+	// "\\\r\n") or the line's end ("\n", "\r\n"). The first '\n' at or
+	// after i ends the first continuation, so no byte-by-byte scan is needed.
+	src := l.src
+	for i < len(src) {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			return len(src)
 		}
-		c := l.src[i]
-		if c == '\n' || (c == '\r' && l.peekAt(i+1) == '\n') {
-			return i
+		e := i + j
+		switch {
+		case e-2 >= i && src[e-2] == '\\' && src[e-1] == '\r', e-1 >= i && src[e-1] == '\\':
+			i = e + 1 // a continuation: the line goes on
+		case e-1 >= i && src[e-1] == '\r':
+			return e - 1
+		default:
+			return e
 		}
-		i++
 	}
 	return i
 }
