@@ -90,10 +90,10 @@ func (p *parser) parseIdentExpr() Expr {
 	if c&clsBuiltin != 0 || w == "auto" {
 		return p.parseFunctionalCast()
 	}
-	if c&clsKeyword != 0 && w != "const" {
-		return p.badExpr(t.Start, "unexpected '"+w+"' in expression")
-	}
-	if p.is("const") {
+	if c&clsKeyword != 0 {
+		if w != "const" {
+			return p.badExpr(t.Start, "unexpected '"+w+"' in expression")
+		}
 		return p.parseFunctionalCast()
 	}
 	x := p.parseName()
