@@ -17,28 +17,51 @@ func (p *parser) parseExpr() Expr {
 }
 
 // parseAssign parses an assignment-expression (right associative), a
-// conditional or a throw.
+// conditional or a throw. It is entered once per operand of every
+// expression, so the conditional and binary levels are inlined here
+// instead of being separate calls (parseCond remains for callers that
+// want a conditional-expression only), and the depth guard is released
+// without a defer.
 func (p *parser) parseAssign() Expr {
-	start := p.tok().Start
 	if !p.enter() {
 		p.leave()
 		return p.deepExpr()
 	}
-	defer p.leave()
-	if p.is("throw") {
-		p.next()
-		u := newNode(&p.slabs.sUnaryExpr, UnaryExpr{Op: "throw"})
-		if !p.is(";") && !p.is(")") && !p.is(",") {
-			u.X = p.parseAssign()
-		}
-		u.Span = p.spanFrom(start)
-		return u
-	}
-	x := p.parseCond()
 	t := &p.toks[p.i]
+	if t.Kind == Identifier && t.cls&clsKeyword != 0 && p.is("throw") {
+		x := p.parseThrow()
+		p.leave()
+		return x
+	}
+	x := p.parseBinary(1)
+	if p.toks[p.i].pb == '?' {
+		x = p.parseCondRest(x)
+	}
+	t = &p.toks[p.i]
 	if t.Kind != Punct || p.src[t.End-1] != '=' {
+		p.leave()
 		return x // every assignment operator ends in '='
 	}
+	x = p.parseAssignRest(x)
+	p.leave()
+	return x
+}
+
+// parseThrow parses `throw [expr]` at the keyword.
+func (p *parser) parseThrow() Expr {
+	start := p.tok().Start
+	p.next()
+	u := newNode(&p.slabs.sUnaryExpr, UnaryExpr{Op: "throw"})
+	if !p.is(";") && !p.is(")") && !p.is(",") {
+		u.X = p.parseAssign()
+	}
+	u.Span = p.spanFrom(start)
+	return u
+}
+
+// parseAssignRest parses the assignment operator (if the current token is
+// one) and the right-hand side after the left operand x.
+func (p *parser) parseAssignRest(x Expr) Expr {
 	op := assignOp(p.textOf(p.tok()))
 	if op == "" || p.noGT > 0 && op == ">>=" {
 		return x
@@ -89,6 +112,11 @@ func (p *parser) parseCond() Expr {
 	if !p.is("?") {
 		return x
 	}
+	return p.parseCondRest(x)
+}
+
+// parseCondRest parses `? a : b` after the condition x.
+func (p *parser) parseCondRest(x Expr) Expr {
 	p.next()
 	save := p.noGT
 	p.noGT = 0 // `a ? b > c : d` inside template args is fine
@@ -197,13 +225,20 @@ func (p *parser) parseBinary(minPrec int) Expr {
 	}
 }
 
-// parseUnary parses prefix operators, casts, sizeof, new and delete.
+// parseUnary parses prefix operators, casts, sizeof, new and delete. It
+// runs once per operand: the depth guard is released without a defer.
 func (p *parser) parseUnary() Expr {
 	if !p.enter() {
 		p.leave()
 		return p.deepExpr()
 	}
-	defer p.leave()
+	x := p.parseUnaryIn()
+	p.leave()
+	return x
+}
+
+// parseUnaryIn is parseUnary inside the depth guard.
+func (p *parser) parseUnaryIn() Expr {
 	pt := &p.toks[p.i]
 	start := int(pt.Start)
 	switch pt.Kind {
@@ -218,6 +253,16 @@ func (p *parser) parseUnary() Expr {
 			p.next()
 			x := p.parseUnary()
 			return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: op, X: x})
+		}
+		if p.is("::") && (p.isAt(1, "new") || p.isAt(1, "delete")) {
+			p.next()
+			if p.is("new") {
+				return p.parseNew(start)
+			}
+			return p.parseDelete(start)
+		}
+		if pt.pb == '(' && p.castAhead() {
+			return p.parseCCast(start)
 		}
 	case Identifier:
 		// The words below are all keywords but "__alignof": most operands
@@ -236,16 +281,6 @@ func (p *parser) parseUnary() Expr {
 				return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: p.keep(w), X: x})
 			}
 		}
-	}
-	if p.is("::") && (p.isAt(1, "new") || p.isAt(1, "delete")) {
-		p.next()
-		if p.is("new") {
-			return p.parseNew(start)
-		}
-		return p.parseDelete(start)
-	}
-	if p.is("(") && p.castAhead() {
-		return p.parseCCast(start)
 	}
 	return p.parsePostfix(p.parsePrimary())
 }
@@ -483,16 +518,35 @@ func (p *parser) parseExprIn() Expr {
 // parsePostfix parses calls, subscripts, member access, ++/-- and kernel
 // launches after a primary expression.
 func (p *parser) parsePostfix(x Expr) Expr {
-	for p.toks[p.i].Kind == Punct {
-		switch {
-		case p.is("("):
+	for {
+		t := &p.toks[p.i]
+		if t.Kind != Punct {
+			return x
+		}
+		// Most operands end at a one-byte punctuator (')', ';', ','):
+		// decide those by the punctuator byte alone.
+		switch t.pb {
+		case '(':
 			x = p.parseCall(x)
-		case p.is("[") && !p.isAt(1, "["):
+			continue
+		case '[':
+			if p.isAt(1, "[") {
+				return x
+			}
 			x = p.parseIndex(x)
 			if _, bad := x.(*OpaqueExpr); bad {
 				return x // unclosed '[': stop here
 			}
-		case p.is(".") || p.is("->"):
+			continue
+		case '.':
+			x = p.parseMember(x)
+			continue
+		case 0:
+		default:
+			return x
+		}
+		switch {
+		case p.is("->"):
 			x = p.parseMember(x)
 		case p.is("++") || p.is("--"):
 			op := "++"
@@ -507,7 +561,6 @@ func (p *parser) parsePostfix(x Expr) Expr {
 			return x
 		}
 	}
-	return x
 }
 
 // parseCall parses the argument list of a call to x; a macro's arguments

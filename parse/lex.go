@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"unicode/utf8"
 
 	"github.com/bamgen/bamgen/diag"
@@ -191,6 +192,21 @@ func (l *lexer) run() {
 			l.lineStart = true
 			pos++
 			continue
+		case fPunct1:
+			// Brackets, ';', ',', '?', '~' never start a longer
+			// punctuator: no punctLen call, no digraph test.
+			if len(toks) == cap(toks) {
+				l.toks, l.pos = toks, start
+				l.grow()
+				toks = l.toks
+			}
+			toks = append(toks, Token{Kind: Punct, Start: start, End: pos + 1})
+			if parse {
+				view = append(view, ptok{Start: int32(start), End: int32(pos + 1), Kind: Punct, pb: c})
+			}
+			l.lineStart = false
+			pos++
+			continue
 		case fPunct:
 			n := punctLen(src, pos)
 			if len(toks) == cap(toks) {
@@ -227,6 +243,7 @@ const (
 	fSpace
 	fNewline
 	fPunct
+	fPunct1
 )
 
 var fastClass = func() (t [256]uint8) {
@@ -242,8 +259,11 @@ var fastClass = func() (t [256]uint8) {
 	}
 	// Every punctuator but those starting with '.' (maybe a number), '/'
 	// (maybe a comment), '%' and '#' (maybe a directive).
-	for _, c := range []byte("()[]{};,?~*^=!+-&|<>:") {
+	for _, c := range []byte("*^=!+-&|<>:") {
 		t[c] = fPunct
+	}
+	for _, c := range []byte("()[]{};,?~") {
+		t[c] = fPunct1
 	}
 	return t
 }()
@@ -400,16 +420,25 @@ func (l *lexer) lineComment() {
 // lineEnd returns the offset of the newline ending the logical line that
 // contains i (continuations joined), or len(src).
 func (l *lexer) lineEnd(i int) int {
-	for i < len(l.src) {
-		if n := l.continuationLen(i); n > 0 {
-			i += n
-			continue
+	// Lines are found with IndexByte (vectorised); only the bytes just
+	// before each '\n' decide whether it is a continuation ("\\\n",
+	// "\\\r\n") or the line's end ("\n", "\r\n"). The first '\n' at or
+	// after i ends the first continuation, so no byte-by-byte scan is needed.
+	src := l.src
+	for i < len(src) {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			return len(src)
 		}
-		c := l.src[i]
-		if c == '\n' || (c == '\r' && l.peekAt(i+1) == '\n') {
-			return i
+		e := i + j
+		switch {
+		case e-2 >= i && src[e-2] == '\\' && src[e-1] == '\r', e-1 >= i && src[e-1] == '\\':
+			i = e + 1 // a continuation: the line goes on
+		case e-1 >= i && src[e-1] == '\r':
+			return e - 1
+		default:
+			return e
 		}
-		i++
 	}
 	return i
 }

@@ -161,3 +161,45 @@ func TestWordClass(t *testing.T) {
 		}
 	}
 }
+
+// TestLineEndContinuations checks lineEnd's IndexByte search against the
+// byte-by-byte definition on every start offset of inputs full of
+// backslashes, '\r' and '\n'.
+func TestLineEndContinuations(t *testing.T) {
+	ref := func(src []byte, i int) int {
+		for i < len(src) {
+			switch {
+			case src[i] == '\\' && i+1 < len(src) && src[i+1] == '\n':
+				i += 2
+			case src[i] == '\\' && i+2 < len(src) && src[i+1] == '\r' && src[i+2] == '\n':
+				i += 3
+			case src[i] == '\n', src[i] == '\r' && i+1 < len(src) && src[i+1] == '\n':
+				return i
+			default:
+				i++
+			}
+		}
+		return i
+	}
+	alphabet := []byte("a\\\r\n")
+	for n := 0; n <= 6; n++ {
+		src := make([]byte, n)
+		total := 1
+		for k := 0; k < n; k++ {
+			total *= len(alphabet)
+		}
+		for code := 0; code < total; code++ {
+			c := code
+			for k := range src {
+				src[k] = alphabet[c%len(alphabet)]
+				c /= len(alphabet)
+			}
+			l := &lexer{src: src}
+			for i := 0; i <= n; i++ {
+				if got, want := l.lineEnd(i), ref(src, i); got != want {
+					t.Fatalf("lineEnd(%q, %d) = %d, want %d", src, i, got, want)
+				}
+			}
+		}
+	}
+}

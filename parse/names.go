@@ -87,7 +87,16 @@ func classHash(b []byte) int {
 	return (n*131 + int(b[0])*31 + int(b[n-1])*7 + int(b[n/2])) & (len(classTable) - 1)
 }
 
+// classLens[c] has bit n set when a word in classTable starts with byte c
+// and is n bytes long: a two-load filter that rejects most ordinary
+// identifiers before hashing.
+var classLens [256]uint32
+
 func addClass(w string, c uint8) {
+	if len(w) >= 32 {
+		panic("parse: reserved word too long for classLens: " + w)
+	}
+	classLens[w[0]] |= 1 << len(w)
 	for h := classHash([]byte(w)); ; h = (h + 1) & (len(classTable) - 1) {
 		e := &classTable[h]
 		if e.word == "" || e.word == w {
@@ -100,6 +109,9 @@ func addClass(w string, c uint8) {
 
 // wordClassOf returns the class bits of identifier b (0 for ordinary names).
 func wordClassOf(b []byte) uint8 {
+	if len(b) >= 32 || classLens[b[0]]&(1<<len(b)) == 0 {
+		return 0 // no reserved word has this first byte and length
+	}
 	for h := classHash(b); ; h = (h + 1) & (len(classTable) - 1) {
 		e := &classTable[h]
 		if e.word == "" {
@@ -209,17 +221,25 @@ func (p *parser) collectMacros() {
 			p.learnMacro(m)
 		}
 	}
-	// buildToks and macro filter on the first byte before the map lookup.
+	// isMacroTok and macro filter on the first byte and length before the
+	// map lookup.
 	for name := range p.macros {
-		p.macroFirst[name[0]] = true
+		p.macroLens[name[0]] |= lenBit(len(name))
 	}
 }
 
-// macro returns the macro #defined as name in this file, or nil. The
-// first-byte filter spares most identifiers the map lookup: macro names
-// are few and mostly capitalised.
+// lenBit is the bit of a name length in macroLens (lengths of 63 and more
+// share the top bit).
+func lenBit(n int) uint64 { return 1 << min(n, 63) }
+
+// maybeMacro reports whether some macro name starts with c and is n bytes
+// long. Macro names are few and mostly capitalised, so this spares most
+// identifiers the map lookup.
+func (p *parser) maybeMacro(c byte, n int) bool { return p.macroLens[c]&lenBit(n) != 0 }
+
+// macro returns the macro #defined as name in this file, or nil.
 func (p *parser) macro(name string) *Macro {
-	if name == "" || !p.macroFirst[name[0]] {
+	if name == "" || !p.maybeMacro(name[0], len(name)) {
 		return nil
 	}
 	return p.macros[name]

@@ -72,15 +72,15 @@ type parser struct {
 	binSlab   []BinaryExpr
 	slabs     slabs
 
-	names      map[string]string // interned identifier and type texts
-	types      map[string]bool   // names declared as types in this file
-	templates  map[string]bool   // names declared as templates in this file
-	macros     map[string]*Macro
-	macroFirst [256]bool           // first bytes of the names in macros (see macro)
-	specMacro  map[string][]string // object-like macros expanding to specifiers
-	attrMacro  map[string]int      // macros expanding to attributes etc. (attrLaunch, ...)
-	digraphs   map[int]string      // token index -> canonical punctuator
-	badAngle   map[int]bool        // token indices of '<' that do not open template arguments
+	names     map[string]string // interned identifier and type texts
+	types     map[string]bool   // names declared as types in this file
+	templates map[string]bool   // names declared as templates in this file
+	macros    map[string]*Macro
+	macroLens [256]uint64         // lengths of the names in macros by first byte (see maybeMacro)
+	specMacro map[string][]string // object-like macros expanding to specifiers
+	attrMacro map[string]int      // macros expanding to attributes etc. (attrLaunch, ...)
+	digraphs  map[int]string      // token index -> canonical punctuator
+	badAngle  map[int]bool        // token indices of '<' that do not open template arguments
 }
 
 // ptok is the parser's copy of one non-trivia token: 12 bytes holding all
@@ -162,7 +162,7 @@ func (p *parser) finishToks() {
 // the first-byte filter spares most identifiers the map lookup.
 func (p *parser) isMacroTok(k int) bool {
 	t := &p.toks[k]
-	return t.Kind == Identifier && p.macroFirst[p.src[t.Start]] && p.macros[unsafe.String(&p.src[t.Start], int(t.End-t.Start))] != nil
+	return t.Kind == Identifier && p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) && p.macros[unsafe.String(&p.src[t.Start], int(t.End-t.Start))] != nil
 }
 
 // noteDigraph maps digraph tokens to the punctuator they spell, so the

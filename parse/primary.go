@@ -1,5 +1,7 @@
 package parse
 
+import "unsafe"
+
 // Primary expressions: literals, names (qualified, templated), parentheses,
 // lambdas, braced lists, named and functional casts.
 
@@ -88,10 +90,10 @@ func (p *parser) parseIdentExpr() Expr {
 	if c&clsBuiltin != 0 || w == "auto" {
 		return p.parseFunctionalCast()
 	}
-	if c&clsKeyword != 0 && w != "const" {
-		return p.badExpr(t.Start, "unexpected '"+w+"' in expression")
-	}
-	if p.is("const") {
+	if c&clsKeyword != 0 {
+		if w != "const" {
+			return p.badExpr(t.Start, "unexpected '"+w+"' in expression")
+		}
 		return p.parseFunctionalCast()
 	}
 	x := p.parseName()
@@ -131,6 +133,9 @@ func (p *parser) typedInitList(x Expr) Expr {
 // parseName parses a possibly qualified name with template arguments:
 // `x`, `::x`, `std::max`, `f<T, 8>`, `std::numeric_limits<float>::max`.
 func (p *parser) parseName() Expr {
+	if x := p.plainName(); x != nil {
+		return x
+	}
 	start := p.tok().Start
 	p.got("::")
 	for {
@@ -168,6 +173,26 @@ func (p *parser) parseName() Expr {
 		}
 		return p.newIdent(p.spanFrom(start), p.spanText(start, p.lastEnd))
 	}
+}
+
+// plainName is parseName's fast path for the most frequent name: one
+// ordinary identifier followed by neither '<' nor '::'. It returns nil
+// (consuming nothing) when the general loop must decide.
+func (p *parser) plainName() *Ident {
+	t := &p.toks[p.i]
+	if t.Kind != Identifier || t.cls&clsKeyword != 0 {
+		return nil
+	}
+	if c := p.src[t.Start]; (c == 'o' || c == '_') && isOperatorWord(p.word()) {
+		return nil // offsetof, __builtin_offsetof, _Generic are no keywords
+	}
+	n := &p.toks[p.i+1] // an identifier is never the last (EOF) token
+	if n.pb == '<' || n.Kind == Punct && n.End-n.Start == 2 && p.src[n.Start] == ':' && p.src[n.Start+1] == ':' {
+		return nil
+	}
+	start, end := int(t.Start), int(t.End)
+	p.next()
+	return p.newIdent(Span{start, end}, unsafe.String(&p.src[start], end-start))
 }
 
 // qualifierFollows reports whether the token after the current '::' can

@@ -851,20 +851,26 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 		ds.declared++
 		return // inside discarded template arguments
 	}
-	if ds.record != nil {
-		p.buf = append(p.buf, ds.base...) // not the whole body
-		p.bufSrc = -1
-	} else if ds.typeStart >= 0 {
-		p.appendText(int(p.toks[ds.typeStart].Start), ds.typeEndOff, true)
-	}
 	end := ds.typeEndOff
-	if first >= 0 {
-		end = int(p.toks[last-1].End)
-		p.callConvSkip = true // `T WINAPI *p`: the macro is not part of the type
-		p.appendText(int(p.toks[first].Start), end, true)
-		p.callConvSkip = false
+	if ds.record == nil && first < 0 && p.oneWordType(ds) {
+		// `int i`, `T x`: the text is the one type word, a view of the
+		// source, as the general path below would return.
+		t.Text = p.view(int(p.toks[ds.typeStart].Start), end)
+	} else {
+		if ds.record != nil {
+			p.buf = append(p.buf, ds.base...) // not the whole body
+			p.bufSrc = -1
+		} else if ds.typeStart >= 0 {
+			p.appendTextFrom(ds.typeStart, int(p.toks[ds.typeStart].Start), ds.typeEndOff, true)
+		}
+		if first >= 0 {
+			end = int(p.toks[last-1].End)
+			p.callConvSkip = true // `T WINAPI *p`: the macro is not part of the type
+			p.appendTextFrom(first, int(p.toks[first].Start), end, true)
+			p.callConvSkip = false
+		}
+		t.Text = p.bufText()
 	}
-	t.Text = p.bufText()
 	switch {
 	case ds.declared == 0 && ds.typeStart >= 0:
 		t.Span = Span{int(p.toks[ds.typeStart].Start), end}
@@ -874,6 +880,21 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 		t.Span = Span{namePos, namePos}
 	}
 	ds.declared++
+}
+
+// oneWordType reports whether the type of ds is exactly one identifier
+// token that appendText would keep (not a specifier, __launch_bounds__ or
+// a specifier macro).
+func (p *parser) oneWordType(ds *declSpec) bool {
+	if ds.typeStart < 0 {
+		return false
+	}
+	t := &p.toks[ds.typeStart]
+	if t.Kind != Identifier || int(t.End) != ds.typeEndOff || t.cls&clsSpec != 0 {
+		return false
+	}
+	w := unsafe.String(&p.src[t.Start], int(t.End-t.Start))
+	return w != "__launch_bounds__" && (len(p.specMacro) == 0 || p.specMacro[w] == nil)
 }
 
 // spanText returns the non-trivia tokens in [start,end) joined with spaces
@@ -895,7 +916,13 @@ func (p *parser) spanText(start, end int) string {
 // its original start from origStart. skipSpecs drops declaration
 // specifiers and attributes, which are not part of a type's text.
 func (p *parser) appendText(start, end int, skipSpecs bool) {
-	for k := p.toksEndingAfter(start); k < len(p.toks); k++ {
+	p.appendTextFrom(p.toksEndingAfter(start), start, end, skipSpecs)
+}
+
+// appendTextFrom is appendText for a caller that knows the index k of the
+// first token ending after start (finishType does), sparing the search.
+func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) {
+	for ; k < len(p.toks); k++ {
 		t := p.toks[k].token()
 		if t.Kind == Punct && t.Start > 0 && p.src[t.Start-1] == '>' {
 			t.Start = p.origStart(k) // maybe split: the original bounds
