@@ -29,6 +29,7 @@ type portCtx struct {
 	ported  map[*parse.FuncDecl][]int       // kernel -> ported parameter indexes (sorted)
 	helpers map[*parse.FuncDecl]*helperPlan // helper -> how it is ported
 	host    *hostPlan
+	refs    *refPlan // bam::array_ref loops (--ref), nil when not asked for
 
 	launchCache    []*launchSite
 	launchAPICache []*parse.CallExpr
