@@ -1,10 +1,14 @@
 package transform
 
 import (
+	"bytes"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/bamgen/bamgen/parse"
 )
 
 // One-line expectations of the refs rewrite: what gets NAME_ref and how
@@ -110,4 +114,34 @@ func refNoteArrays(line string) string {
 		names = append(names, name)
 	}
 	return kernel + ": " + strings.Join(names, ", ")
+}
+
+// TestRefNeverFailsOnCorpus ports every corpus file (stress cases
+// included), whole and truncated, with --auto --ref: diagnostics, never an
+// internal error; whole files port idempotently, on as many lines as
+// without --ref.
+func TestRefNeverFailsOnCorpus(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/kernels/*/*.cu")
+	opts := Options{Auto: true, Ref: true}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, frac := range []int{3, 5, 7, 9} {
+			if _, err := Port(parse.ParseFile(f, src[:len(src)*frac/10]), opts); err != nil {
+				t.Errorf("%s cut at %d/10: %v", f, frac, err)
+			}
+		}
+		res, err := Port(parse.ParseFile(f, src), opts)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		plain, err := Port(parse.ParseFile(f, src), Options{Auto: true})
+		if err != nil || bytes.Count(res.Output, []byte("\n")) != bytes.Count(plain.Output, []byte("\n")) {
+			t.Errorf("%s: the refs changed the line count (%v)", f, err)
+		}
+		checkIdempotent(t, res.Output, opts)
+	}
 }

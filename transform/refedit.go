@@ -1,6 +1,7 @@
 package transform
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -35,7 +36,7 @@ func (c *portCtx) emitRefs(l *refLoop) {
 // inserting at the same offset (the kernel body's `{`, when the loop
 // follows it directly) keeps its place in front.
 func (c *portCtx) openRefBlock(loop *parse.ForStmt, text string) {
-	if start := loop.Pos(); strings.HasPrefix(string(c.src[start:]), "for") {
+	if start := loop.Pos(); bytes.HasPrefix(c.src[start:], []byte("for")) {
 		c.refEdit(start, start+3, text+"for")
 		return
 	}
@@ -51,7 +52,10 @@ func (c *portCtx) refReadEdits(fn *parse.FuncDecl, a *refArray, acc *elemAccess)
 	open, close := c.useEditsOf(fn, a.idx, acc)
 	switch {
 	case open == nil:
-		ix := acc.node.(*parse.IndexExpr)
+		ix, ok := acc.node.(*parse.IndexExpr)
+		if !ok {
+			return // no use edit and not p[i]: left as the port wrote it (a plain read is always correct)
+		}
 		c.refEdit(ix.X.Pos(), ix.X.End(), strings.Replace(c.text(ix.X), a.name(fn), ref, 1))
 	case close == nil:
 		c.refEdit(open.Start, open.End, ref+"["+acc.zero+"]")

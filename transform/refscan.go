@@ -60,12 +60,11 @@ func (c *portCtx) scanOf(acc *elemAccess) *scanAccess {
 		if !within(acc.node, loop.Body) {
 			return nil // in a loop header: the access-pattern rewrites may replace it (odt clamps the walk's condition)
 		}
-		v, stride, step := c.loopStep(loop)
-		changed := assignedIn(loop.Body, loop.Cond, loop.Post)
-		sa, moves := c.linearIn(terms, v, changed)
+		lf := c.loopFactsOf(loop)
+		sa, moves := c.linearIn(terms, lf.v, lf.changed)
 		if sa != nil {
-			sa.acc, sa.loop, sa.step = acc, loop, step
-			sa.stride *= stride
+			sa.acc, sa.loop, sa.step = acc, loop, lf.step
+			sa.stride *= lf.stride
 			return sa
 		}
 		if moves {
@@ -73,6 +72,25 @@ func (c *portCtx) scanOf(acc *elemAccess) *scanAccess {
 		}
 	}
 	return nil
+}
+
+// loopFacts is what scanOf needs of a loop, worked out once per loop
+// (every access in it asks).
+type loopFacts struct {
+	v       string         // the variable the increment advances ("" if none does regularly)
+	stride  int64          // its constant step, or 0
+	step    string         // the step as written
+	changed map[string]int // names the loop may change between iterations
+}
+
+func (c *portCtx) loopFactsOf(loop *parse.ForStmt) *loopFacts {
+	if lf := c.loopFacts[loop]; lf != nil {
+		return lf
+	}
+	lf := &loopFacts{changed: assignedIn(loop.Body, loop.Cond, loop.Post)}
+	lf.v, lf.stride, lf.step = c.loopStep(loop)
+	c.loopFacts[loop] = lf
+	return lf
 }
 
 // indexTerms splits the access's full index into summands. Through an
