@@ -32,7 +32,7 @@ const (
 	CodeHiddenUse       = "PORT036" // the kernel or buffer is used in a preprocessor branch the parser does not take
 	CodeRefAdded        = "PORT050" // note: a loop reads arrays through bam::array_ref
 	CodeRefWritable     = "PORT051" // note: no ref: the scanned array is not read-only
-	CodeRefSync         = "PORT052" // note: no ref: a barrier or warp intrinsic inside the loop
+	CodeRefSync         = "PORT052" // note: no ref: a barrier or warp intrinsic in the loop that the refs cannot drop() before
 	CodeRefIndirect     = "PORT053" // note: no ref: read inside a lambda, or passed to a helper in the loop
 	CodeRefPileUp       = "PORT054" // note: no ref: a second pinned line of the same array per thread
 	CodeRefScope        = "PORT055" // note: no ref: bamgen cannot open a block around the loop, or the name is taken

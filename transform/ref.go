@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bamgen/bamgen/analysis"
 	"github.com/bamgen/bamgen/diag"
 	"github.com/bamgen/bamgen/parse"
 )
@@ -19,7 +18,8 @@ import (
 //	{ bam::array_ref<const int> col_ref(col); for (e = b; e < f; ++e) use(col_ref[e]); }
 //
 // The block is the innermost scope holding every rewritten read, and it
-// ends with the loop, so the pins go when the loop ends. A ref is always
+// ends with the loop, so the pins go when the loop ends; before a barrier
+// inside the loop the refs drop() their lines (refsync.go). A ref is always
 // correct for an array nobody writes; the rules below keep a held pin from
 // hurting other threads. A refused ref is a note: the array is ported
 // either way and reads through a[i].
@@ -35,7 +35,8 @@ type refPlan struct {
 type refLoop struct {
 	fn     *parse.FuncDecl
 	loop   *parse.ForStmt
-	arrays []*refArray // in parameter order
+	arrays []*refArray  // in parameter order
+	drops  []parse.Stmt // statements the refs drop their lines before (they wait for other threads)
 }
 
 // refArray is one array scanned in one loop.
@@ -274,18 +275,16 @@ func (c *portCtx) directReads(fn *parse.FuncDecl, g *refArray) bool {
 	return true
 }
 
-// refLoopOK applies the rules about the loop: no barrier or warp intrinsic
-// while the refs hold their pins, and a block bamgen can open around it.
-// Arrays whose ref name is taken are dropped from the loop.
+// refLoopOK applies the rules about the loop: the refs let their lines go
+// before every barrier or warp intrinsic in it (or the loop gets none),
+// and bamgen can open a block around it. Arrays whose ref name is taken
+// are dropped from the loop.
 func (c *portCtx) refLoopOK(l *refLoop) bool {
-	names := l.names()
-	if n, why := c.syncInside(l.loop, map[*parse.FuncDecl]bool{}); n != nil {
-		c.refNote(n, CodeRefSync, "%s: no bam::array_ref for %s in this loop: this statement %s; a thread would hold pinned lines "+
-			"while it waits for others, which can exhaust a small cache", l.fn.Name, names, why)
+	if !c.planDrops(l) {
 		return false
 	}
 	if n, why := c.blockBlocker(l); n != nil {
-		c.refNote(n, CodeRefScope, "%s: no bam::array_ref for %s in this loop: %s", l.fn.Name, names, why)
+		c.refNote(n, CodeRefScope, "%s: no bam::array_ref for %s in this loop: %s", l.fn.Name, l.names(), why)
 		return false
 	}
 	l.arrays = c.freeRefNames(l)
@@ -298,37 +297,6 @@ func (l *refLoop) names() string {
 		out = append(out, a.name(l.fn))
 	}
 	return strings.Join(out, ", ")
-}
-
-// syncInside finds a barrier or warp intrinsic in n, also inside the
-// __device__ functions n calls (seen cuts recursion). It returns the call
-// in n and what it does.
-func (c *portCtx) syncInside(n parse.Node, seen map[*parse.FuncDecl]bool) (parse.Node, string) {
-	var found parse.Node
-	why := ""
-	walk(n, func(x parse.Node, _ []parse.Node) bool {
-		call, ok := x.(*parse.CallExpr)
-		if !ok || found != nil {
-			return found == nil
-		}
-		name := calleeName(call.Fun)
-		if kind, reason := analysis.SyncCall(name); kind != analysis.SyncNone {
-			found, why = call, reason
-			return false
-		}
-		for _, def := range c.deviceDefs(name) {
-			if seen[def] {
-				continue
-			}
-			seen[def] = true
-			if inner, r := c.syncInside(def.Body, seen); inner != nil {
-				found, why = call, "calls "+name+", which "+r
-				return false
-			}
-		}
-		return true
-	})
-	return found, why
 }
 
 // blockBlocker says why bamgen cannot wrap the loop in a block: a jump

@@ -38,6 +38,9 @@ func TestRefRewrites(t *testing.T) {
 		// An outer loop's scan read inside an inner loop it does not depend on.
 		{"for (int i = 0; i < n; i++) for (int j = 0; j < 4; j++) s += p[i] * j; o[0] = s; }",
 			"{ bam::array_ref<const float> p_ref(p); for (int i = 0; i < n; i++) for (int j = 0; j < 4; j++) s += p_ref[i] * j; } o[0] = s; }"},
+		// A barrier in the loop: the ref lets its line go before it.
+		{"for (int i = 0; i < n; i++) { s += p[i]; __syncthreads(); } o[0] = s; }",
+			"{ bam::array_ref<const float> p_ref(p); for (int i = 0; i < n; i++) { s += p_ref[i]; p_ref.drop(); __syncthreads(); } } o[0] = s; }"},
 		// Not scans: data-dependent, loop-invariant, a varying offset, a grid stride.
 		{"for (int i = 0; i < n; i++) s += p[(int)o[i]]; o[0] = s; }", ""},
 		{"for (int i = 0; i < n; i++) s += p[n]; o[0] = s; }", ""},

@@ -26,9 +26,26 @@ func (c *portCtx) emitRefs(l *refLoop) {
 	}
 	c.openRefBlock(l.loop, "{ "+strings.Join(decls, " ")+" ")
 	c.refEdit(l.loop.End(), l.loop.End(), " }")
+	c.dropEdits(l)
+	drops := ""
+	if len(l.drops) > 0 {
+		drops = fmt.Sprintf(", and drop() releases them before each of the %d statements in it that wait for other threads", len(l.drops))
+	}
 	c.refNote(l.loop, CodeRefAdded, "%s: this loop reads %s through bam::array_ref: each thread keeps its current line pinned "+
-		"and reads it with plain loads until it moves on; the block around the loop releases the lines when it ends",
-		l.fn.Name, strings.Join(reads, ", "))
+		"and reads it with plain loads until it moves on; the block around the loop releases the lines when it ends%s",
+		l.fn.Name, strings.Join(reads, ", "), drops)
+}
+
+// dropEdits releases every ref's line before each waiting statement
+// (refsync.go).
+func (c *portCtx) dropEdits(l *refLoop) {
+	var text strings.Builder
+	for _, a := range l.arrays {
+		text.WriteString(a.name(l.fn) + "_ref.drop(); ")
+	}
+	for _, stmt := range l.drops {
+		c.refEdit(stmt.Pos(), stmt.Pos(), text.String())
+	}
 }
 
 // openRefBlock puts text before the loop. It replaces the `for` keyword
