@@ -189,11 +189,11 @@ func (m *Mapping) findBlockers(body parse.Node) {
 				m.block(n, "contains a statement bamgen could not parse")
 			}
 		case *parse.WhileStmt:
-			if waitsOnOthers(n.Cond) {
+			if WaitsOnOthers(n.Cond) {
 				m.block(n, "spin-waits on memory other threads write")
 			}
 		case *parse.DoStmt:
-			if waitsOnOthers(n.Cond) {
+			if WaitsOnOthers(n.Cond) {
 				m.block(n, "spin-waits on memory other threads write")
 			}
 		}
@@ -239,10 +239,10 @@ func (m *Mapping) block(n parse.Node, reason string) {
 	m.Blockers = append(m.Blockers, Blocker{n.Pos(), n.End(), reason})
 }
 
-// waitsOnOthers: a loop whose condition reads memory through an atomic or
+// WaitsOnOthers: a loop whose condition reads memory through an atomic or
 // a volatile access is waiting for another thread; serialising threads
 // could then deadlock.
-func waitsOnOthers(cond parse.Expr) bool {
+func WaitsOnOthers(cond parse.Expr) bool {
 	found := false
 	parse.Inspect(cond, func(n parse.Node) bool {
 		switch n := n.(type) {

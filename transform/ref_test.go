@@ -41,6 +41,9 @@ func TestRefRewrites(t *testing.T) {
 		// A barrier in the loop: the ref lets its line go before it.
 		{"for (int i = 0; i < n; i++) { s += p[i]; __syncthreads(); } o[0] = s; }",
 			"{ bam::array_ref<const float> p_ref(p); for (int i = 0; i < n; i++) { s += p_ref[i]; p_ref.drop(); __syncthreads(); } } o[0] = s; }"},
+		// Inline asm (it may hold bar.sync) and a spin-wait count as waits too.
+		{"for (int i = 0; i < n; i++) { s += p[i]; asm volatile(\"bar.sync 0;\"); while (atomicAdd((int*)o, 0) == 0) { } } o[0] = s; }",
+			"{ bam::array_ref<const float> p_ref(p); for (int i = 0; i < n; i++) { s += p_ref[i]; p_ref.drop(); asm volatile(\"bar.sync 0;\"); p_ref.drop(); while (atomicAdd((int*)o, 0) == 0) { } } } o[0] = s; }"},
 		// Not scans: data-dependent, loop-invariant, a varying offset, a grid stride.
 		{"for (int i = 0; i < n; i++) s += p[(int)o[i]]; o[0] = s; }", ""},
 		{"for (int i = 0; i < n; i++) s += p[n]; o[0] = s; }", ""},

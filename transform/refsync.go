@@ -25,17 +25,16 @@ import (
 func (c *portCtx) planDrops(l *refLoop) bool {
 	ok := true
 	walk(l.loop, func(x parse.Node, parents []parse.Node) bool {
-		call, isCall := x.(*parse.CallExpr)
-		if !ok || !isCall {
-			return ok
+		if !ok {
+			return false
 		}
-		why := c.waitReason(call, map[*parse.FuncDecl]bool{})
+		why := c.waits(x)
 		if why == "" {
 			return true
 		}
 		stmt, reason := c.dropPoint(l, append(parents, x))
 		if stmt == nil {
-			c.refNote(call, CodeRefSync, "%s: no bam::array_ref for %s in this loop: this statement %s, and %s; a thread would hold "+
+			c.refNote(x, CodeRefSync, "%s: no bam::array_ref for %s in this loop: this statement %s, and %s; a thread would hold "+
 				"pinned lines while it waits for others, which can exhaust a small cache", l.fn.Name, l.names(), why, reason)
 			ok = false
 			return false
@@ -46,6 +45,27 @@ func (c *portCtx) planDrops(l *refLoop) bool {
 		return true
 	})
 	return ok
+}
+
+// waits says how n may wait for other threads, or "": a barrier or warp
+// intrinsic (or a helper calling one), a spin-wait on memory others write,
+// or code bamgen cannot see into (inline asm may hold bar.sync).
+func (c *portCtx) waits(n parse.Node) string {
+	switch x := n.(type) {
+	case *parse.CallExpr:
+		return c.waitReason(x, map[*parse.FuncDecl]bool{})
+	case *parse.WhileStmt:
+		if analysis.WaitsOnOthers(x.Cond) {
+			return "spin-waits on memory other threads write"
+		}
+	case *parse.DoStmt:
+		if analysis.WaitsOnOthers(x.Cond) {
+			return "spin-waits on memory other threads write"
+		}
+	case *parse.OpaqueStmt:
+		return "is inline assembly or code bamgen could not parse, which may wait for other threads"
+	}
+	return ""
 }
 
 // waitReason says what a call does that waits for other threads (directly,
