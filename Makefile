@@ -25,12 +25,15 @@ test-runtime:
 
 # Every golden output of `bamgen port` (testdata/port) and of `bamgen port
 # --opt` (testdata/opt) compiled with nvcc against the runtime headers: the
-# generated code and the runtime agree.
+# generated code and the runtime agree. Then bfs_thread, spmv, sssp and
+# pagerank ported with --auto --ref (with and without --opt auto) from the
+# corpus itself.
 test-golden-nvcc:
 	bench/difftest/compile_golden.sh
 	rm -rf build/golden-opt && mkdir -p build/golden-opt
 	BAMGEN_GOLDEN_OUT=$(CURDIR)/build/golden-opt $(GO) test -count=1 -run '^TestOptGolden$$' ./cmd/bamgen
 	SRC_DIR=$(CURDIR)/build/golden-opt bench/difftest/compile_golden.sh
+	bench/difftest/compile_ref_corpus.sh
 
 # The work-assignment drivers of the rewrites, played thread by thread on the CPU.
 test-drivers:

@@ -189,11 +189,11 @@ func (m *Mapping) findBlockers(body parse.Node) {
 				m.block(n, "contains a statement bamgen could not parse")
 			}
 		case *parse.WhileStmt:
-			if waitsOnOthers(n.Cond) {
+			if WaitsOnOthers(n.Cond) {
 				m.block(n, "spin-waits on memory other threads write")
 			}
 		case *parse.DoStmt:
-			if waitsOnOthers(n.Cond) {
+			if WaitsOnOthers(n.Cond) {
 				m.block(n, "spin-waits on memory other threads write")
 			}
 		}
@@ -202,27 +202,47 @@ func (m *Mapping) findBlockers(body parse.Node) {
 }
 
 func (m *Mapping) classifyCall(c *parse.CallExpr) {
-	name := calleeName(c.Fun)
+	switch kind, reason := SyncCall(calleeName(c.Fun)); kind {
+	case SyncBarrier:
+		m.block(c, reason)
+	case SyncWarp:
+		m.WarpSync = append(m.WarpSync, Blocker{c.Pos(), c.End(), reason})
+	}
+}
+
+// Kinds of synchronising calls (SyncCall).
+const (
+	SyncNone    = iota
+	SyncBarrier // waits for, or orders against, the other threads of a block (or grid)
+	SyncWarp    // exchanges values between the lanes of a warp
+)
+
+// SyncCall classifies a call by the callee's name: a barrier, cooperative
+// groups, a warp-level intrinsic, or none; reason completes "this
+// statement ...". The access-pattern rewrites and the port's array_ref
+// rule share it, so both refuse the same calls.
+func SyncCall(name string) (kind int, reason string) {
 	switch {
 	case name == "__syncthreads" || strings.HasPrefix(name, "__syncthreads_") || name == "sync" || name == "__threadfence_block":
-		m.block(c, "calls "+name+", a barrier across the threads of a block")
+		return SyncBarrier, "calls " + name + ", a barrier across the threads of a block"
 	case name == "this_grid" || name == "grid_group" || name == "this_thread_block":
-		m.block(c, "uses cooperative groups ("+name+")")
+		return SyncBarrier, "uses cooperative groups (" + name + ")"
 	case strings.HasPrefix(name, "__shfl") || strings.HasPrefix(name, "__ballot") || strings.HasPrefix(name, "__any") ||
 		strings.HasPrefix(name, "__all") || name == "__activemask" || strings.HasPrefix(name, "__match") ||
 		strings.HasPrefix(name, "__reduce_") || name == "__syncwarp":
-		m.WarpSync = append(m.WarpSync, Blocker{c.Pos(), c.End(), "calls " + name + ", which exchanges values between the lanes of a warp"})
+		return SyncWarp, "calls " + name + ", which exchanges values between the lanes of a warp"
 	}
+	return SyncNone, ""
 }
 
 func (m *Mapping) block(n parse.Node, reason string) {
 	m.Blockers = append(m.Blockers, Blocker{n.Pos(), n.End(), reason})
 }
 
-// waitsOnOthers: a loop whose condition reads memory through an atomic or
+// WaitsOnOthers: a loop whose condition reads memory through an atomic or
 // a volatile access is waiting for another thread; serialising threads
 // could then deadlock.
-func waitsOnOthers(cond parse.Expr) bool {
+func WaitsOnOthers(cond parse.Expr) bool {
 	found := false
 	parse.Inspect(cond, func(n parse.Node) bool {
 		switch n := n.(type) {

@@ -92,3 +92,17 @@ func BenchmarkParseOnly(b *testing.B) {
 		parse.ParseFile("bench.cu", src)
 	}
 }
+
+// BenchmarkPortRef is BenchmarkPortOnly with --ref: the cost of finding
+// scans and checking the array_ref rules.
+func BenchmarkPortRef(b *testing.B) {
+	src := benchInput(b, 100<<10)
+	f := parse.ParseFile("bench.cu", src)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Port(f, Options{Auto: true, Ref: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

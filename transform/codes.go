@@ -5,7 +5,8 @@ package transform
 //
 // PORT00x: choosing arrays. PORT01x: kernel-side uses bamgen refuses to
 // rewrite (the array is then left as it was). PORT03x: host side.
-// PORT09x: notes about what was done.
+// PORT05x: bam::array_ref (--ref), all notes: a refused ref only costs
+// speed, the array is ported either way. PORT09x: notes about what was done.
 const (
 	CodeUnknownArray    = "PORT001" // --array / config names no pointer parameter of any kernel
 	CodeUnknownKernel   = "PORT002" // --array KERNEL:NAME names no kernel
@@ -29,6 +30,13 @@ const (
 	CodeNoElemType      = "PORT034" // the host variable's element type is unknown
 	CodeKernelRef       = "PORT035" // the kernel is used other than in a <<<>>> launch
 	CodeHiddenUse       = "PORT036" // the kernel or buffer is used in a preprocessor branch the parser does not take
+	CodeRefAdded        = "PORT050" // note: a loop reads arrays through bam::array_ref
+	CodeRefWritable     = "PORT051" // note: no ref: the scanned array is not read-only
+	CodeRefSync         = "PORT052" // note: no ref: a barrier or warp intrinsic in the loop that the refs cannot drop() before
+	CodeRefIndirect     = "PORT053" // note: no ref: read inside a lambda, or passed to a helper in the loop
+	CodeRefPileUp       = "PORT054" // note: no ref: a second pinned line of the same array per thread
+	CodeRefScope        = "PORT055" // note: no ref: bamgen cannot open a block around the loop, or the name is taken
+	CodeRefStride       = "PORT056" // note: no ref: the loop's step is not a small constant
 	CodeArrayPorted     = "PORT090" // note: which array was ported and why
 	CodeAlreadyPorted   = "PORT091" // note: the parameter already is a bam::array
 )

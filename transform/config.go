@@ -27,9 +27,12 @@ const ConfigFileName = ".bamgen.yaml"
 //	  - name: graph_edges        # or kernel:name
 //	    count: num_edges         # element count expression (host code)
 //	    source: file:edges.bin@0 # host | zeros | file:PATH[@OFFSET]
+//	    ref: true                # read it through bam::array_ref in sequential scans
+//	ref: true                    # array_ref for every eligible array (like --ref)
 //	rewrites: [kernel-params, deref, atomics, aliases, helpers, launches, host-memory]
 type Config struct {
 	Auto     bool          `yaml:"auto,omitempty"`
+	Ref      bool          `yaml:"ref,omitempty"` // like --ref: array_ref in per-thread sequential scans
 	Arrays   []ArrayConfig `yaml:"arrays,omitempty"`
 	Rewrites []string      `yaml:"rewrites,omitempty"` // empty: all
 	path     string
@@ -41,6 +44,9 @@ type ArrayConfig struct {
 	Name   string `yaml:"name"`             // NAME or KERNEL:NAME
 	Count  string `yaml:"count,omitempty"`  // host expression for the element count
 	Source string `yaml:"source,omitempty"` // host (default), zeros, file:PATH[@OFFSET]
+	// Ref asks for (true) or rules out (false) bam::array_ref for this
+	// array whatever --ref and the top-level ref say; nil follows them.
+	Ref *bool `yaml:"ref,omitempty"`
 }
 
 // LoadConfig reads a config file. Unknown keys are errors: a typo must not

@@ -29,6 +29,9 @@ type portCtx struct {
 	ported  map[*parse.FuncDecl][]int       // kernel -> ported parameter indexes (sorted)
 	helpers map[*parse.FuncDecl]*helperPlan // helper -> how it is ported
 	host    *hostPlan
+	refs    *refPlan // bam::array_ref loops (--ref), nil when not asked for
+
+	loopFacts map[*parse.ForStmt]*loopFacts // memoised by scanOf
 
 	launchCache    []*launchSite
 	launchAPICache []*parse.CallExpr
@@ -43,7 +46,7 @@ func newPortCtx(f *parse.File, opts Options) *portCtx {
 		macros: map[string]*parse.Macro{}, byName: map[string][]*parse.FuncDecl{},
 		plans: map[paramKey]*paramPlan{}, ported: map[*parse.FuncDecl][]int{},
 		helpers: map[*parse.FuncDecl]*helperPlan{}, hostVars: map[*parse.Symbol]*hostVar{},
-		opsCache: map[*parse.Symbol][]hostOp{}}
+		opsCache: map[*parse.Symbol][]hostOp{}, loopFacts: map[*parse.ForStmt]*loopFacts{}}
 	for _, m := range f.Macros {
 		c.macros[m.Name] = m
 	}

@@ -24,7 +24,7 @@ var update = flag.Bool("update", os.Getenv("BAMGEN_UPDATE") == "1", "rewrite the
 
 // A golden case is a txtar archive in testdata/port:
 //
-//	-- flags --          port flags: --array X, --auto, --count N=E (one or more per line)
+//	-- flags --          port flags: --array X, --auto, --ref, --count N=E (one or more per line)
 //	-- input.cu --       the file to port
 //	-- .bamgen.yaml --   optional config next to the input
 //	-- output.cu --      expected result in full, or
@@ -107,6 +107,8 @@ func parseGoldenFlags(s string) (Options, error) {
 		switch f[i] {
 		case "--auto":
 			o.Auto = true
+		case "--ref":
+			o.Ref = true
 		case "--array":
 			v, err := arg()
 			if err != nil {

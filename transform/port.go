@@ -18,6 +18,9 @@ type Options struct {
 	Auto   bool              // --auto
 	Counts map[string]string // --count NAME=EXPR (kernel parameter, KERNEL:PARAM or host variable)
 	Config *Config           // .bamgen.yaml, or nil
+	// Ref reads read-only ported arrays through bam::array_ref in loops
+	// where each thread scans them sequentially (--ref; see ref.go).
+	Ref bool
 	// Opt, when set, runs the access-pattern rewrites (transform/opt) on the
 	// same original bytes: it gets the ported parameters of each kernel and
 	// the text each launch argument will have after the port, and returns
@@ -56,6 +59,7 @@ func Port(f *parse.File, opts Options) (res *Result, err error) {
 		return res, nil
 	}
 	c.plan(chosen)
+	c.planRefs()
 	diags, edits := c.runRewrites()
 	if opts.Opt != nil {
 		od, oe := opts.Opt(portedParams(c.choices), func(l *parse.LaunchExpr, i int) string {

@@ -24,6 +24,7 @@ var Rewrites = []*Rewrite{
 	{Name: "atomics", Doc: "atomicAdd(&p[i], v) and the other CUDA atomics become p.atomic_add(i, v) etc.", Run: bodyEditsNamed("atomics")},
 	{Name: "reads", Doc: "p[i] where a proxy would leak (auto, call arguments, ?:, members, sizeof) and __ldg(&p[i]) become p.read(i)", Run: bodyEditsNamed("reads")},
 	{Name: "aliases", Doc: "T *q = p + off becomes an element offset; q[i] becomes p[q + (i)]", Run: bodyEditsNamed("aliases")},
+	{Name: "refs", Doc: "with --ref: a read-only array a thread scans in a loop is read through bam::array_ref NAME_ref in a block around the loop", Run: runRefs},
 	{Name: "helpers", Doc: "__device__ helpers receiving arrays are ported too; cloned as NAME_bam when also called with plain pointers", Run: runHelpers},
 	{Name: "launches", Doc: "launch arguments of ported parameters pass the bam::array", Run: hostEditsNamed("launches")},
 	{Name: "host-memory", Doc: "cudaMalloc/cudaMemcpy/cudaMemset/cudaFree of ported buffers become runtime calls; host-visible buffers are wrapped around launches", Run: hostEditsNamed("host-memory")},
@@ -145,7 +146,11 @@ func bodyEditsNamed(name string) func(c *portCtx) ([]diag.Diagnostic, []Edit) {
 func (c *portCtx) bodyEdits(ps paramSet) []Edit {
 	var edits []Edit
 	for _, idx := range ps.set {
-		edits = append(edits, c.analyzeParam(ps.fn, idx).edits...)
+		for _, e := range c.analyzeParam(ps.fn, idx).edits {
+			if c.refs == nil || !c.refs.skip[[2]int{e.Start, e.End}] { // the refs rewrite spells this read itself
+				edits = append(edits, e)
+			}
+		}
 	}
 	return edits
 }

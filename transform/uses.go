@@ -17,6 +17,21 @@ type paramPlan struct {
 	refused []diag.Diagnostic // non-empty: the parameter is left alone
 	edits   []Edit            // body edits (deref, atomics, reads, aliases)
 	calls   []helperCall      // the pointer is passed on to these helpers
+	// accesses are the element reads and writes (p[i], *(p + i), q[j]
+	// through an alias), kept for the array_ref rewrite (ref.go).
+	accesses []*elemAccess
+}
+
+// elemAccess is one element access as the use scan saw it: the access
+// node, its index (nil: element zero, or the alias offset), the alias
+// spelling the rewritten index needs, and the ancestors of the node.
+type elemAccess struct {
+	node           parse.Node
+	index          parse.Expr
+	prefix, suffix string
+	zero           string     // the index of a bare dereference
+	aliasOff       parse.Expr // the offset of the alias the access goes through (nil: none, or `q = p`)
+	parents        []parse.Node
 }
 
 func (p *paramPlan) ok() bool { return len(p.refused) == 0 }
@@ -40,6 +55,7 @@ type useScanner struct {
 	// is "q + (" and suffix ")"; both are empty for the parameter itself.
 	prefix, suffix string
 	aliasName      string       // q for an alias scanner, "" for the parameter
+	aliasOff       parse.Expr   // off in `T *q = p + off`, nil for the parameter or `q = p`
 	seen           map[int]bool // offsets of identifier uses the walk understood
 }
 
@@ -240,6 +256,8 @@ func (s *useScanner) element(node parse.Node, index parse.Expr, parents []parse.
 		s.refuse(node, CodeElementMember, "a member of an element of %s is written; bam::array elements are written whole", s.paramName())
 		return
 	}
+	s.plan.accesses = append(s.plan.accesses, &elemAccess{node: node, index: index, prefix: s.prefix, suffix: s.suffix,
+		zero: s.zeroIndex(), aliasOff: s.aliasOff, parents: append([]parse.Node(nil), parents...)})
 	_, isIndex := node.(*parse.IndexExpr)
 	switch {
 	case isIndex && s.aliasName == "" && ctx == ctxSafe:
@@ -567,6 +585,6 @@ func (s *useScanner) alias(vd *parse.VarDecl, off parse.Expr, parents []parse.No
 		s.edit("aliases", off.End(), vd.Init.End(), ")")
 	}
 	sub := &useScanner{c: s.c, fn: s.fn, plan: s.plan, array: s.array,
-		prefix: vd.Name + " + (", suffix: ")", aliasName: vd.Name, seen: s.seen}
+		prefix: vd.Name + " + (", suffix: ")", aliasName: vd.Name, aliasOff: off, seen: s.seen}
 	sub.scan(vd.Name, vd)
 }

@@ -23,6 +23,7 @@ func init() { subcommands = append(subcommands, newPortCmd) }
 type portFlags struct {
 	arrays []string
 	auto   bool
+	ref    bool
 	config string
 	counts []string
 	output string
@@ -60,6 +61,7 @@ then. See docs/port.md.`,
 	f.opt.register(cmd)
 	fl.StringArrayVar(&f.arrays, "array", nil, "port pointer parameter `NAME` of every kernel, or KERNEL:NAME (repeatable)")
 	fl.BoolVar(&f.auto, "auto", false, "choose arrays indexed data-dependently or allocated with input-sized buffers")
+	fl.BoolVar(&f.ref, "ref", false, "read read-only arrays through bam::array_ref in loops where each thread scans them (off by default, also with --opt auto)")
 	fl.StringVar(&f.config, "config", "", "read choices from this `FILE` instead of .bamgen.yaml next to each input")
 	fl.StringArrayVar(&f.counts, "count", nil, "element count of an array as `NAME=EXPR` (host expression; repeatable)")
 	fl.StringVarP(&f.output, "output", "o", "", "write the result to `FILE` (one input only)")
@@ -131,7 +133,7 @@ func (f *portFlags) options(nfiles int) (transform.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	o = transform.Options{Arrays: f.arrays, Auto: f.auto, Counts: counts}
+	o = transform.Options{Arrays: f.arrays, Auto: f.auto, Counts: counts, Ref: f.ref}
 	if f.config != "" {
 		cfg, err := transform.LoadConfig(f.config)
 		if err != nil {
