@@ -327,8 +327,25 @@ struct array_factory {
   }
   template <class T>
   [[nodiscard]] static const array_meta& meta(const array<T>& a) noexcept { return a.meta_; }
+  template <class U, class T>
+  static array<U> recast(const array<T>& a) noexcept
+  {
+    return make<U>(a.ctx_, a.meta_, a.slots_, a.n_ * sizeof(T) / sizeof(U), a.line_shift_);
+  }
 };
 } // namespace detail
+
+// The same array seen as elements of another type, like reinterpret_cast of
+// a pointer: same lines, same cache state, nothing copied. Lets a
+// cache-line-aware kernel read a float array with 16-byte loads. A trailing
+// part smaller than one U is not visible through the new view.
+template <class U, class T>
+array<U> array_cast(const array<T>& a) noexcept
+{
+  static_assert(std::is_const<U>::value || !std::is_const<T>::value,
+                "bam::array_cast: cannot drop const (array<const T> -> array<U>)");
+  return detail::array_factory::recast<U>(a);
+}
 
 } // namespace bam
 
