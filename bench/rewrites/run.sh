@@ -64,7 +64,8 @@ run_one() { # prog variant backend cache
 	local rc=$?
 	local sum ms stats ok
 	sum=$(sed -n 's/^checksum: //p' "$log.out" | head -1)
-	ms=$(grep -oE "${TIMEPAT[$prog]}" "$log" | head -1 | grep -oE '[0-9.]+' | head -1)
+	# The number right before " ms" (a pattern like "q2 (...) ms" has digits in its label too).
+	ms=$(grep -oE "${TIMEPAT[$prog]}" "$log" | head -1 | grep -oE '[0-9.]+ ms' | grep -oE '^[0-9.]+')
 	stats=$(grep -iE 'hit|iops' "$log" | tr '\n,' ' ;' | cut -c1-300)
 	if [ "$variant" = hbm ]; then REF[$prog]=$sum; fi
 	ok=no

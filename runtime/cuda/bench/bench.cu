@@ -95,7 +95,9 @@ __global__ void k_plain_u128(const uint4* p, size_t n, unsigned long long* sink)
 // Kernels on bam arrays carry the miss path (~110-125 registers uncapped);
 // capping at 64 keeps 32 warps per SM resident, and only the rare miss
 // path spills.
-#define BAM_BENCH_BOUNDS __launch_bounds__(256, 4)
+#ifndef BAM_BENCH_BOUNDS
+#  define BAM_BENCH_BOUNDS __launch_bounds__(256, 4)
+#endif
 
 // Naive linear: thread i reads element i (grid-stride).
 __global__ void BAM_BENCH_BOUNDS k_linear(bam::array<const uint64_t> a, unsigned long long* sink)
