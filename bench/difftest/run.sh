@@ -9,6 +9,7 @@
 #   bench/difftest/run.sh spmv sssp            # some programs
 #   BACKENDS="hbm" BAM_CACHE_BYTES=1M ARCH=sm_90 bench/difftest/run.sh
 #   BAMGEN=/path/to/bamgen bench/difftest/run.sh   # no Go on the GPU machine
+#   PORT_EXTRA="--ref" bench/difftest/run.sh        # also insert bam::array_ref
 #
 # Choices per program: bench/difftest/configs/PROG.yaml (a .bamgen.yaml) when
 # present, else --auto. Arguments per program: bench/difftest/configs/PROG.args
@@ -35,6 +36,7 @@ OUT=${OUT:-$ROOT/build/difftest}
 TIMEOUT=${TIMEOUT:-300}           # seconds per run
 PORT_NVCCFLAGS=${PORT_NVCCFLAGS:--O2} # e.g. "-O2 -Xptxas -O1" to tell runtime races from port bugs
 ORIG_NVCCFLAGS=${ORIG_NVCCFLAGS:--O2} # keep equal to PORT_NVCCFLAGS: ptxas levels change float contraction
+PORT_EXTRA=${PORT_EXTRA:-}        # more port flags for every program, e.g. "--ref"
 CONFIGS=$ROOT/bench/difftest/configs
 mkdir -p "$OUT"
 
@@ -79,7 +81,7 @@ build_one() {
 	[ -f "$CONFIGS/$p.yaml" ] && choice=(--config "$CONFIGS/$p.yaml")
 	if ! "$NVCC" -std=c++17 $ORIG_NVCCFLAGS -arch="$ARCH" "$src" -o "$work/orig" >"$work/orig-build.log" 2>&1; then
 		status="orig-build-failed"
-	elif ! "$OUT/bamgen" port -q "${choice[@]}" -o "$work/port.cu" "$src" 2>"$work/port.log"; then
+	elif ! "$OUT/bamgen" port -q "${choice[@]}" $PORT_EXTRA -o "$work/port.cu" "$src" 2>"$work/port.log"; then
 		status="port-failed"
 	elif ! "$NVCC" $PORT_NVCCFLAGS -arch="$ARCH" "${BAMFLAGS[@]:0:2}" "$work/port.cu" "${BAMFLAGS[@]:2}" -o "$work/port" >"$work/port-build.log" 2>&1; then
 		status="port-build-failed"
