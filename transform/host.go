@@ -170,10 +170,11 @@ func (c *portCtx) planHost() *hostPlan {
 	vars = c.addCopyPartners(vars)
 	sort.SliceStable(vars, func(i, j int) bool { return vars[i].sym.Decl.Pos() < vars[j].sym.Decl.Pos() })
 	wraps := map[*launchSite][]templates.Array{}
+	hoists := hoistLoops{}
 	groups := map[*hostVar][]*hostVar{}
 	for _, v := range vars {
 		if c.isHostVisible(v) {
-			c.planWrapped(hp, v, wraps)
+			c.planWrapped(hp, v, wraps, hoists)
 		} else {
 			groups[v.root()] = append(groups[v.root()], v)
 		}
@@ -184,6 +185,7 @@ func (c *portCtx) planHost() *hostPlan {
 		}
 	}
 	c.emitWraps(hp, wraps)
+	c.emitHoists(hp, hoists)
 	return hp
 }
 
@@ -223,7 +225,7 @@ func (c *portCtx) isHostVisible(v *hostVar) bool {
 }
 
 // planWrapped plans a host-visible buffer.
-func (c *portCtx) planWrapped(hp *hostPlan, v *hostVar, wraps map[*launchSite][]templates.Array) {
+func (c *portCtx) planWrapped(hp *hostPlan, v *hostVar, wraps map[*launchSite][]templates.Array, hoists hoistLoops) {
 	if why := c.conflictingLaunch(v); why != "" {
 		c.hostDrop(hp, v.keys, v.sym.Decl, CodeHostUse, why)
 		return
@@ -233,7 +235,7 @@ func (c *portCtx) planWrapped(hp *hostPlan, v *hostVar, wraps map[*launchSite][]
 		c.hostDrop(hp, v.keys, v.sym.Decl, CodeNoElemType, c.noElemMessage(v))
 		return
 	}
-	c.planWrapVar(hp, v, elem, c.findAllocation(v), wraps)
+	c.planWrapVar(hp, v, elem, c.findAllocation(v), wraps, hoists)
 }
 
 func (c *portCtx) noElemMessage(v *hostVar) string {

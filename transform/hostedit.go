@@ -300,8 +300,10 @@ func (c *portCtx) emitLaunchArg(hp *hostPlan, op hostOp, bam, elem string) {
 	hp.edits = append(hp.edits, Edit{Start: arg.Pos(), End: arg.End(), New: text, Rewrite: "launches"})
 }
 
-// planWrapVar ports host-visible memory by wrapping each launch.
-func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *hostOp, wraps map[*launchSite][]templates.Array) {
+// planWrapVar ports host-visible memory by wrapping each launch, or, for a
+// read-only array launched in a loop that does nothing else with the
+// buffer, by making the array once around the loop (see hoist.go).
+func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *hostOp, wraps map[*launchSite][]templates.Array, hoists hoistLoops) {
 	count := c.countFor(v, alloc.bytes, elem)
 	if alloc.other != nil { // new T[n]: the count itself
 		count = oneLine(c.text(alloc.other))
@@ -327,8 +329,12 @@ func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *host
 		if op.kind != "launch" {
 			continue
 		}
-		wraps[op.launch] = append(wraps[op.launch], templates.Array{RT: rtName, Bam: bamName(v), Elem: elem,
-			Src: v.sym.Name, Count: count, ReadOnly: readOnly})
+		a := templates.Array{RT: rtName, Bam: bamName(v), Elem: elem, Src: v.sym.Name, Count: count, ReadOnly: readOnly}
+		if loop := c.hoistLoop(v, op.launch, count); readOnly && loop != nil {
+			hoists.add(loop, a)
+		} else {
+			wraps[op.launch] = append(wraps[op.launch], a)
+		}
 		c.emitLaunchArg(hp, op, bamName(v), elem)
 	}
 	hp.fns[v.fn] = true
