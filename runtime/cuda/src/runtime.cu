@@ -249,7 +249,7 @@ detail::array_meta runtime::create(size_t bytes, source src, const void* ptr, co
     throw error("bam::runtime: cannot make an empty array");
   if ((src == source::host || src == source::device) && ptr == nullptr)
     throw error("bam::runtime: array_from_host/array_from_device got a null pointer");
-  detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime: synchronizing before making an array");
+  check(); // waits for the kernels; a trapped one is reported with its cause (no free slot, stalled line)
   const uint64_t lb = p_->cfg.line_bytes;
   const uint64_t n_lines = (bytes + lb - 1) / lb;
   const uint32_t id = p_->new_id();
@@ -288,7 +288,7 @@ detail::array_meta runtime::create(size_t bytes, source src, const void* ptr, co
 
 void runtime::flush()
 {
-  detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::flush: a kernel using bam arrays");
+  check(); // waits for the kernels; a trapped one is reported with its cause (no free slot, stalled line)
   detail::flush_kernel<<<p_->slot_blocks(), 256>>>(p_->d_ctx.get());
   check();
 }
@@ -306,7 +306,9 @@ void runtime::check()
                            "concurrently pinned lines: resident warps x 32 for random access)"
                      : "a line stayed busy for " + std::to_string(p_->cfg.stall_timeout_s) +
                            " s (array #" + std::to_string(p_->h_fatal.get()[1]) + ", line " +
-                           std::to_string(p_->h_fatal.get()[2]) + "); the backend stopped answering") +
+                           std::to_string(p_->h_fatal.get()[2]) + "): the backend stopped answering, or the line's fetcher found no free slot because every line "
+                           "was pinned (each bam::array_ref holds one line per thread); raise BAM_CACHE_BYTES above resident "
+                           "threads x refs per thread x line size, or drop the refs") +
                 " [CUDA: " + cudaGetErrorString(e) + "]");
   }
   if (e != cudaSuccess)
@@ -346,7 +348,7 @@ void runtime::copy_out(uint32_t id, void* dst, size_t bytes, size_t array_bytes)
 void runtime::release_array(uint32_t id)
 {
   array_rec& r = p_->rec(id);
-  detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::free: a kernel using bam arrays");
+  check(); // waits for the kernels; a trapped one is reported with its cause (no free slot, stalled line)
   detail::drop_kernel<<<p_->slot_blocks(), 256>>>(p_->d_ctx.get(), id);
   detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::free: dropping the array's lines");
   p_->store->release(r.region);
@@ -367,7 +369,7 @@ void runtime::drop_cache()
 
 bam::stats runtime::stats()
 {
-  detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::stats: a kernel using bam arrays");
+  check(); // waits for the kernels; a trapped one is reported with its cause (no free slot, stalled line)
   std::vector<detail::stats_row> rows(size_t(p_->n_sms));
   detail::cuda_check(cudaMemcpy(rows.data(), p_->d_stats.get(), sizeof(detail::stats_row) * rows.size(), cudaMemcpyDeviceToHost),
                      "bam::runtime::stats: reading counters");
