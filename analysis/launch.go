@@ -73,6 +73,11 @@ func launchesIn(fd *parse.FuncDecl) []Launch {
 	return out
 }
 
+// RuntimeLaunch recognises a call of a runtime launch function (see
+// runtimeLaunch); Caller is left empty. The port uses it to find the
+// launches it rewrites.
+func RuntimeLaunch(c *parse.CallExpr) (Launch, bool) { return runtimeLaunch(c) }
+
 // runtimeLaunch recognises a call of a runtime launch function whose
 // kernel argument names a function: `(void*)k`, `(const void*)&k<T>`, `k`.
 func runtimeLaunch(c *parse.CallExpr) (Launch, bool) {

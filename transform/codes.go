@@ -28,8 +28,11 @@ const (
 	CodeHostUse         = "PORT032" // the device pointer has a host use bamgen does not rewrite
 	CodeHostScope       = "PORT033" // the allocation does not enclose every use
 	CodeNoElemType      = "PORT034" // the host variable's element type is unknown
-	CodeKernelRef       = "PORT035" // the kernel is used other than in a <<<>>> launch
+	CodeKernelRef       = "PORT035" // the kernel is passed to a cudaLaunch* call bamgen cannot read as its launch
 	CodeHiddenUse       = "PORT036" // the kernel or buffer is used in a preprocessor branch the parser does not take
+	CodeArgsArray       = "PORT037" // a void** launch's argument array is not a local brace-initialised array passed only to launches
+	CodeArgsEntry       = "PORT038" // the argument array entry for a ported parameter is not &VAR of a local variable
+	CodeArgsWrapped     = "PORT039" // a host-visible buffer is passed through an argument array (its array is made at the launch)
 	CodeRefAdded        = "PORT050" // note: a loop reads arrays through bam::array_ref
 	CodeRefWritable     = "PORT051" // note: no ref: the scanned array is not read-only
 	CodeRefSync         = "PORT052" // note: no ref: a barrier or warp intrinsic in the loop that the refs cannot drop() before

@@ -26,12 +26,34 @@ import (
 // rtName is the runtime variable inserted into each host function.
 const rtName = "bam_rt"
 
-// launchSite is one `kernel<<<...>>>(args)` in some function body.
+// launchSite is one launch in some function body: `kernel<<<...>>>(args)`
+// or a runtime API call (cudaLaunchKernel and friends, see apilaunch.go).
 type launchSite struct {
-	expr    *parse.LaunchExpr
-	fn      *parse.FuncDecl // the enclosing function
+	expr    *parse.LaunchExpr // nil for a runtime API launch
+	fn      *parse.FuncDecl   // the enclosing function
 	kernel  *parse.FuncDecl
 	parents []parse.Node
+	// args holds the argument for each kernel parameter: the launch's own
+	// arguments (<<<>>>, cudaLaunchKernelEx), or for the void** forms the
+	// entries of the local argument array (`&d_a`), when it can be rewritten.
+	args []parse.Expr
+	api  *apiSite // nil for <<<>>>
+}
+
+// node is the launch expression: the <<<>>> launch or the API call.
+func (l *launchSite) node() parse.Node {
+	if l.api != nil {
+		return l.api.call
+	}
+	return l.expr
+}
+
+// kernelExpr is the kernel as the launch names it (for messages).
+func (l *launchSite) kernelName() string {
+	if l.api != nil {
+		return l.api.launch.Kernel
+	}
+	return calleeName(l.expr.Kernel)
 }
 
 // hostOp is one use of a host buffer variable.
@@ -43,6 +65,7 @@ type hostOp struct {
 	block  *parse.BlockStmt // stmt's parent when it is a block
 	launch *launchSite
 	arg    int        // launch argument index
+	entry  *argsArray // the launch reads v through this argument array's &v entry
 	bytes  parse.Expr // size argument of allocations and copies
 	other  parse.Expr // the host pointer of a copy; the fill value of a memset
 	offset parse.Expr // element offset of a copy or memset at `d + offset`
@@ -92,18 +115,24 @@ func (c *portCtx) launches() []*launchSite {
 			continue
 		}
 		walk(fn.Body, func(n parse.Node, parents []parse.Node) bool {
-			l, ok := n.(*parse.LaunchExpr)
-			if ok {
-				ks := kernels[calleeName(l.Kernel)]
-				site := &launchSite{expr: l, fn: fn, parents: append([]parse.Node(nil), parents...)}
-				if len(ks) == 1 {
+			var site *launchSite
+			switch n := n.(type) {
+			case *parse.LaunchExpr:
+				site = &launchSite{expr: n, args: n.Args}
+				if ks := kernels[calleeName(n.Kernel)]; len(ks) == 1 {
 					site.kernel = ks[0]
 				}
+			case *parse.CallExpr:
+				site = c.apiLaunchSite(n, kernels)
+			}
+			if site != nil {
+				site.fn, site.parents = fn, append([]parse.Node(nil), parents...)
 				c.launchCache = append(c.launchCache, site)
 			}
 			return true
 		})
 	}
+	c.resolveArgsArrays(c.launchCache)
 	return c.launchCache
 }
 
@@ -120,8 +149,8 @@ func (c *portCtx) launchesOf(k *parse.FuncDecl) []*launchSite {
 
 // hostVarOf returns the local variable passed as launch argument idx, or nil.
 func (c *portCtx) hostVarOf(l *launchSite, idx int) *hostVar {
-	id, ok := unparen(l.expr.Args[idx]).(*parse.Ident)
-	if !ok {
+	id := argIdent(l, idx)
+	if id == nil {
 		return nil
 	}
 	sym := l.fn.Scope.Lookup(id.Name, id.Pos())
@@ -272,7 +301,10 @@ func (c *portCtx) launchVars(hp *hostPlan, key paramKey) []*hostVar {
 		switch {
 		case l.fn.IsDevice():
 			why = fmt.Sprintf("%s is launched from device code (%s); bamgen ports host launches only", key.fn.Name, l.fn.Name)
-		case key.idx >= len(l.expr.Args):
+		case l.api != nil && l.api.why != "":
+			c.hostDrop(hp, []paramKey{key}, l.node(), CodeArgsArray, l.api.why)
+			continue
+		case key.idx >= len(l.args):
 			why = fmt.Sprintf("this launch of %s passes no argument for %s", key.fn.Name, name)
 		}
 		if why == "" {
@@ -280,23 +312,32 @@ func (c *portCtx) launchVars(hp *hostPlan, key paramKey) []*hostVar {
 				out = append(out, v)
 				continue
 			}
+			if l.api != nil && l.api.array != nil {
+				c.hostDrop(hp, []paramKey{key}, l.args[key.idx], CodeArgsEntry, c.entryMessage(l, key))
+				continue
+			}
 			why = fmt.Sprintf("the argument for %s:%s (%s) is not a local variable of %s, so bamgen cannot find its allocation; pass a local pointer variable",
-				key.fn.Name, name, oneLine(c.text(l.expr.Args[key.idx])), l.fn.Name)
+				key.fn.Name, name, oneLine(c.text(l.args[key.idx])), l.fn.Name)
 		}
-		c.hostDrop(hp, []paramKey{key}, l.expr, CodeHostArgument, why)
+		c.hostDrop(hp, []paramKey{key}, l.node(), CodeHostArgument, why)
 	}
 	for _, ref := range c.kernelRefs(key.fn) {
 		c.hostDrop(hp, []paramKey{key}, ref, CodeKernelRef,
-			fmt.Sprintf("%s is passed to %s; only <<<>>> launches can be ported", key.fn.Name, calleeName(ref.Fun)))
+			fmt.Sprintf("%s is passed to %s, which bamgen cannot read as a launch of %s; name the kernel directly in the call (`(void*)%s`) or launch it with <<<>>>",
+				key.fn.Name, calleeName(ref.Fun), key.fn.Name, key.fn.Name))
 	}
 	return out
 }
 
 // kernelRefs finds calls like cudaLaunchKernel(k, ...) that launch the
-// kernel with arguments bamgen cannot see.
+// kernel with arguments bamgen cannot see: those not recognised as a
+// launch of k (a kernel chosen at run time, an overloaded name).
 func (c *portCtx) kernelRefs(k *parse.FuncDecl) []*parse.CallExpr {
 	var out []*parse.CallExpr
 	for _, call := range c.launchAPICalls() {
+		if site := c.siteOf(call); site != nil && site.kernel == k {
+			continue
+		}
 		for _, a := range call.Args {
 			if mentions(c.text(a), k.Name) {
 				out = append(out, call)
@@ -361,7 +402,7 @@ func (c *portCtx) hostOps(v *hostVar) []hostOp {
 		}
 		op := c.classifyHostUse(v.fn, id, parents)
 		op.where = innermostStmt(parents)
-		ops = append(ops, op)
+		ops = append(ops, expandEntry(op)...)
 		return true
 	})
 	return ops
@@ -467,7 +508,16 @@ climb:
 				return hostOp{kind: "launch", node: id, arg: j, launch: c.siteOf(p)}
 			}
 		}
+	case *parse.InitListExpr:
+		if op, ok := c.entryOp(id, p, argNode, addr && offset == nil); ok {
+			return op
+		}
 	case *parse.CallExpr:
+		if site := c.siteOf(p); site != nil && site.api != nil {
+			if j := indexOf(site.api.launch.Args, argNode); j >= 0 && !addr && offset == nil {
+				return hostOp{kind: "launch", node: id, arg: j, launch: site}
+			}
+		}
 		op := c.classifyCall(fn, id, p, argNode, addr, parents[:i])
 		op.offset = offset
 		if offset != nil && op.kind != "upload" && op.kind != "download" && op.kind != "memset0" && op.kind != "memset" {
@@ -494,9 +544,11 @@ climb:
 	return c.withStmt(hostOp{kind: "other", node: id}, id, parents)
 }
 
-func (c *portCtx) siteOf(l *parse.LaunchExpr) *launchSite {
+// siteOf returns the launch whose expression is n (a <<<>>> launch or a
+// runtime API call), or nil.
+func (c *portCtx) siteOf(n parse.Node) *launchSite {
 	for _, s := range c.launches() {
-		if s.expr == l {
+		if s.node() == n {
 			return s
 		}
 	}
@@ -581,7 +633,7 @@ func (c *portCtx) conflictingLaunch(v *hostVar) string {
 		}
 		k := op.launch.kernel
 		if k == nil || !containsInt(c.ported[k], op.arg) {
-			name := calleeName(op.launch.expr.Kernel)
+			name := op.launch.kernelName()
 			return fmt.Sprintf("%s is also passed to %s, whose parameter there is not ported; choose it too (--array %s:%s) or neither",
 				v.sym.Name, name, name, paramNameAt(k, op.arg))
 		}

@@ -139,6 +139,14 @@ func (c *portCtx) planDeviceVar(v *hostVar, elem string) (deviceVarPlan, parse.N
 	for _, op := range v.ops {
 		before := op.node.Pos() < p.create.node.Pos() && op.kind != "malloc"
 		outside := op.node.End() > p.create.block.End()
+		if op.entry != nil && before {
+			at := parse.Node(p.create.node)
+			if p.create.stmt != nil {
+				at = p.create.stmt
+			}
+			return p, op.node, fmt.Sprintf("%s takes &%s before %s's bam::array is created (at `%s`); declare %s after that statement",
+				op.entry.sym.Name, v.sym.Name, v.sym.Name, oneLine(c.text(at)), op.entry.sym.Name)
+		}
 		if before || outside {
 			return p, op.node, fmt.Sprintf("%s is used outside the block where its bam::array is created, or before it; allocate it where it encloses every use", v.sym.Name)
 		}
@@ -288,11 +296,21 @@ func (c *portCtx) creationText(v *hostVar, merged bool, data templates.Array, sr
 // kernel launched without explicit template arguments cannot deduce T in
 // bam::array<const T> from bam::array<float>, so then the argument is
 // converted explicitly.
+//
+// An argument array entry `&v` becomes `&v_bam` (the name only), once
+// however many launches pass the array. cudaLaunchKernelEx converts its
+// arguments to the kernel's parameter types itself.
 func (c *portCtx) emitLaunchArg(hp *hostPlan, op hostOp, bam, elem string) {
-	arg := op.launch.expr.Args[op.arg]
+	if op.entry != nil {
+		if op.launch == op.entry.sites[0] {
+			hp.edits = append(hp.edits, Edit{Start: op.node.Pos(), End: op.node.End(), New: bam, Rewrite: "launches"})
+		}
+		return
+	}
+	arg := op.launch.args[op.arg]
 	text := bam
 	k := op.launch.kernel
-	if k != nil && k.Template != nil && op.arg < len(k.Params) && k.Params[op.arg].Type.Const {
+	if k != nil && k.Template != nil && op.arg < len(k.Params) && k.Params[op.arg].Type.Const && op.launch.expr != nil {
 		if _, explicit := op.launch.expr.Kernel.(*parse.TemplateIdent); !explicit {
 			text = "bam::array<const " + elem + ">(" + bam + ")"
 		}
@@ -315,8 +333,12 @@ func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *host
 		if op.kind != "launch" {
 			continue
 		}
+		if op.entry != nil {
+			c.hostDrop(hp, v.keys, op.node, CodeArgsWrapped, c.wrapEntryMessage(v, op))
+			return
+		}
 		if _, ok := launchStmt(op.launch); !ok {
-			c.hostDrop(hp, v.keys, op.launch.expr, CodeHostScope, fmt.Sprintf(
+			c.hostDrop(hp, v.keys, op.launch.node(), CodeHostScope, fmt.Sprintf(
 				"the launch passing %s is not a statement of its own, so bamgen cannot wrap it", v.sym.Name))
 			return
 		}
@@ -342,6 +364,9 @@ func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *host
 
 // launchStmt returns the expression statement that is exactly the launch.
 func launchStmt(l *launchSite) (*parse.ExprStmt, bool) {
+	if l.api != nil {
+		return apiLaunchStmt(l)
+	}
 	if len(l.parents) == 0 {
 		return nil, false
 	}

@@ -45,6 +45,13 @@ func (c *portCtx) launchArgNames(key paramKey) []string {
 			out = append(out, id.Name)
 		}
 	}
+	for _, l := range c.launches() { // runtime API launches: the argument or the &VAR entry
+		if l.api != nil && l.kernel == key.fn {
+			if id := argIdent(l, key.idx); id != nil {
+				out = append(out, id.Name)
+			}
+		}
+	}
 	return out
 }
 

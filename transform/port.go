@@ -122,7 +122,10 @@ func (c *portCtx) countNameKnown(name string, chosen map[paramKey]string) bool {
 			return true
 		}
 		for _, l := range c.launchesOf(key.fn) {
-			if key.idx < len(l.expr.Args) && oneLine(c.text(l.expr.Args[key.idx])) == name {
+			if key.idx < len(l.args) && oneLine(c.text(l.args[key.idx])) == name {
+				return true
+			}
+			if id := argIdent(l, key.idx); id != nil && id.Name == name {
 				return true
 			}
 		}

@@ -175,7 +175,7 @@ func (c *portCtx) dataDependence(fn *analysis.Function, name string) string {
 // launch arguments and reports one whose size is not a constant.
 func (c *portCtx) scalingAllocation(key paramKey) string {
 	for _, l := range c.launchesOf(key.fn) {
-		if key.idx >= len(l.expr.Args) {
+		if key.idx >= len(l.args) {
 			continue
 		}
 		v := c.hostVarOf(l, key.idx)
