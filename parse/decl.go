@@ -59,7 +59,7 @@ func (p *parser) parseDecl(ctx *declCtx, out []Decl) []Decl {
 		p.next()
 		p.next()
 		return out
-	case p.tok().Kind != Identifier && !p.is("::") && !p.is("~") && !(p.is("[") && p.isAt(1, "[")):
+	case p.tok().Kind != Identifier && !p.isK(tkScope) && !p.is("~") && !(p.is("[") && p.isAt(1, "[")):
 		return append(out, p.opaqueDecl(start, "unexpected '"+string(p.textOf(p.tok()))+"'"))
 	}
 	return p.parseDeclaration(ctx, out)
@@ -72,12 +72,12 @@ func (p *parser) parseNamespace() Decl {
 	name := ""
 	if p.isIdent() {
 		nameStart := p.tok().Start
-		for p.isIdent() || p.is("::") || p.is("inline") {
+		for p.isIdent() || p.isK(tkScope) || p.isK(kwInline) {
 			p.next()
 		}
 		name = p.spanText(nameStart, p.lastEnd)
 	}
-	for p.is("__attribute__") || p.is("[") {
+	for p.isK(kwAttributeUU) || p.is("[") {
 		p.next()
 		p.skipBalanced()
 	}
@@ -129,12 +129,12 @@ func (p *parser) parseTemplate(ctx *declCtx, out []Decl) []Decl {
 	for p.is("<") {
 		p.i = p.skipAnglesIdx(p.i)
 		p.lastEnd = int(p.toks[p.i-1].End)
-		if !p.is("template") || !p.isAt(1, "<") {
+		if !p.isK(kwTemplate) || !p.isAt(1, "<") {
 			break
 		}
 		p.next()
 	}
-	if p.is("requires") {
+	if p.isK(kwRequires) {
 		p.skipRequires()
 	}
 	sub := *ctx
@@ -152,8 +152,8 @@ func (p *parser) skipRequires() {
 		} else {
 			p.next()
 		}
-		if !p.is("&&") && !p.is("||") && !p.is("::") && !p.is("<") {
-			if p.isIdent() && (p.isAt(1, "<") || p.isAt(1, "::")) && p.toks[p.i-1].Kind == Punct {
+		if !p.isK(tkAndAnd) && !p.isK(tkOrOr) && !p.isK(tkScope) && !p.is("<") {
+			if p.isIdent() && (p.isAt(1, "<") || p.isAtK(1, tkScope)) && p.toks[p.i-1].Kind == Punct {
 				continue
 			}
 			return
@@ -241,7 +241,7 @@ func (p *parser) isRecordDef() bool {
 		}
 		break
 	}
-	for p.wordIdx(k) != "" && !keywords[p.wordIdx(k)] || p.textIs(k, "::") {
+	for p.wordIdx(k) != "" && !keywords[p.wordIdx(k)] || p.textIsK(k, tkScope) {
 		k++
 		if p.textIs(k, "<") {
 			k = p.skipAnglesIdx(k)
@@ -279,17 +279,17 @@ func (p *parser) parseTagDef(ctx *declCtx) (Decl, string) {
 	}
 	kind := p.keep(p.word())
 	p.next()
-	if kind == "enum" && (p.is("class") || p.is("struct")) {
+	if kind == "enum" && (p.isK(kwClass) || p.isK(kwStruct)) {
 		p.next()
 	}
-	for p.is("__align__") || p.is("alignas") || p.is("__attribute__") || p.is("__declspec") || p.is("[") {
+	for p.isK(kwAlignUU) || p.isK(kwAlignas) || p.isK(kwAttributeUU) || p.isK(kwDeclspecU) || p.is("[") {
 		p.next()
 		p.skipBalanced()
 	}
 	name := ""
-	if p.isIdent() || p.is("::") {
+	if p.isIdent() || p.isK(tkScope) {
 		nameStart := p.tok().Start
-		for p.isIdent() && p.word() != "final" || p.is("::") {
+		for p.isIdent() && p.word() != "final" || p.isK(tkScope) {
 			p.next()
 			if p.is("<") {
 				p.i = p.skipAnglesIdx(p.i)
@@ -360,7 +360,7 @@ func (p *parser) parseDeclaration(ctx *declCtx, out []Decl) []Decl {
 	if p.is(";") && ds.hasType {
 		return append(out, p.harmless(start, "forward declaration"))
 	}
-	if !ds.hasType && p.is("operator") {
+	if !ds.hasType && p.isK(kwOperator) {
 		return append(out, p.conversionOperator(ctx, ds, start))
 	}
 	if !ds.hasType {
@@ -441,7 +441,7 @@ func (p *parser) tryConstructor(ctx *declCtx, ds *declSpec, start int) *FuncDecl
 	case p.is("~") && p.peek(1).Kind == Identifier && !ds.hasType:
 		d = &declarator{}
 		p.declName(d)
-	case p.is("::") && p.isAt(1, "~") && ds.hasType:
+	case p.isK(tkScope) && p.isAt(1, "~") && ds.hasType:
 		nameStart := ds.baseSpan.Start
 		p.next()
 		p.next()
@@ -504,10 +504,10 @@ func (p *parser) finishFunc(ctx *declCtx, ds *declSpec, d *declarator, start int
 	switch {
 	case p.is("{"):
 		fn.Body = p.parseFuncBody(fn)
-	case p.is("try"):
+	case p.isK(kwTry):
 		p.next()
 		fn.Body = p.parseFuncBody(fn)
-		for p.is("catch") {
+		for p.isK(kwCatch) {
 			p.next()
 			p.skipBalanced()
 			p.skipBalanced()
@@ -537,7 +537,7 @@ func (p *parser) funcTrailer() {
 	for !p.atEOF() {
 		switch w := p.word(); {
 		case w == "const" || w == "volatile" || w == "override" || w == "final" || w == "mutable" ||
-			p.is("&") || p.is("&&") || specifierWords[w]:
+			p.is("&") || p.isK(tkAndAnd) || specifierWords[w]:
 			p.next()
 		case w == "noexcept" || w == "throw" || w == "__attribute__" || w == "__launch_bounds__" || w == "requires":
 			p.next()
@@ -546,7 +546,7 @@ func (p *parser) funcTrailer() {
 			}
 		case p.is("[") && p.isAt(1, "["):
 			p.skipBalanced()
-		case p.is("->"):
+		case p.isK(tkArrow):
 			p.next()
 			p.parseTypeID()
 		case p.is("="):
@@ -608,7 +608,7 @@ func (p *parser) parseVarInit(v *VarDecl, mode declMode) {
 		p.next() // bit-field width
 		p.parseCond()
 	}
-	for p.is("__attribute__") {
+	for p.isK(kwAttributeUU) {
 		p.next()
 		p.skipBalanced()
 	}

@@ -28,7 +28,7 @@ func (p *parser) parseAssign() Expr {
 		return p.deepExpr()
 	}
 	t := &p.toks[p.i]
-	if t.Kind == Identifier && t.cls&clsKeyword != 0 && p.is("throw") {
+	if t.Kind == Identifier && t.cls&clsKeyword != 0 && p.isK(kwThrow) {
 		x := p.parseThrow()
 		p.leave()
 		return x
@@ -254,9 +254,9 @@ func (p *parser) parseUnaryIn() Expr {
 			x := p.parseUnary()
 			return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: op, X: x})
 		}
-		if p.is("::") && (p.isAt(1, "new") || p.isAt(1, "delete")) {
+		if p.isK(tkScope) && (p.isAtK(1, kwNew) || p.isAtK(1, kwDelete)) {
 			p.next()
-			if p.is("new") {
+			if p.isK(kwNew) {
 				return p.parseNew(start)
 			}
 			return p.parseDelete(start)
@@ -356,7 +356,7 @@ func (p *parser) castAhead() bool {
 		return false // `(a + b)`, `(x[i])`, `(f(x))`: no parse needed
 	}
 	name := p.qualifiedNameAhead()
-	if !known && (!p.isIdent() && !p.is("::") || p.isKeyword()) {
+	if !known && (!p.isIdent() && !p.isK(tkScope) || p.isKeyword()) {
 		return false
 	}
 	t := p.parseTypeID()
@@ -379,13 +379,13 @@ func (p *parser) castAhead() bool {
 // continue a type inside parentheses (`T)`, `T *`, `T &`, `ns::T`, `T<`).
 func (p *parser) typeTailAhead() bool {
 	if !p.isIdent() {
-		return p.is("::")
+		return p.isK(tkScope)
 	}
 	switch p.punctByte(1) {
 	case ')', '*', '&', '<':
 		return true
 	}
-	return p.isAt(1, "::") || p.isAt(1, "&&") || p.peek(1).Kind == Identifier
+	return p.isAtK(1, tkScope) || p.isAtK(1, tkAndAnd) || p.peek(1).Kind == Identifier
 }
 
 // binaryWord reports identifiers that cannot start an operand.
@@ -410,7 +410,7 @@ func (p *parser) parseCCast(start int) Expr {
 func (p *parser) parseSizeof(start int, kw string) Expr {
 	p.next()
 	se := &SizeofExpr{Keyword: kw}
-	if p.got("...") {
+	if p.gotK(tkEllipsis) {
 		se.Keyword = p.keep(kw + "...")
 	}
 	if p.is("(") && p.typeInParens() {
@@ -546,16 +546,16 @@ func (p *parser) parsePostfix(x Expr) Expr {
 			return x
 		}
 		switch {
-		case p.is("->"):
+		case p.isK(tkArrow):
 			x = p.parseMember(x)
-		case p.is("++") || p.is("--"):
+		case p.isK(tkInc) || p.isK(tkDec):
 			op := "++"
-			if p.is("--") {
+			if p.isK(tkDec) {
 				op = "--"
 			}
 			p.next()
 			x = newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{x.Pos(), p.lastEnd}, Op: op, Postfix: true, X: x})
-		case p.is("<<<"):
+		case p.isK(tkLaunchOpen):
 			x = p.parseLaunch(x)
 		default:
 			return x
@@ -604,7 +604,7 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 	for !p.atEOF() && !p.is(")") {
 		before := p.i
 		list.push(p.parseArg())
-		p.got("...")
+		p.gotK(tkEllipsis)
 		if !p.got(",") {
 			if !p.is(")") && p.i == before {
 				p.next()
@@ -693,21 +693,21 @@ func (p *parser) parseArg() Expr {
 
 // parseMember parses `.name`, `->name`, `.template f<T>`, `->~T`.
 func (p *parser) parseMember(x Expr) Expr {
-	arrow := p.is("->")
+	arrow := p.isK(tkArrow)
 	p.next()
-	p.got("template")
+	p.gotK(kwTemplate)
 	nameStart := p.tok().Start
 	if p.is("~") {
 		p.next()
 	}
-	if p.is("operator") {
+	if p.isK(kwOperator) {
 		p.operatorName()
 	} else if p.isIdent() {
 		p.next()
 	} else {
 		return p.badExpr(x.Pos(), "expected member name")
 	}
-	for p.is("::") && p.peek(1).Kind == Identifier {
+	for p.isK(tkScope) && p.peek(1).Kind == Identifier {
 		p.next() // x.Base::member
 		p.next()
 	}
@@ -731,14 +731,14 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 	save := p.noGT
 	p.noGT = 0
 	le := &LaunchExpr{Kernel: kernel}
-	for !p.atEOF() && !p.is(">>>") {
+	for !p.atEOF() && !p.isK(tkLaunchClose) {
 		le.Config = append(le.Config, p.parseArg())
 		if !p.got(",") {
 			break
 		}
 	}
 	p.noGT = save
-	if !p.got(">>>") {
+	if !p.gotK(tkLaunchClose) {
 		return p.badExpr(kernel.Pos(), "expected '>>>' closing the launch configuration")
 	}
 	if !p.is("(") {

@@ -23,9 +23,9 @@ func (p *parser) parsePrimary() Expr {
 			return p.parseLambda()
 		case p.is("{"):
 			return p.parseInitList(nil)
-		case p.is("::"):
+		case p.isK(tkScope):
 			return p.parseName()
-		case p.is("..."):
+		case p.isK(tkEllipsis):
 			// The pack in a fold expression `(xs + ... + 0)`.
 			p.next()
 			return &Ident{Span: Span{t.Start, t.End}, Name: "..."}
@@ -137,13 +137,13 @@ func (p *parser) parseName() Expr {
 		return x
 	}
 	start := p.tok().Start
-	p.got("::")
+	p.gotK(tkScope)
 	for {
 		switch {
-		case p.is("template"):
+		case p.isK(kwTemplate):
 			p.next()
 			continue
-		case p.is("operator"):
+		case p.isK(kwOperator):
 			p.operatorName()
 		case p.is("~") && p.peek(1).Kind == Identifier:
 			p.next()
@@ -161,13 +161,13 @@ func (p *parser) parseName() Expr {
 			}
 		}
 		if ti := p.maybeTemplateArgs(start); ti != nil {
-			if p.is("::") && p.qualifierFollows() {
+			if p.isK(tkScope) && p.qualifierFollows() {
 				p.next()
 				continue
 			}
 			return ti
 		}
-		if p.is("::") && p.qualifierFollows() {
+		if p.isK(tkScope) && p.qualifierFollows() {
 			p.next()
 			continue
 		}
@@ -240,7 +240,7 @@ func (p *parser) templateAhead(name string) bool {
 		// the enclosing list.
 		return p.noGT > 0
 	}
-	return p.textIs(close, "(") || p.textIs(close, "::") || p.textIs(close, "<<<")
+	return p.textIs(close, "(") || p.textIsK(close, tkScope) || p.textIsK(close, tkLaunchOpen)
 }
 
 // matchAngleIdx scans from the '<' at index i for its closing '>' and
@@ -383,7 +383,7 @@ func (p *parser) parseInitList(t *TypeRef) *InitListExpr {
 		before := p.i
 		p.skipDesignator()
 		il.Elems = append(il.Elems, p.parseArg())
-		p.got("...")
+		p.gotK(tkEllipsis)
 		if !p.got(",") {
 			if p.i == before {
 				p.next()
@@ -473,7 +473,7 @@ func (p *parser) lambdaSpecifiers() {
 			}
 		case p.is("[") && p.isAt(1, "["):
 			p.skipBalanced()
-		case p.is("->"):
+		case p.isK(tkArrow):
 			p.next()
 			p.parseTypeID()
 		default:

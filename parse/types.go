@@ -43,7 +43,7 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 		case p.is("[") && p.isAt(1, "["):
 			p.skipBalanced() // [[attribute]]
 			return true
-		case p.is("::") && !ds.hasType:
+		case p.isK(tkScope) && !ds.hasType:
 			p.parseNamedBase(ds)
 			return true
 		}
@@ -65,8 +65,8 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 
 // keywordSpec handles a keyword in a specifier sequence.
 func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
-	switch w {
-	case "__launch_bounds__":
+	switch p.toks[p.i].kw {
+	case kwLaunchBoundsUU:
 		start := p.tok().Start
 		p.next()
 		if p.is("(") {
@@ -74,30 +74,30 @@ func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
 		}
 		sp := p.spanFrom(start)
 		ds.launch = &sp
-	case "__attribute__", "__declspec", "alignas", "__align__", "__builtin_align__":
+	case kwAttributeUU, kwDeclspecU, kwAlignas, kwAlignUU, kwBuiltinAlignUU:
 		p.next()
 		if p.is("(") {
 			p.skipBalanced()
 		}
-	case "const", "volatile":
+	case kwConst, kwVolatile:
 		p.noteTypeTok(ds)
 		ds.isConst = ds.isConst || w == "const"
 		p.next()
-	case "__restrict__", "__restrict", "restrict":
+	case kwRestrictUU, kwRestrictU, kwRestrict:
 		ds.restrict = true
 		p.next()
-	case "auto":
+	case kwAuto:
 		return p.builtinBase(ds)
-	case "struct", "class", "union", "enum":
+	case kwStruct, kwClass, kwUnion, kwEnum:
 		return p.tagBase(ds, ctx)
-	case "typename":
+	case kwTypename:
 		if ds.hasType {
 			return false
 		}
 		p.noteTypeTok(ds)
 		p.next()
 		p.parseNamedBase(ds)
-	case "decltype", "__typeof__", "typeof":
+	case kwDecltype, kwTypeofUU, kwTypeof:
 		if ds.hasType {
 			return false
 		}
@@ -230,10 +230,10 @@ func (p *parser) tagBase(ds *declSpec, ctx *declCtx) bool {
 	}
 	p.noteTypeTok(ds)
 	p.next()
-	if p.is("class") || p.is("struct") {
+	if p.isK(kwClass) || p.isK(kwStruct) {
 		p.next()
 	}
-	for p.is("__align__") || p.is("alignas") || p.is("__attribute__") {
+	for p.isK(kwAlignUU) || p.isK(kwAlignas) || p.isK(kwAttributeUU) {
 		p.next()
 		p.skipBalanced()
 	}
@@ -260,7 +260,7 @@ func (p *parser) unknownQualifier(w string) bool {
 	if after.Kind == Identifier {
 		return true
 	}
-	return p.isAt(2, "*") || p.isAt(2, "&") || p.isAt(2, "::") || p.isAt(2, "<")
+	return p.isAt(2, "*") || p.isAt(2, "&") || p.isAtK(2, tkScope) || p.isAt(2, "<")
 }
 
 // parseNamedBase parses a possibly qualified, possibly templated type name
@@ -268,7 +268,7 @@ func (p *parser) unknownQualifier(w string) bool {
 func (p *parser) parseNamedBase(ds *declSpec) {
 	start := p.tok().Start
 	p.noteTypeTok(ds)
-	p.got("::")
+	p.gotK(tkScope)
 	for {
 		if !p.isIdent() {
 			break
@@ -280,11 +280,11 @@ func (p *parser) parseNamedBase(ds *declSpec) {
 				p.reset(m)
 			}
 		}
-		if !p.is("::") || !(p.peek(1).Kind == Identifier) {
+		if !p.isK(tkScope) || !(p.peek(1).Kind == Identifier) {
 			break
 		}
 		p.next()
-		if p.is("template") {
+		if p.isK(kwTemplate) {
 			p.next()
 		}
 	}
@@ -342,7 +342,7 @@ func (p *parser) templateArgs() ([]Node, Span, bool) {
 			return nil, Span{}, false
 		}
 		args = append(args, a)
-		p.got("...")
+		p.gotK(tkEllipsis)
 		if !p.got(",") && !p.isCloseAngle() {
 			return nil, Span{}, false
 		}
@@ -360,7 +360,7 @@ func (p *parser) isCloseAngle() bool {
 func (p *parser) parseTemplateArg() Node {
 	if p.startsType() {
 		m := p.mark()
-		if t := p.parseTypeID(); t != nil && (p.is(",") || p.isCloseAngle() || p.is("...")) {
+		if t := p.parseTypeID(); t != nil && (p.is(",") || p.isCloseAngle() || p.isK(tkEllipsis)) {
 			return t
 		}
 		p.reset(m)
@@ -377,7 +377,7 @@ func (p *parser) parseTemplateArg() Node {
 func (p *parser) startsType() bool {
 	w := p.word()
 	if w == "" {
-		return p.is("::") && p.peek(1).Kind == Identifier && p.isTypeName(p.qualifiedNameAhead())
+		return p.isK(tkScope) && p.peek(1).Kind == Identifier && p.isTypeName(p.qualifiedNameAhead())
 	}
 	switch {
 	case p.toks[p.i].cls&clsBuiltin != 0, w == "const", w == "volatile", w == "struct", w == "class", w == "union",
@@ -393,11 +393,11 @@ func (p *parser) startsType() bool {
 // token without consuming it ("a::b::c"; template arguments end it).
 func (p *parser) qualifiedNameAhead() string {
 	k := 0
-	if p.isAt(0, "::") {
+	if p.isAtK(0, tkScope) {
 		k = 1
 	}
 	end := k
-	for p.peek(end).Kind == Identifier && p.isAt(end+1, "::") && p.peek(end+2).Kind == Identifier {
+	for p.peek(end).Kind == Identifier && p.isAtK(end+1, tkScope) && p.peek(end+2).Kind == Identifier {
 		end += 2
 	}
 	if k == end && k == 0 {
@@ -530,7 +530,7 @@ func (p *parser) ptrOperator(d *declarator) bool {
 	// the cases below by kind and word class before comparing strings.
 	switch t := &p.toks[p.i]; {
 	case t.Kind == Punct:
-		if t.pb != '*' && t.pb != '&' && !p.is("&&") && !p.is("...") {
+		if t.pb != '*' && t.pb != '&' && !p.isK(tkAndAnd) && !p.isK(tkEllipsis) {
 			return false
 		}
 	case t.Kind != Identifier:
@@ -547,15 +547,15 @@ func (p *parser) ptrOperator(d *declarator) bool {
 		d.typ.Pointers++
 	case p.is("&"):
 		d.typ.Ref = true
-	case p.is("&&"):
+	case p.isK(tkAndAnd):
 		d.typ.RRef = true
-	case p.is("__restrict__") || p.is("__restrict") || p.is("restrict"):
+	case p.isK(kwRestrictUU) || p.isK(kwRestrictU) || p.isK(kwRestrict):
 		d.typ.Restrict = true
-	case p.is("const") || p.is("volatile"):
+	case p.isK(kwConst) || p.isK(kwVolatile):
 		if d.typ.Pointers == 0 && !d.typ.Ref {
-			d.typ.Const = d.typ.Const || p.is("const") // `T const *`
+			d.typ.Const = d.typ.Const || p.isK(kwConst) // `T const *`
 		}
-	case p.is("__launch_bounds__"):
+	case p.isK(kwLaunchBoundsUU):
 		start := p.tok().Start
 		p.next()
 		if p.is("(") {
@@ -566,11 +566,11 @@ func (p *parser) ptrOperator(d *declarator) bool {
 		return true
 	case p.isIdent() && p.toks[p.i].cls&clsSpec != 0 && p.word() != "friend":
 		d.specs = append(d.specs, p.keep(p.word()))
-	case p.is("__attribute__"):
+	case p.isK(kwAttributeUU):
 		p.next()
 		p.skipBalanced()
 		return true
-	case p.is("..."):
+	case p.isK(tkEllipsis):
 		// A pack declarator `Ts... xs`.
 	case p.isCallingConvention():
 		// `SanitizerResult SANITIZERAPI f(...)`: a macro for __stdcall.
@@ -626,7 +626,7 @@ func (p *parser) skipAttrMacro(restrict *bool) *Span {
 func (p *parser) parenDeclarator(d *declarator, mode declMode) {
 	start := p.tok().Start
 	p.next() // (
-	for p.is("*") || p.is("&") || p.is("^") || p.is("const") || p.is("__restrict__") || p.isCallingConvention() {
+	for p.is("*") || p.is("&") || p.is("^") || p.isK(kwConst) || p.isK(kwRestrictUU) || p.isCallingConvention() {
 		if p.is("*") {
 			d.typ.Pointers++
 		} else if p.is("&") {
@@ -658,7 +658,7 @@ func (p *parser) declName(d *declarator) {
 		if p.is("~") && p.peek(1).Kind == Identifier {
 			p.next()
 		}
-		if p.is("operator") {
+		if p.isK(kwOperator) {
 			p.operatorName()
 			break
 		}
@@ -675,11 +675,11 @@ func (p *parser) declName(d *declarator) {
 		} else if p.is("<") {
 			// `Box<T>::put`, `f<int>(`: arguments of a template name.
 			m := p.mark()
-			if !p.skipTemplateArgs() || !p.is("::") && !p.is("(") {
+			if !p.skipTemplateArgs() || !p.isK(tkScope) && !p.is("(") {
 				p.reset(m)
 			}
 		}
-		if !p.is("::") {
+		if !p.isK(tkScope) {
 			break
 		}
 		qualEnd = p.tok().Start
@@ -704,7 +704,7 @@ func (p *parser) operatorName() {
 	case p.is("(") && p.isAt(1, ")"), p.is("[") && p.isAt(1, "]"):
 		p.next()
 		p.next()
-	case p.is("new") || p.is("delete"):
+	case p.isK(kwNew) || p.isK(kwDelete):
 		p.next()
 		if p.is("[") && p.isAt(1, "]") {
 			p.next()
@@ -754,12 +754,12 @@ func (p *parser) declSuffixes(d *declarator, mode declMode) {
 // looksLikeParams decides whether the '(' at the current token opens a
 // parameter list rather than a constructor initializer (`Foo g(42);`).
 func (p *parser) looksLikeParams() bool {
-	if p.isAt(1, ")") || p.isAt(1, "...") {
+	if p.isAt(1, ")") || p.isAtK(1, tkEllipsis) {
 		return true
 	}
 	t := p.peek(1)
 	if t.Kind != Identifier {
-		return p.isAt(1, "::") || p.isAt(1, "[") && p.isAt(2, "[")
+		return p.isAtK(1, tkScope) || p.isAt(1, "[") && p.isAt(2, "[")
 	}
 	w := p.wordAt(1)
 	if keywords[w] {
@@ -770,8 +770,8 @@ func (p *parser) looksLikeParams() bool {
 		return true
 	}
 	// `(Type name`, `(Type *`, `(Type &`, `(ns::Type`, `(Tmpl<...>`.
-	return p.peek(2).Kind == Identifier || p.isAt(2, "*") || p.isAt(2, "&") || p.isAt(2, "&&") || p.isAt(2, "::") ||
-		p.isAt(2, "<") || p.isAt(2, "...")
+	return p.peek(2).Kind == Identifier || p.isAt(2, "*") || p.isAt(2, "&") || p.isAtK(2, tkAndAnd) || p.isAtK(2, tkScope) ||
+		p.isAt(2, "<") || p.isAtK(2, tkEllipsis)
 }
 
 // parseParams parses `( param, ... )` into d.
@@ -779,11 +779,11 @@ func (p *parser) parseParams(d *declarator) {
 	start := p.tok().Start
 	p.next()
 	d.isFunc = true
-	if p.is("void") && p.isAt(1, ")") {
+	if p.isK(kwVoid) && p.isAt(1, ")") {
 		p.next()
 	}
 	for !p.atEOF() && !p.is(")") {
-		if p.is("...") {
+		if p.isK(tkEllipsis) {
 			p.next()
 			continue
 		}
