@@ -160,8 +160,9 @@ func (l *lexer) run() {
 			toks = append(toks, Token{Kind: Identifier, Start: start, End: i})
 			if parse {
 				pt := ptok{Start: int32(start), End: int32(i), Kind: Identifier}
-				if c >= 'a' && c <= 'z' || c == '_' {
-					// Every reserved word starts with a lower-case letter or '_'.
+				if n := i - start; n < 32 && classLens[c]&(1<<n) != 0 {
+					// Only a name with a reserved word's first byte and
+					// length pays for the call (and the spills around it).
 					pt.cls, pt.kw = wordInfo(src[start:i])
 				}
 				view = append(view, pt)

@@ -406,20 +406,22 @@ func stripComments(s string) string {
 // prescan walks the tokens once and records the names the file declares as
 // types and templates, so uses before the declaration parse the same way.
 func (p *parser) prescan() {
-	for i := 0; i < len(p.toks); i++ {
-		if p.toks[i].cls&clsKeyword == 0 {
-			continue // the words below are all keywords: skip the string switch
+	toks := p.toks // a local: the loop below is over every token
+	for i := range toks {
+		kw := toks[i].kw
+		if kw == kwNone {
+			continue // the common case, one test
 		}
-		switch p.wordIdx(i) {
-		case "struct", "class", "union", "enum", "typename":
+		switch kw {
+		case kwStruct, kwClass, kwUnion, kwEnum, kwTypename:
 			p.prescanTag(i)
-		case "using":
+		case kwUsing:
 			if p.toks[i+1].Kind == Identifier && p.textIs(i+2, "=") {
 				p.types[p.wordIdx(i+1)] = true
 			}
-		case "typedef":
+		case kwTypedef:
 			p.prescanTypedef(i)
-		case "template":
+		case kwTemplate:
 			p.prescanTemplate(i)
 		}
 	}
