@@ -29,7 +29,7 @@ func (p *parser) parseDecls(ctx *declCtx) []Decl {
 
 // parseDecl parses one declaration and appends what it declares to out.
 func (p *parser) parseDecl(ctx *declCtx, out []Decl) []Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	if !p.enter() {
 		p.leave()
 		return append(out, p.harmless(start, "nesting too deep"))
@@ -59,7 +59,7 @@ func (p *parser) parseDecl(ctx *declCtx, out []Decl) []Decl {
 		p.next()
 		p.next()
 		return out
-	case p.tok().Kind != Identifier && !p.isK(tkScope) && !p.is("~") && !(p.is("[") && p.isAt(1, "[")):
+	case p.toks[p.i].Kind != Identifier && !p.isK(tkScope) && !p.is("~") && !(p.is("[") && p.isAt(1, "[")):
 		return append(out, p.opaqueDecl(start, "unexpected '"+string(p.textOf(p.tok()))+"'"))
 	}
 	return p.parseDeclaration(ctx, out)
@@ -67,11 +67,11 @@ func (p *parser) parseDecl(ctx *declCtx, out []Decl) []Decl {
 
 // parseNamespace parses `namespace a::b { ... }` or an alias.
 func (p *parser) parseNamespace() Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	name := ""
 	if p.isIdent() {
-		nameStart := p.tok().Start
+		nameStart := p.curStart()
 		for p.isIdent() || p.isK(tkScope) || p.isK(kwInline) {
 			p.next()
 		}
@@ -104,7 +104,7 @@ func (p *parser) parseBraced(ctx *declCtx) []Decl {
 
 // parseLinkage parses `extern "C" { ... }` and `extern "C" decl`.
 func (p *parser) parseLinkage(ctx *declCtx) Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	lang := strings.Trim(string(p.textOf(p.tok())), `"`)
 	p.next()
@@ -121,7 +121,7 @@ func (p *parser) parseLinkage(ctx *declCtx) Decl {
 // parseTemplate parses `template <...>` headers and the declaration they
 // introduce; explicit instantiations are kept as harmless Opaque.
 func (p *parser) parseTemplate(ctx *declCtx, out []Decl) []Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	if !p.is("<") {
 		return append(out, p.harmless(start, "explicit instantiation"))
@@ -164,7 +164,7 @@ func (p *parser) skipRequires() {
 
 // parseTypedef parses `typedef T a, *b;` (each name gets a TypedefDecl).
 func (p *parser) parseTypedef(out []Decl) []Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
 	ds := &dsv
@@ -201,7 +201,7 @@ func (p *parser) parseTypedef(out []Decl) []Decl {
 
 // parseUsing parses `using namespace x;`, `using x::y;`, `using T = type;`.
 func (p *parser) parseUsing(ctx *declCtx) Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	if ctx.template != nil {
 		start = ctx.template.Start
 	}
@@ -273,7 +273,7 @@ func (p *parser) skipBracketsIdx(i int) int {
 // parseTagDef parses a struct/class/union/enum definition at its keyword
 // and returns it with its name ("" for anonymous).
 func (p *parser) parseTagDef(ctx *declCtx) (Decl, string) {
-	start := p.tok().Start
+	start := p.curStart()
 	if ctx != nil && ctx.template != nil {
 		start = ctx.template.Start
 	}
@@ -288,7 +288,7 @@ func (p *parser) parseTagDef(ctx *declCtx) (Decl, string) {
 	}
 	name := ""
 	if p.isIdent() || p.isK(tkScope) {
-		nameStart := p.tok().Start
+		nameStart := p.curStart()
 		for p.isIdent() && p.word() != "final" || p.isK(tkScope) {
 			p.next()
 			if p.is("<") {
@@ -333,7 +333,7 @@ func lastComponent(name string) string {
 // parseDeclaration parses a declaration that starts with specifiers and a
 // type: a function definition or prototype, or variables.
 func (p *parser) parseDeclaration(ctx *declCtx, out []Decl) []Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	if ctx.template != nil {
 		start = ctx.template.Start
 	}

@@ -8,7 +8,7 @@ package parse
 func (p *parser) parseExpr() Expr {
 	x := p.parseAssign()
 	for p.is(",") {
-		opPos := p.tok().Start
+		opPos := p.curStart()
 		p.next()
 		y := p.parseAssign()
 		x = p.newBinary(Span{x.Pos(), y.End()}, ",", opPos, x, y)
@@ -49,7 +49,7 @@ func (p *parser) parseAssign() Expr {
 
 // parseThrow parses `throw [expr]` at the keyword.
 func (p *parser) parseThrow() Expr {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	u := newNode(&p.slabs.sUnaryExpr, UnaryExpr{Op: "throw"})
 	if !p.is(";") && !p.is(")") && !p.is(",") {
@@ -66,7 +66,7 @@ func (p *parser) parseAssignRest(x Expr) Expr {
 	if op == "" || p.noGT > 0 && op == ">>=" {
 		return x
 	}
-	opPos := p.tok().Start
+	opPos := p.curStart()
 	p.next()
 	var y Expr
 	if p.is("{") {
@@ -312,7 +312,7 @@ func prefixOp(b []byte) string {
 // deepExpr is returned when nesting exceeds maxDepth: the rest of the
 // innermost group is kept as an OpaqueExpr.
 func (p *parser) deepExpr() Expr {
-	start := p.tok().Start
+	start := p.curStart()
 	for !p.atEOF() && !p.is(";") && !p.is(")") && !p.is("]") && !p.is("}") && !p.is(",") {
 		if p.is("(") || p.is("[") || p.is("{") {
 			p.skipBalanced()
@@ -370,7 +370,7 @@ func (p *parser) castAhead() bool {
 		return false
 	}
 	p.next()
-	k := p.tok().Kind
+	k := p.toks[p.i].Kind
 	return k == Identifier && !binaryWord(p.word()) || k == Number || k == Char || k == String ||
 		p.is("~") || p.is("!") || p.is("{") || p.is("(") && p.isTypeName(name)
 }
@@ -469,7 +469,7 @@ func (p *parser) parseNew(start int) Expr {
 		}
 		last = p.i
 	}
-	p.finishType(d.typ, ds, first, last, p.tok().Start)
+	p.finishType(d.typ, ds, first, last, p.curStart())
 	ne.Type = d.typ
 	if p.is("[") {
 		p.next()
@@ -578,7 +578,7 @@ func (p *parser) parseCall(x Expr) Expr {
 
 // parseIndex parses `x[index]` (the index may be a braced list).
 func (p *parser) parseIndex(x Expr) Expr {
-	lb := p.tok().Start
+	lb := p.curStart()
 	p.next()
 	var idx Expr
 	if p.is("{") {
@@ -586,7 +586,7 @@ func (p *parser) parseIndex(x Expr) Expr {
 	} else {
 		idx = p.parseExprIn()
 	}
-	rb := p.tok().Start
+	rb := p.curStart()
 	if !p.got("]") {
 		return p.badExpr(x.Pos(), "expected ']'")
 	}
@@ -595,7 +595,7 @@ func (p *parser) parseIndex(x Expr) Expr {
 
 // parseArgs parses `( args )` and returns them with the paren offsets.
 func (p *parser) parseArgs() ([]Expr, int, int) {
-	lp := p.tok().Start
+	lp := p.curStart()
 	p.next()
 	save := p.noGT
 	p.noGT = 0
@@ -616,7 +616,7 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 	}
 	args := list.finish(mark)
 	p.noGT = save
-	rp := p.tok().Start
+	rp := p.curStart()
 	if !p.got(")") {
 		p.errorf(lp, p.lastEnd, "PARSE012", "expected ')' to close argument list")
 		rp = p.lastEnd
@@ -641,7 +641,7 @@ func (p *parser) isMacroCall(x Expr) bool {
 // that is not an expression (`SWAP(int, a, b)`, `STR(a + )`) is kept as an
 // OpaqueExpr without a diagnostic: macros take token soup.
 func (p *parser) parseMacroArgs() ([]Expr, int, int) {
-	lp := p.tok().Start
+	lp := p.curStart()
 	p.next()
 	save := p.noGT
 	p.noGT = 0
@@ -655,7 +655,7 @@ func (p *parser) parseMacroArgs() ([]Expr, int, int) {
 	}
 	args := list.finish(mark)
 	p.noGT = save
-	rp := p.tok().Start
+	rp := p.curStart()
 	if !p.got(")") {
 		p.errorf(lp, p.lastEnd, "PARSE012", "expected ')' to close macro arguments")
 		rp = p.lastEnd
@@ -672,7 +672,7 @@ func (p *parser) parseMacroArg() Expr {
 		return x
 	}
 	p.reset(m)
-	start := p.tok().Start
+	start := p.curStart()
 	for !p.atEOF() && !p.is(",") && !p.is(")") && !p.is(";") && !p.is("}") {
 		if p.is("(") || p.is("[") || p.is("{") {
 			p.skipBalanced()
@@ -696,7 +696,7 @@ func (p *parser) parseMember(x Expr) Expr {
 	arrow := p.isK(tkArrow)
 	p.next()
 	p.gotK(kwTemplate)
-	nameStart := p.tok().Start
+	nameStart := p.curStart()
 	if p.is("~") {
 		p.next()
 	}

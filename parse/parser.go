@@ -231,6 +231,12 @@ func (p *parser) recoverPanic() {
 
 func (p *parser) tok() Token { return p.toks[p.i].token() }
 
+// curStart and curEnd are p.tok().Start and .End without building the
+// Token: one load where the grammar needs only a bound.
+func (p *parser) curStart() int { return int(p.toks[p.i].Start) }
+
+func (p *parser) curEnd() int { return int(p.toks[p.i].End) }
+
 func (p *parser) peek(k int) Token {
 	if p.i+k < 0 {
 		return Token{Kind: Invalid}
@@ -374,7 +380,7 @@ func (p *parser) newlineBefore() bool {
 // inScope returns the variable name declared before the current token in
 // the current function or lambda, or in the functions enclosing a lambda.
 func (p *parser) inScope(name string) *Symbol {
-	pos := p.tok().Start
+	pos := p.curStart()
 	if s := p.scope.Lookup(name, pos); s != nil {
 		return s
 	}

@@ -33,7 +33,7 @@ func (p *parser) parseBlock() *BlockStmt {
 
 // parseStmt parses one statement.
 func (p *parser) parseStmt() Stmt {
-	start := p.tok().Start
+	start := p.curStart()
 	if !p.enter() {
 		p.leave()
 		p.syncStmt()
@@ -213,7 +213,7 @@ func (p *parser) parseElse(s *IfStmt) {
 // declare a variable (`if (auto *p = f())`). A declared condition is
 // returned as Init with Cond naming the variable.
 func (p *parser) parseCondition(allowInit bool) (Stmt, Expr) {
-	start := p.tok().Start
+	start := p.curStart()
 	if d := p.tryDeclStmt(false); d != nil {
 		if !allowInit || p.is(")") {
 			return nil, p.declCond(d)
@@ -256,7 +256,7 @@ func (p *parser) parseFor(start int) Stmt {
 		return p.opaqueStmt(start, "expected '(' after for")
 	}
 	var init Stmt
-	initStart := p.tok().Start
+	initStart := p.curStart()
 	switch d := p.tryDeclStmt(true); {
 	case d != nil && p.is(":"):
 		return p.parseRangeFor(start, d)
@@ -426,7 +426,7 @@ func (p *parser) parseTry(start int) Stmt {
 	}
 	ts := &TryStmt{Body: p.parseBlock()}
 	for p.isK(kwCatch) {
-		cStart := p.tok().Start
+		cStart := p.curStart()
 		p.next()
 		if !p.expect("(") {
 			return p.opaqueStmt(start, "expected '(' after catch")
@@ -511,7 +511,7 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 		return nil
 	}
 	m := p.mark()
-	start := p.tok().Start
+	start := p.curStart()
 	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
 	ds := &dsv
 	p.parseDeclSpecs(ds, &declCtx{})

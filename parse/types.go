@@ -67,7 +67,7 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
 	switch p.toks[p.i].kw {
 	case kwLaunchBoundsUU:
-		start := p.tok().Start
+		start := p.curStart()
 		p.next()
 		if p.is("(") {
 			p.skipBalanced()
@@ -102,7 +102,7 @@ func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
 			return false
 		}
 		p.noteTypeTok(ds)
-		start := p.tok().Start
+		start := p.curStart()
 		p.next()
 		p.skipBalanced()
 		p.setBase(ds, start)
@@ -148,7 +148,7 @@ func (p *parser) noteTypeTok(ds *declSpec) {
 		ds.typeStart = p.i
 	}
 	ds.typeEnd = p.i + 1
-	ds.typeEndOff = p.tok().End
+	ds.typeEndOff = p.curEnd()
 }
 
 // builtinBase consumes fundamental type words ("unsigned long long int").
@@ -156,7 +156,7 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 	if ds.hasType && !ds.builtinOnly(p) {
 		return false
 	}
-	start := p.tok().Start
+	start := p.curStart()
 	if ds.hasType {
 		start = ds.baseSpan.Start
 	}
@@ -215,7 +215,7 @@ func (p *parser) tagBase(ds *declSpec, ctx *declCtx) bool {
 	}
 	if p.isRecordDef() {
 		p.noteTypeTok(ds)
-		start := p.tok().Start
+		start := p.curStart()
 		rec, name := p.parseTagDef(ctx)
 		ds.record = rec
 		ds.hasType = true
@@ -266,7 +266,7 @@ func (p *parser) unknownQualifier(w string) bool {
 // parseNamedBase parses a possibly qualified, possibly templated type name
 // (`std::vector<int>`, `::cub::BlockReduce<T, 128>::TempStorage`).
 func (p *parser) parseNamedBase(ds *declSpec) {
-	start := p.tok().Start
+	start := p.curStart()
 	p.noteTypeTok(ds)
 	p.gotK(tkScope)
 	for {
@@ -323,7 +323,7 @@ func (p *parser) parseTemplateArgs() ([]Node, Span, bool) {
 
 // templateArgs does the work of parseTemplateArgs.
 func (p *parser) templateArgs() ([]Node, Span, bool) {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	if !p.enter() {
 		p.leave()
@@ -468,7 +468,7 @@ func (p *parser) parseDeclarator(d *declarator, ds *declSpec, mode declMode) {
 		}
 		last = p.i
 	}
-	namePos := p.tok().Start
+	namePos := p.curStart()
 	if p.isAt(0, "(") && (p.isAt(1, "*") || p.isAt(1, "&") || p.isAt(1, "^") || p.isAt(2, "*") && isAllCaps(p.wordAt(1))) && mode != declBlock || (mode == declBlock && p.isAt(0, "(") && p.isAt(1, "*") && p.peek(2).Kind == Identifier && p.isAt(3, ")") && p.isAt(4, "(")) {
 		p.parenDeclarator(d, mode)
 	} else if mode == declBlock && p.is("[") && ds.base == "auto" {
@@ -506,10 +506,10 @@ func (p *parser) groupText(d *declarator) {
 // bindingNames parses a structured binding `[a, b]`; the VarDecl's name is
 // the bracketed text and each name becomes a symbol.
 func (p *parser) bindingNames(d *declarator) {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	for p.isIdent() {
-		d.bindings = append(d.bindings, Span{p.tok().Start, p.tok().End})
+		d.bindings = append(d.bindings, Span{p.curStart(), p.curEnd()})
 		p.next()
 		if !p.got(",") {
 			break
@@ -556,7 +556,7 @@ func (p *parser) ptrOperator(d *declarator) bool {
 			d.typ.Const = d.typ.Const || p.isK(kwConst) // `T const *`
 		}
 	case p.isK(kwLaunchBoundsUU):
-		start := p.tok().Start
+		start := p.curStart()
 		p.next()
 		if p.is("(") {
 			p.skipBalanced()
@@ -606,7 +606,7 @@ func (p *parser) isCallingConvention() bool {
 // *restrict for a restrict macro.
 func (p *parser) skipAttrMacro(restrict *bool) *Span {
 	kind := p.attrMacro[p.word()]
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	if m := p.macro(p.wordAt(-1)); m != nil && m.IsFunc && p.is("(") {
 		p.skipBalanced()
@@ -624,7 +624,7 @@ func (p *parser) skipAttrMacro(restrict *bool) *Span {
 // parenDeclarator handles `(*name)(params)` and `(&arr)[N]`: the name of a
 // function pointer or array reference; the type counts one more pointer.
 func (p *parser) parenDeclarator(d *declarator, mode declMode) {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next() // (
 	for p.is("*") || p.is("&") || p.is("^") || p.isK(kwConst) || p.isK(kwRestrictUU) || p.isCallingConvention() {
 		if p.is("*") {
@@ -652,7 +652,7 @@ func (p *parser) parenDeclarator(d *declarator, mode declMode) {
 
 // declName parses the declarator name: `x`, `A::f`, `operator+=`, `~A`.
 func (p *parser) declName(d *declarator) {
-	start := p.tok().Start
+	start := p.curStart()
 	qualEnd := -1
 	for {
 		if p.is("~") && p.peek(1).Kind == Identifier {
@@ -682,7 +682,7 @@ func (p *parser) declName(d *declarator) {
 		if !p.isK(tkScope) {
 			break
 		}
-		qualEnd = p.tok().Start
+		qualEnd = p.curStart()
 		p.next()
 	}
 	d.nameSpan = p.spanFrom(start)
@@ -710,12 +710,12 @@ func (p *parser) operatorName() {
 			p.next()
 			p.next()
 		}
-	case p.is("\"\"") || p.tok().Kind == String:
+	case p.is("\"\"") || p.toks[p.i].Kind == String:
 		p.next()
 		if p.isIdent() {
 			p.next() // operator"" _suffix
 		}
-	case p.tok().Kind == Punct:
+	case p.toks[p.i].Kind == Punct:
 		p.next()
 	default:
 		// Conversion operator: a type up to the '('.
@@ -729,7 +729,7 @@ func (p *parser) operatorName() {
 // parameter list.
 func (p *parser) declSuffixes(d *declarator, mode declMode) {
 	for p.is("[") {
-		start := p.tok().Start
+		start := p.curStart()
 		p.skipBalanced()
 		d.typ.Array = append(d.typ.Array, p.spanFrom(start))
 	}
@@ -776,7 +776,7 @@ func (p *parser) looksLikeParams() bool {
 
 // parseParams parses `( param, ... )` into d.
 func (p *parser) parseParams(d *declarator) {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	d.isFunc = true
 	if p.isK(kwVoid) && p.isAt(1, ")") {
@@ -805,7 +805,7 @@ func (p *parser) parseParams(d *declarator) {
 // skipParam skips a parameter the parser did not understand, to the next
 // ',' or ')' at depth 0.
 func (p *parser) skipParam() {
-	start := p.tok().Start
+	start := p.curStart()
 	for !p.atEOF() && !p.is(")") && !p.is(",") && !p.is(";") && !p.is("{") {
 		if p.is("(") || p.is("[") {
 			p.skipBalanced()
@@ -819,7 +819,7 @@ func (p *parser) skipParam() {
 
 // parseParam parses one parameter declaration.
 func (p *parser) parseParam() *Param {
-	start := p.tok().Start
+	start := p.curStart()
 	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
 	ds := &dsv
 	p.parseDeclSpecs(ds, nil)
@@ -894,7 +894,9 @@ func (p *parser) oneWordType(ds *declSpec) bool {
 		return false
 	}
 	w := unsafe.String(&p.src[t.Start], int(t.End-t.Start))
-	return w != "__launch_bounds__" && (len(p.specMacro) == 0 || p.specMacro[w] == nil)
+	// specMacro's keys are macro names: maybeMacro spares most words the
+	// map lookup.
+	return w != "__launch_bounds__" && (len(p.specMacro) == 0 || !p.maybeMacro(w[0], len(w)) || p.specMacro[w] == nil)
 }
 
 // spanText returns the non-trivia tokens in [start,end) joined with spaces
