@@ -570,10 +570,11 @@ func (p *parser) blockDeclarators(ds *declSpec) []*VarDecl {
 	for {
 		var dv declarator
 		d := &dv
-		p.parseDeclarator(d, ds, declBlock)
+		sh := p.declaratorShape(d, ds, declBlock)
 		if d.name == "" || d.isFunc || !p.declaratorFollows(len(vars) == 0) {
-			return nil
+			return nil // the caller backtracks: no type text needed
 		}
+		p.finishDeclarator(d, ds, sh)
 		v := p.newVar(ds, d)
 		p.parseVarInit(v, declBlock)
 		p.declareVar(v, d)

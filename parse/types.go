@@ -456,6 +456,19 @@ type declarator struct {
 // parseDeclarator parses pointer operators, the name and suffixes, building
 // the declarator's full TypeRef from ds.
 func (p *parser) parseDeclarator(d *declarator, ds *declSpec, mode declMode) {
+	sh := p.declaratorShape(d, ds, mode)
+	p.finishDeclarator(d, ds, sh)
+}
+
+// declShape is what finishDeclarator needs to know of a declarator's
+// tokens: the range of its own type operators and where its name starts.
+type declShape struct{ first, last, namePos int }
+
+// declaratorShape is parseDeclarator without the type's text and span. A
+// block-scope declaration is parsed speculatively and often turns out to
+// be an expression (`a * b;`, `x < y;`); building the text only after the
+// declarator is accepted spares that work (see blockDeclarators).
+func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) declShape {
 	*d = declarator{typ: newNode(&p.slabs.sTypeRef, TypeRef{Base: ds.base, BaseSpan: ds.baseSpan, Const: ds.isConst, Restrict: ds.restrict})}
 	first, last := -1, -1 // token range of this declarator's own type operators
 	for {
@@ -477,7 +490,14 @@ func (p *parser) parseDeclarator(d *declarator, ds *declSpec, mode declMode) {
 		p.declName(d)
 	}
 	p.declSuffixes(d, mode)
-	p.finishType(d.typ, ds, first, last, namePos)
+	return declShape{first, last, namePos}
+}
+
+// finishDeclarator builds the type's text and span of a declarator parsed
+// by declaratorShape. It reads the tokens, not the position: the caller
+// may look ahead in between, but not consume or split tokens.
+func (p *parser) finishDeclarator(d *declarator, ds *declSpec, sh declShape) {
+	p.finishType(d.typ, ds, sh.first, sh.last, sh.namePos)
 	if d.group.Stop > 0 {
 		p.groupText(d)
 	}
