@@ -35,27 +35,29 @@ func (p *parser) parseDecl(ctx *declCtx, out []Decl) []Decl {
 		return append(out, p.harmless(start, "nesting too deep"))
 	}
 	defer p.leave()
-	w := p.word()
-	switch {
+	// The words are told apart by token id (tokid.go), not by spelling.
+	switch kw := p.toks[p.i].kw; {
 	case p.is(";"):
 		p.next()
 		return out
-	case w == "namespace":
+	case kw == kwNone && p.toks[p.i].Kind == Identifier:
+		// An ordinary name: none of the cases below (the common case).
+	case kw == kwNamespace:
 		return append(out, p.parseNamespace())
-	case w == "inline" && p.wordAt(1) == "namespace":
+	case kw == kwInline && p.isAtK(1, kwNamespace):
 		p.next()
 		return append(out, p.parseNamespace())
-	case w == "extern" && p.peek(1).Kind == String:
+	case kw == kwExtern && p.peek(1).Kind == String:
 		return append(out, p.parseLinkage(ctx))
-	case w == "template":
+	case kw == kwTemplate:
 		return p.parseTemplate(ctx, out)
-	case w == "typedef":
+	case kw == kwTypedef:
 		return p.parseTypedef(out)
-	case w == "using":
+	case kw == kwUsing:
 		return append(out, p.parseUsing(ctx))
-	case w == "static_assert" || w == "asm" || w == "__asm__" || w == "__asm":
-		return append(out, p.harmless(start, w))
-	case (w == "public" || w == "private" || w == "protected") && p.isAt(1, ":"):
+	case kw == kwStaticAssert || kw == kwAsm || kw == kwAsmUU || kw == kwAsmU:
+		return append(out, p.harmless(start, p.word()))
+	case (kw == kwPublic || kw == kwPrivate || kw == kwProtected) && p.isAt(1, ":"):
 		p.next()
 		p.next()
 		return out

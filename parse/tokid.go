@@ -70,6 +70,10 @@ const (
 	kwVoid                 // void
 	kwVolatile             // volatile
 	kwWhile                // while
+	kwExtern               // extern
+	kwPublic               // public
+	kwPrivate              // private
+	kwProtected            // protected
 	numTokIDs
 )
 
@@ -137,6 +141,10 @@ var tokIDText = [numTokIDs]string{
 	kwVoid:           "void",
 	kwVolatile:       "volatile",
 	kwWhile:          "while",
+	kwExtern:         "extern",
+	kwPublic:         "public",
+	kwPrivate:        "private",
+	kwProtected:      "protected",
 }
 
 // punctID returns the id of the punctuator spelled b, or kwNone. It is
