@@ -29,37 +29,39 @@ func (p *parser) parseDecls(ctx *declCtx) []Decl {
 
 // parseDecl parses one declaration and appends what it declares to out.
 func (p *parser) parseDecl(ctx *declCtx, out []Decl) []Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	if !p.enter() {
 		p.leave()
 		return append(out, p.harmless(start, "nesting too deep"))
 	}
 	defer p.leave()
-	w := p.word()
-	switch {
+	// The words are told apart by token id (tokid.go), not by spelling.
+	switch kw := p.toks[p.i].kw; {
 	case p.is(";"):
 		p.next()
 		return out
-	case w == "namespace":
+	case kw == kwNone && p.toks[p.i].Kind == Identifier:
+		// An ordinary name: none of the cases below (the common case).
+	case kw == kwNamespace:
 		return append(out, p.parseNamespace())
-	case w == "inline" && p.wordAt(1) == "namespace":
+	case kw == kwInline && p.isAtK(1, kwNamespace):
 		p.next()
 		return append(out, p.parseNamespace())
-	case w == "extern" && p.peek(1).Kind == String:
+	case kw == kwExtern && p.peek(1).Kind == String:
 		return append(out, p.parseLinkage(ctx))
-	case w == "template":
+	case kw == kwTemplate:
 		return p.parseTemplate(ctx, out)
-	case w == "typedef":
+	case kw == kwTypedef:
 		return p.parseTypedef(out)
-	case w == "using":
+	case kw == kwUsing:
 		return append(out, p.parseUsing(ctx))
-	case w == "static_assert" || w == "asm" || w == "__asm__" || w == "__asm":
-		return append(out, p.harmless(start, w))
-	case (w == "public" || w == "private" || w == "protected") && p.isAt(1, ":"):
+	case kw == kwStaticAssert || kw == kwAsm || kw == kwAsmUU || kw == kwAsmU:
+		return append(out, p.harmless(start, p.word()))
+	case (kw == kwPublic || kw == kwPrivate || kw == kwProtected) && p.isAt(1, ":"):
 		p.next()
 		p.next()
 		return out
-	case p.tok().Kind != Identifier && !p.is("::") && !p.is("~") && !(p.is("[") && p.isAt(1, "[")):
+	case p.toks[p.i].Kind != Identifier && !p.isK(tkScope) && !p.is("~") && !(p.is("[") && p.isAt(1, "[")):
 		return append(out, p.opaqueDecl(start, "unexpected '"+string(p.textOf(p.tok()))+"'"))
 	}
 	return p.parseDeclaration(ctx, out)
@@ -67,17 +69,17 @@ func (p *parser) parseDecl(ctx *declCtx, out []Decl) []Decl {
 
 // parseNamespace parses `namespace a::b { ... }` or an alias.
 func (p *parser) parseNamespace() Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	name := ""
 	if p.isIdent() {
-		nameStart := p.tok().Start
-		for p.isIdent() || p.is("::") || p.is("inline") {
+		nameStart := p.curStart()
+		for p.isIdent() || p.isK(tkScope) || p.isK(kwInline) {
 			p.next()
 		}
 		name = p.spanText(nameStart, p.lastEnd)
 	}
-	for p.is("__attribute__") || p.is("[") {
+	for p.isK(kwAttributeUU) || p.is("[") {
 		p.next()
 		p.skipBalanced()
 	}
@@ -104,7 +106,7 @@ func (p *parser) parseBraced(ctx *declCtx) []Decl {
 
 // parseLinkage parses `extern "C" { ... }` and `extern "C" decl`.
 func (p *parser) parseLinkage(ctx *declCtx) Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	lang := strings.Trim(string(p.textOf(p.tok())), `"`)
 	p.next()
@@ -121,7 +123,7 @@ func (p *parser) parseLinkage(ctx *declCtx) Decl {
 // parseTemplate parses `template <...>` headers and the declaration they
 // introduce; explicit instantiations are kept as harmless Opaque.
 func (p *parser) parseTemplate(ctx *declCtx, out []Decl) []Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	if !p.is("<") {
 		return append(out, p.harmless(start, "explicit instantiation"))
@@ -129,12 +131,12 @@ func (p *parser) parseTemplate(ctx *declCtx, out []Decl) []Decl {
 	for p.is("<") {
 		p.i = p.skipAnglesIdx(p.i)
 		p.lastEnd = int(p.toks[p.i-1].End)
-		if !p.is("template") || !p.isAt(1, "<") {
+		if !p.isK(kwTemplate) || !p.isAt(1, "<") {
 			break
 		}
 		p.next()
 	}
-	if p.is("requires") {
+	if p.isK(kwRequires) {
 		p.skipRequires()
 	}
 	sub := *ctx
@@ -152,8 +154,8 @@ func (p *parser) skipRequires() {
 		} else {
 			p.next()
 		}
-		if !p.is("&&") && !p.is("||") && !p.is("::") && !p.is("<") {
-			if p.isIdent() && (p.isAt(1, "<") || p.isAt(1, "::")) && p.toks[p.i-1].Kind == Punct {
+		if !p.isK(tkAndAnd) && !p.isK(tkOrOr) && !p.isK(tkScope) && !p.is("<") {
+			if p.isIdent() && (p.isAt(1, "<") || p.isAtK(1, tkScope)) && p.toks[p.i-1].Kind == Punct {
 				continue
 			}
 			return
@@ -164,7 +166,7 @@ func (p *parser) skipRequires() {
 
 // parseTypedef parses `typedef T a, *b;` (each name gets a TypedefDecl).
 func (p *parser) parseTypedef(out []Decl) []Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
 	ds := &dsv
@@ -201,7 +203,7 @@ func (p *parser) parseTypedef(out []Decl) []Decl {
 
 // parseUsing parses `using namespace x;`, `using x::y;`, `using T = type;`.
 func (p *parser) parseUsing(ctx *declCtx) Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	if ctx.template != nil {
 		start = ctx.template.Start
 	}
@@ -241,7 +243,7 @@ func (p *parser) isRecordDef() bool {
 		}
 		break
 	}
-	for p.wordIdx(k) != "" && !keywords[p.wordIdx(k)] || p.textIs(k, "::") {
+	for p.wordIdx(k) != "" && !keywords[p.wordIdx(k)] || p.textIsK(k, tkScope) {
 		k++
 		if p.textIs(k, "<") {
 			k = p.skipAnglesIdx(k)
@@ -273,23 +275,23 @@ func (p *parser) skipBracketsIdx(i int) int {
 // parseTagDef parses a struct/class/union/enum definition at its keyword
 // and returns it with its name ("" for anonymous).
 func (p *parser) parseTagDef(ctx *declCtx) (Decl, string) {
-	start := p.tok().Start
+	start := p.curStart()
 	if ctx != nil && ctx.template != nil {
 		start = ctx.template.Start
 	}
 	kind := p.keep(p.word())
 	p.next()
-	if kind == "enum" && (p.is("class") || p.is("struct")) {
+	if kind == "enum" && (p.isK(kwClass) || p.isK(kwStruct)) {
 		p.next()
 	}
-	for p.is("__align__") || p.is("alignas") || p.is("__attribute__") || p.is("__declspec") || p.is("[") {
+	for p.isK(kwAlignUU) || p.isK(kwAlignas) || p.isK(kwAttributeUU) || p.isK(kwDeclspecU) || p.is("[") {
 		p.next()
 		p.skipBalanced()
 	}
 	name := ""
-	if p.isIdent() || p.is("::") {
-		nameStart := p.tok().Start
-		for p.isIdent() && p.word() != "final" || p.is("::") {
+	if p.isIdent() || p.isK(tkScope) {
+		nameStart := p.curStart()
+		for p.isIdent() && p.word() != "final" || p.isK(tkScope) {
 			p.next()
 			if p.is("<") {
 				p.i = p.skipAnglesIdx(p.i)
@@ -333,7 +335,7 @@ func lastComponent(name string) string {
 // parseDeclaration parses a declaration that starts with specifiers and a
 // type: a function definition or prototype, or variables.
 func (p *parser) parseDeclaration(ctx *declCtx, out []Decl) []Decl {
-	start := p.tok().Start
+	start := p.curStart()
 	if ctx.template != nil {
 		start = ctx.template.Start
 	}
@@ -360,7 +362,7 @@ func (p *parser) parseDeclaration(ctx *declCtx, out []Decl) []Decl {
 	if p.is(";") && ds.hasType {
 		return append(out, p.harmless(start, "forward declaration"))
 	}
-	if !ds.hasType && p.is("operator") {
+	if !ds.hasType && p.isK(kwOperator) {
 		return append(out, p.conversionOperator(ctx, ds, start))
 	}
 	if !ds.hasType {
@@ -441,7 +443,7 @@ func (p *parser) tryConstructor(ctx *declCtx, ds *declSpec, start int) *FuncDecl
 	case p.is("~") && p.peek(1).Kind == Identifier && !ds.hasType:
 		d = &declarator{}
 		p.declName(d)
-	case p.is("::") && p.isAt(1, "~") && ds.hasType:
+	case p.isK(tkScope) && p.isAt(1, "~") && ds.hasType:
 		nameStart := ds.baseSpan.Start
 		p.next()
 		p.next()
@@ -504,10 +506,10 @@ func (p *parser) finishFunc(ctx *declCtx, ds *declSpec, d *declarator, start int
 	switch {
 	case p.is("{"):
 		fn.Body = p.parseFuncBody(fn)
-	case p.is("try"):
+	case p.isK(kwTry):
 		p.next()
 		fn.Body = p.parseFuncBody(fn)
-		for p.is("catch") {
+		for p.isK(kwCatch) {
 			p.next()
 			p.skipBalanced()
 			p.skipBalanced()
@@ -537,7 +539,7 @@ func (p *parser) funcTrailer() {
 	for !p.atEOF() {
 		switch w := p.word(); {
 		case w == "const" || w == "volatile" || w == "override" || w == "final" || w == "mutable" ||
-			p.is("&") || p.is("&&") || specifierWords[w]:
+			p.is("&") || p.isK(tkAndAnd) || specifierWords[w]:
 			p.next()
 		case w == "noexcept" || w == "throw" || w == "__attribute__" || w == "__launch_bounds__" || w == "requires":
 			p.next()
@@ -546,7 +548,7 @@ func (p *parser) funcTrailer() {
 			}
 		case p.is("[") && p.isAt(1, "["):
 			p.skipBalanced()
-		case p.is("->"):
+		case p.isK(tkArrow):
 			p.next()
 			p.parseTypeID()
 		case p.is("="):
@@ -608,7 +610,7 @@ func (p *parser) parseVarInit(v *VarDecl, mode declMode) {
 		p.next() // bit-field width
 		p.parseCond()
 	}
-	for p.is("__attribute__") {
+	for p.isK(kwAttributeUU) {
 		p.next()
 		p.skipBalanced()
 	}

@@ -8,7 +8,7 @@ package parse
 func (p *parser) parseExpr() Expr {
 	x := p.parseAssign()
 	for p.is(",") {
-		opPos := p.tok().Start
+		opPos := p.curStart()
 		p.next()
 		y := p.parseAssign()
 		x = p.newBinary(Span{x.Pos(), y.End()}, ",", opPos, x, y)
@@ -28,7 +28,7 @@ func (p *parser) parseAssign() Expr {
 		return p.deepExpr()
 	}
 	t := &p.toks[p.i]
-	if t.Kind == Identifier && t.cls&clsKeyword != 0 && p.is("throw") {
+	if t.Kind == Identifier && t.cls&clsKeyword != 0 && p.isK(kwThrow) {
 		x := p.parseThrow()
 		p.leave()
 		return x
@@ -49,7 +49,7 @@ func (p *parser) parseAssign() Expr {
 
 // parseThrow parses `throw [expr]` at the keyword.
 func (p *parser) parseThrow() Expr {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	u := newNode(&p.slabs.sUnaryExpr, UnaryExpr{Op: "throw"})
 	if !p.is(";") && !p.is(")") && !p.is(",") {
@@ -66,7 +66,7 @@ func (p *parser) parseAssignRest(x Expr) Expr {
 	if op == "" || p.noGT > 0 && op == ">>=" {
 		return x
 	}
-	opPos := p.tok().Start
+	opPos := p.curStart()
 	p.next()
 	var y Expr
 	if p.is("{") {
@@ -254,9 +254,9 @@ func (p *parser) parseUnaryIn() Expr {
 			x := p.parseUnary()
 			return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: op, X: x})
 		}
-		if p.is("::") && (p.isAt(1, "new") || p.isAt(1, "delete")) {
+		if p.isK(tkScope) && (p.isAtK(1, kwNew) || p.isAtK(1, kwDelete)) {
 			p.next()
-			if p.is("new") {
+			if p.isK(kwNew) {
 				return p.parseNew(start)
 			}
 			return p.parseDelete(start)
@@ -312,7 +312,7 @@ func prefixOp(b []byte) string {
 // deepExpr is returned when nesting exceeds maxDepth: the rest of the
 // innermost group is kept as an OpaqueExpr.
 func (p *parser) deepExpr() Expr {
-	start := p.tok().Start
+	start := p.curStart()
 	for !p.atEOF() && !p.is(";") && !p.is(")") && !p.is("]") && !p.is("}") && !p.is(",") {
 		if p.is("(") || p.is("[") || p.is("{") {
 			p.skipBalanced()
@@ -356,7 +356,7 @@ func (p *parser) castAhead() bool {
 		return false // `(a + b)`, `(x[i])`, `(f(x))`: no parse needed
 	}
 	name := p.qualifiedNameAhead()
-	if !known && (!p.isIdent() && !p.is("::") || p.isKeyword()) {
+	if !known && (!p.isIdent() && !p.isK(tkScope) || p.isKeyword()) {
 		return false
 	}
 	t := p.parseTypeID()
@@ -370,7 +370,7 @@ func (p *parser) castAhead() bool {
 		return false
 	}
 	p.next()
-	k := p.tok().Kind
+	k := p.toks[p.i].Kind
 	return k == Identifier && !binaryWord(p.word()) || k == Number || k == Char || k == String ||
 		p.is("~") || p.is("!") || p.is("{") || p.is("(") && p.isTypeName(name)
 }
@@ -379,13 +379,13 @@ func (p *parser) castAhead() bool {
 // continue a type inside parentheses (`T)`, `T *`, `T &`, `ns::T`, `T<`).
 func (p *parser) typeTailAhead() bool {
 	if !p.isIdent() {
-		return p.is("::")
+		return p.isK(tkScope)
 	}
 	switch p.punctByte(1) {
 	case ')', '*', '&', '<':
 		return true
 	}
-	return p.isAt(1, "::") || p.isAt(1, "&&") || p.peek(1).Kind == Identifier
+	return p.isAtK(1, tkScope) || p.isAtK(1, tkAndAnd) || p.peek(1).Kind == Identifier
 }
 
 // binaryWord reports identifiers that cannot start an operand.
@@ -410,7 +410,7 @@ func (p *parser) parseCCast(start int) Expr {
 func (p *parser) parseSizeof(start int, kw string) Expr {
 	p.next()
 	se := &SizeofExpr{Keyword: kw}
-	if p.got("...") {
+	if p.gotK(tkEllipsis) {
 		se.Keyword = p.keep(kw + "...")
 	}
 	if p.is("(") && p.typeInParens() {
@@ -469,7 +469,7 @@ func (p *parser) parseNew(start int) Expr {
 		}
 		last = p.i
 	}
-	p.finishType(d.typ, ds, first, last, p.tok().Start)
+	p.finishType(d.typ, ds, first, last, p.curStart())
 	ne.Type = d.typ
 	if p.is("[") {
 		p.next()
@@ -546,16 +546,16 @@ func (p *parser) parsePostfix(x Expr) Expr {
 			return x
 		}
 		switch {
-		case p.is("->"):
+		case p.isK(tkArrow):
 			x = p.parseMember(x)
-		case p.is("++") || p.is("--"):
+		case p.isK(tkInc) || p.isK(tkDec):
 			op := "++"
-			if p.is("--") {
+			if p.isK(tkDec) {
 				op = "--"
 			}
 			p.next()
 			x = newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{x.Pos(), p.lastEnd}, Op: op, Postfix: true, X: x})
-		case p.is("<<<"):
+		case p.isK(tkLaunchOpen):
 			x = p.parseLaunch(x)
 		default:
 			return x
@@ -578,7 +578,7 @@ func (p *parser) parseCall(x Expr) Expr {
 
 // parseIndex parses `x[index]` (the index may be a braced list).
 func (p *parser) parseIndex(x Expr) Expr {
-	lb := p.tok().Start
+	lb := p.curStart()
 	p.next()
 	var idx Expr
 	if p.is("{") {
@@ -586,7 +586,7 @@ func (p *parser) parseIndex(x Expr) Expr {
 	} else {
 		idx = p.parseExprIn()
 	}
-	rb := p.tok().Start
+	rb := p.curStart()
 	if !p.got("]") {
 		return p.badExpr(x.Pos(), "expected ']'")
 	}
@@ -595,7 +595,7 @@ func (p *parser) parseIndex(x Expr) Expr {
 
 // parseArgs parses `( args )` and returns them with the paren offsets.
 func (p *parser) parseArgs() ([]Expr, int, int) {
-	lp := p.tok().Start
+	lp := p.curStart()
 	p.next()
 	save := p.noGT
 	p.noGT = 0
@@ -604,7 +604,7 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 	for !p.atEOF() && !p.is(")") {
 		before := p.i
 		list.push(p.parseArg())
-		p.got("...")
+		p.gotK(tkEllipsis)
 		if !p.got(",") {
 			if !p.is(")") && p.i == before {
 				p.next()
@@ -616,7 +616,7 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 	}
 	args := list.finish(mark)
 	p.noGT = save
-	rp := p.tok().Start
+	rp := p.curStart()
 	if !p.got(")") {
 		p.errorf(lp, p.lastEnd, "PARSE012", "expected ')' to close argument list")
 		rp = p.lastEnd
@@ -641,7 +641,7 @@ func (p *parser) isMacroCall(x Expr) bool {
 // that is not an expression (`SWAP(int, a, b)`, `STR(a + )`) is kept as an
 // OpaqueExpr without a diagnostic: macros take token soup.
 func (p *parser) parseMacroArgs() ([]Expr, int, int) {
-	lp := p.tok().Start
+	lp := p.curStart()
 	p.next()
 	save := p.noGT
 	p.noGT = 0
@@ -655,7 +655,7 @@ func (p *parser) parseMacroArgs() ([]Expr, int, int) {
 	}
 	args := list.finish(mark)
 	p.noGT = save
-	rp := p.tok().Start
+	rp := p.curStart()
 	if !p.got(")") {
 		p.errorf(lp, p.lastEnd, "PARSE012", "expected ')' to close macro arguments")
 		rp = p.lastEnd
@@ -672,7 +672,7 @@ func (p *parser) parseMacroArg() Expr {
 		return x
 	}
 	p.reset(m)
-	start := p.tok().Start
+	start := p.curStart()
 	for !p.atEOF() && !p.is(",") && !p.is(")") && !p.is(";") && !p.is("}") {
 		if p.is("(") || p.is("[") || p.is("{") {
 			p.skipBalanced()
@@ -693,21 +693,21 @@ func (p *parser) parseArg() Expr {
 
 // parseMember parses `.name`, `->name`, `.template f<T>`, `->~T`.
 func (p *parser) parseMember(x Expr) Expr {
-	arrow := p.is("->")
+	arrow := p.isK(tkArrow)
 	p.next()
-	p.got("template")
-	nameStart := p.tok().Start
+	p.gotK(kwTemplate)
+	nameStart := p.curStart()
 	if p.is("~") {
 		p.next()
 	}
-	if p.is("operator") {
+	if p.isK(kwOperator) {
 		p.operatorName()
 	} else if p.isIdent() {
 		p.next()
 	} else {
 		return p.badExpr(x.Pos(), "expected member name")
 	}
-	for p.is("::") && p.peek(1).Kind == Identifier {
+	for p.isK(tkScope) && p.peek(1).Kind == Identifier {
 		p.next() // x.Base::member
 		p.next()
 	}
@@ -731,14 +731,14 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 	save := p.noGT
 	p.noGT = 0
 	le := &LaunchExpr{Kernel: kernel}
-	for !p.atEOF() && !p.is(">>>") {
+	for !p.atEOF() && !p.isK(tkLaunchClose) {
 		le.Config = append(le.Config, p.parseArg())
 		if !p.got(",") {
 			break
 		}
 	}
 	p.noGT = save
-	if !p.got(">>>") {
+	if !p.gotK(tkLaunchClose) {
 		return p.badExpr(kernel.Pos(), "expected '>>>' closing the launch configuration")
 	}
 	if !p.is("(") {

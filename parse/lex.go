@@ -83,11 +83,14 @@ func (l *lexer) addView(k TokenKind, start int) {
 		switch {
 		case k == Punct && l.pos-start == 1:
 			pt.pb = c
-		case k == Punct && l.pos-start == 2 && (c == '<' || c == ':' || c == '%'):
-			l.digraphs = append(l.digraphs, int32(len(l.view))) // maybe; the parser checks
+		case k == Punct:
+			pt.kw = punctID(l.src[start:l.pos])
+			if l.pos-start == 2 && (c == '<' || c == ':' || c == '%') {
+				l.digraphs = append(l.digraphs, int32(len(l.view))) // maybe; the parser checks
+			}
 		case k == Identifier && (c >= 'a' && c <= 'z' || c == '_'):
 			// Every reserved word starts with a lower-case letter or '_'.
-			pt.cls = wordClassOf(l.src[start:l.pos])
+			pt.cls, pt.kw = wordInfo(l.src[start:l.pos])
 		}
 	}
 	l.view = append(l.view, pt)
@@ -157,9 +160,10 @@ func (l *lexer) run() {
 			toks = append(toks, Token{Kind: Identifier, Start: start, End: i})
 			if parse {
 				pt := ptok{Start: int32(start), End: int32(i), Kind: Identifier}
-				if c >= 'a' && c <= 'z' || c == '_' {
-					// Every reserved word starts with a lower-case letter or '_'.
-					pt.cls = wordClassOf(src[start:i])
+				if n := i - start; n < 32 && classLens[c]&(1<<n) != 0 {
+					// Only a name with a reserved word's first byte and
+					// length pays for the call (and the spills around it).
+					pt.cls, pt.kw = wordInfo(src[start:i])
 				}
 				view = append(view, pt)
 			}
@@ -219,8 +223,11 @@ func (l *lexer) run() {
 				pt := ptok{Start: int32(start), End: int32(pos + n), Kind: Punct}
 				if n == 1 {
 					pt.pb = c
-				} else if n == 2 && (c == '<' || c == ':') {
-					l.digraphs = append(l.digraphs, int32(len(view))) // maybe; the parser checks
+				} else {
+					pt.kw = punctID(src[start : pos+n])
+					if n == 2 && (c == '<' || c == ':') {
+						l.digraphs = append(l.digraphs, int32(len(view))) // maybe; the parser checks
+					}
 				}
 				view = append(view, pt)
 			}

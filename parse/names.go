@@ -80,6 +80,7 @@ const (
 var classTable [1024]struct {
 	word string
 	cls  uint8
+	kw   uint8 // token id (tokid.go), 0 if none
 }
 
 func classHash(b []byte) int {
@@ -92,7 +93,10 @@ func classHash(b []byte) int {
 // identifiers before hashing.
 var classLens [256]uint32
 
-func addClass(w string, c uint8) {
+func addClass(w string, c uint8) { addWord(w, c, kwNone) }
+
+// addWord adds class bits c and, if not kwNone, token id kw to word w.
+func addWord(w string, c, kw uint8) {
 	if len(w) >= 32 {
 		panic("parse: reserved word too long for classLens: " + w)
 	}
@@ -102,6 +106,9 @@ func addClass(w string, c uint8) {
 		if e.word == "" || e.word == w {
 			e.word = w
 			e.cls |= c
+			if kw != kwNone {
+				e.kw = kw
+			}
 			return
 		}
 	}
@@ -109,16 +116,23 @@ func addClass(w string, c uint8) {
 
 // wordClassOf returns the class bits of identifier b (0 for ordinary names).
 func wordClassOf(b []byte) uint8 {
+	cls, _ := wordInfo(b)
+	return cls
+}
+
+// wordInfo returns the class bits and the token id of identifier b (0, 0
+// for ordinary names).
+func wordInfo(b []byte) (cls, kw uint8) {
 	if len(b) >= 32 || classLens[b[0]]&(1<<len(b)) == 0 {
-		return 0 // no reserved word has this first byte and length
+		return 0, 0 // no reserved word has this first byte and length
 	}
 	for h := classHash(b); ; h = (h + 1) & (len(classTable) - 1) {
 		e := &classTable[h]
 		if e.word == "" {
-			return 0
+			return 0, 0
 		}
 		if len(e.word) == len(b) && e.word == string(b) {
-			return e.cls
+			return e.cls, e.kw
 		}
 	}
 }
@@ -132,6 +146,11 @@ func init() {
 	}
 	for w := range keywords {
 		addClass(w, clsKeyword)
+	}
+	for id, w := range tokIDText {
+		if w != "" && (w[0] == '_' || w[0] >= 'a' && w[0] <= 'z') {
+			addWord(w, 0, uint8(id))
+		}
 	}
 }
 
@@ -387,20 +406,22 @@ func stripComments(s string) string {
 // prescan walks the tokens once and records the names the file declares as
 // types and templates, so uses before the declaration parse the same way.
 func (p *parser) prescan() {
-	for i := 0; i < len(p.toks); i++ {
-		if p.toks[i].cls&clsKeyword == 0 {
-			continue // the words below are all keywords: skip the string switch
+	toks := p.toks // a local: the loop below is over every token
+	for i := range toks {
+		kw := toks[i].kw
+		if kw == kwNone {
+			continue // the common case, one test
 		}
-		switch p.wordIdx(i) {
-		case "struct", "class", "union", "enum", "typename":
+		switch kw {
+		case kwStruct, kwClass, kwUnion, kwEnum, kwTypename:
 			p.prescanTag(i)
-		case "using":
+		case kwUsing:
 			if p.toks[i+1].Kind == Identifier && p.textIs(i+2, "=") {
 				p.types[p.wordIdx(i+1)] = true
 			}
-		case "typedef":
+		case kwTypedef:
 			p.prescanTypedef(i)
-		case "template":
+		case kwTemplate:
 			p.prescanTemplate(i)
 		}
 	}
@@ -425,13 +446,13 @@ func (p *parser) prescanTag(i int) {
 	if w := p.wordIdx(j); w == "class" || w == "struct" {
 		j++ // enum class X
 	}
-	if p.textIs(j, "...") {
+	if p.textIsK(j, tkEllipsis) {
 		j++ // typename... Ts
 	}
 	for p.wordIdx(j) == "__align__" || p.wordIdx(j) == "alignas" || p.wordIdx(j) == "__attribute__" {
 		j = p.skipParensIdx(j + 1)
 	}
-	if w := p.wordIdx(j); w != "" && !keywords[w] && !p.textIs(j+1, "::") {
+	if w := p.wordIdx(j); w != "" && !keywords[w] && !p.textIsK(j+1, tkScope) {
 		p.types[w] = true
 	}
 }

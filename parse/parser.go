@@ -94,6 +94,7 @@ type ptok struct {
 	Kind       TokenKind
 	cls        uint8 // word class of an identifier (clsSpec, ...)
 	pb         byte  // a one-byte punctuator (digraphs canonical), else 0
+	kw         uint8 // token id of a listed word or punctuator (tokid.go), else 0
 }
 
 // token converts t back to a Token with the same (possibly split) bounds.
@@ -102,7 +103,7 @@ func (t ptok) token() Token { return Token{Kind: t.Kind, Start: int(t.Start), En
 // split records that toks[idx] lost its first byte to a closing '>'.
 type split struct {
 	idx, start int
-	pb         byte
+	pb, kw     byte
 }
 
 // newParser returns a parser for f; the caller sets toks and directs.
@@ -229,6 +230,12 @@ func (p *parser) recoverPanic() {
 // Token access
 
 func (p *parser) tok() Token { return p.toks[p.i].token() }
+
+// curStart and curEnd are p.tok().Start and .End without building the
+// Token: one load where the grammar needs only a bound.
+func (p *parser) curStart() int { return int(p.toks[p.i].Start) }
+
+func (p *parser) curEnd() int { return int(p.toks[p.i].End) }
 
 func (p *parser) peek(k int) Token {
 	if p.i+k < 0 {
@@ -373,7 +380,7 @@ func (p *parser) newlineBefore() bool {
 // inScope returns the variable name declared before the current token in
 // the current function or lambda, or in the functions enclosing a lambda.
 func (p *parser) inScope(name string) *Symbol {
-	pos := p.tok().Start
+	pos := p.curStart()
 	if s := p.scope.Lookup(name, pos); s != nil {
 		return s
 	}
@@ -500,6 +507,7 @@ func (p *parser) reset(m mark) {
 		s := p.splits[len(p.splits)-1]
 		p.toks[s.idx].Start = int32(s.start)
 		p.toks[s.idx].pb = s.pb
+		p.toks[s.idx].kw = s.kw
 		p.splits = p.splits[:len(p.splits)-1]
 	}
 	p.i, p.lastEnd = m.i, m.lastEnd
@@ -521,11 +529,12 @@ func (p *parser) closeAngle() bool {
 		p.next()
 		return true
 	}
-	p.splits = append(p.splits, split{p.i, t.Start, p.toks[p.i].pb})
+	p.splits = append(p.splits, split{p.i, t.Start, p.toks[p.i].pb, p.toks[p.i].kw})
 	p.toks[p.i].Start++
 	if t.End-t.Start == 2 {
 		p.toks[p.i].pb = p.src[t.Start+1] // ">>" leaves '>', ">=" leaves '='
 	}
+	p.toks[p.i].kw = punctID(p.src[t.Start+1 : t.End]) // ">>>" leaves ">>"
 	p.lastEnd = t.Start + 1
 	return true
 }

@@ -23,9 +23,9 @@ func (p *parser) parsePrimary() Expr {
 			return p.parseLambda()
 		case p.is("{"):
 			return p.parseInitList(nil)
-		case p.is("::"):
+		case p.isK(tkScope):
 			return p.parseName()
-		case p.is("..."):
+		case p.isK(tkEllipsis):
 			// The pack in a fold expression `(xs + ... + 0)`.
 			p.next()
 			return &Ident{Span: Span{t.Start, t.End}, Name: "..."}
@@ -37,9 +37,9 @@ func (p *parser) parsePrimary() Expr {
 // parseStrings joins adjacent string literals, and macros between them as
 // in `"%" PRIu64 "\n"`, into one BasicLit.
 func (p *parser) parseStrings() Expr {
-	start := p.tok().Start
+	start := p.curStart()
 	n := 0
-	for p.tok().Kind == String || n > 0 && p.isIdent() && p.peek(1).Kind == String {
+	for p.toks[p.i].Kind == String || n > 0 && p.isIdent() && p.peek(1).Kind == String {
 		p.next()
 		n++
 	}
@@ -136,14 +136,14 @@ func (p *parser) parseName() Expr {
 	if x := p.plainName(); x != nil {
 		return x
 	}
-	start := p.tok().Start
-	p.got("::")
+	start := p.curStart()
+	p.gotK(tkScope)
 	for {
 		switch {
-		case p.is("template"):
+		case p.isK(kwTemplate):
 			p.next()
 			continue
-		case p.is("operator"):
+		case p.isK(kwOperator):
 			p.operatorName()
 		case p.is("~") && p.peek(1).Kind == Identifier:
 			p.next()
@@ -161,13 +161,13 @@ func (p *parser) parseName() Expr {
 			}
 		}
 		if ti := p.maybeTemplateArgs(start); ti != nil {
-			if p.is("::") && p.qualifierFollows() {
+			if p.isK(tkScope) && p.qualifierFollows() {
 				p.next()
 				continue
 			}
 			return ti
 		}
-		if p.is("::") && p.qualifierFollows() {
+		if p.isK(tkScope) && p.qualifierFollows() {
 			p.next()
 			continue
 		}
@@ -240,7 +240,7 @@ func (p *parser) templateAhead(name string) bool {
 		// the enclosing list.
 		return p.noGT > 0
 	}
-	return p.textIs(close, "(") || p.textIs(close, "::") || p.textIs(close, "<<<")
+	return p.textIs(close, "(") || p.textIsK(close, tkScope) || p.textIsK(close, tkLaunchOpen)
 }
 
 // matchAngleIdx scans from the '<' at index i for its closing '>' and
@@ -298,7 +298,7 @@ func (p *parser) skipGroupIdx(i int) int {
 
 // parseParen parses `( expr )`.
 func (p *parser) parseParen() Expr {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	x := p.parseExprIn()
 	if !p.got(")") {
@@ -309,7 +309,7 @@ func (p *parser) parseParen() Expr {
 
 // parseParenInit parses a declarator's `(args)` initializer.
 func (p *parser) parseParenInit() Expr {
-	start := p.tok().Start
+	start := p.curStart()
 	args, lp, rp := p.parseArgs()
 	return &ParenListExpr{Span: p.spanFrom(start), Args: args, Lparen: lp, Rparen: rp}
 }
@@ -326,7 +326,7 @@ func isOperatorWord(w string) bool {
 }
 
 func (p *parser) parseNamedCast(kind string) Expr {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	if !p.is("<") {
 		return p.badExpr(start, "expected '<' after "+kind)
@@ -348,7 +348,7 @@ func (p *parser) parseNamedCast(kind string) Expr {
 
 // parseFunctionalCast parses `float(x)`, `unsigned int{}`, `int()`.
 func (p *parser) parseFunctionalCast() Expr {
-	start := p.tok().Start
+	start := p.curStart()
 	t := p.parseTypeID()
 	if t == nil {
 		return p.badExpr(start, "expected a type")
@@ -374,7 +374,7 @@ func (p *parser) parseFunctionalCast() Expr {
 
 // parseInitList parses `{ a, b, .x = c, [2] = d }` (designators dropped).
 func (p *parser) parseInitList(t *TypeRef) *InitListExpr {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	save := p.noGT
 	p.noGT = 0
@@ -383,7 +383,7 @@ func (p *parser) parseInitList(t *TypeRef) *InitListExpr {
 		before := p.i
 		p.skipDesignator()
 		il.Elems = append(il.Elems, p.parseArg())
-		p.got("...")
+		p.gotK(tkEllipsis)
 		if !p.got(",") {
 			if p.i == before {
 				p.next()
@@ -424,7 +424,7 @@ func (p *parser) skipDesignator() {
 
 // parseLambda parses `[captures] <tparams> (params) specs -> R { body }`.
 func (p *parser) parseLambda() Expr {
-	start := p.tok().Start
+	start := p.curStart()
 	p.skipBalanced()
 	le := &LambdaExpr{Captures: p.spanFrom(start), Scope: &Scope{}}
 	if p.is("<") {
@@ -473,7 +473,7 @@ func (p *parser) lambdaSpecifiers() {
 			}
 		case p.is("[") && p.isAt(1, "["):
 			p.skipBalanced()
-		case p.is("->"):
+		case p.isK(tkArrow):
 			p.next()
 			p.parseTypeID()
 		default:

@@ -33,7 +33,7 @@ func (p *parser) parseBlock() *BlockStmt {
 
 // parseStmt parses one statement.
 func (p *parser) parseStmt() Stmt {
-	start := p.tok().Start
+	start := p.curStart()
 	if !p.enter() {
 		p.leave()
 		p.syncStmt()
@@ -62,7 +62,7 @@ func (p *parser) parseStmt() Stmt {
 		if d := p.tryDeclStmt(false); d != nil {
 			return d
 		}
-	case p.is("::"):
+	case p.isK(tkScope):
 		if d := p.tryDeclStmt(false); d != nil {
 			return d
 		}
@@ -74,38 +74,38 @@ func (p *parser) parseStmt() Stmt {
 // when the current word starts none.
 func (p *parser) parseKeywordStmt(start int) Stmt {
 	if p.toks[p.i].cls&clsKeyword == 0 {
-		return nil // every word below is a keyword
+		return nil // only keywords start these statements
 	}
-	switch p.word() {
-	case "if":
+	switch p.toks[p.i].kw {
+	case kwIf:
 		return p.parseIf(start)
-	case "for":
+	case kwFor:
 		return p.parseFor(start)
-	case "while":
+	case kwWhile:
 		return p.parseWhile(start)
-	case "do":
+	case kwDo:
 		return p.parseDo(start)
-	case "switch":
+	case kwSwitch:
 		return p.parseSwitch(start)
-	case "case":
+	case kwCase:
 		return p.parseCase(start)
-	case "default":
+	case kwDefault:
 		if p.isAt(1, ":") {
 			p.next()
 			p.next()
 			return &CaseStmt{Span: p.spanFrom(start)}
 		}
-	case "break", "continue", "goto":
+	case kwBreak, kwContinue, kwGoto:
 		return p.parseBranch(start)
-	case "return", "co_return":
+	case kwReturn, kwCoReturn:
 		return p.parseReturn(start)
-	case "try":
+	case kwTry:
 		return p.parseTry(start)
-	case "asm", "__asm__", "__asm":
+	case kwAsm, kwAsmUU, kwAsmU:
 		return p.parseAsm(start)
-	case "static_assert", "typedef", "using", "template", "namespace":
+	case kwStaticAssert, kwTypedef, kwUsing, kwTemplate, kwNamespace:
 		return p.declInStmt(start)
-	case "struct", "class", "union", "enum":
+	case kwStruct, kwClass, kwUnion, kwEnum:
 		if p.isRecordDef() && !p.recordDefWithDeclarator() {
 			return p.declInStmt(start)
 		}
@@ -180,8 +180,8 @@ func (p *parser) parseLabeled(start int) Stmt {
 // parseIf parses `if [constexpr] ( [init;] cond ) stmt [else stmt]`.
 func (p *parser) parseIf(start int) Stmt {
 	p.next()
-	p.got("constexpr")
-	if p.is("!") && p.isAt(1, "consteval") || p.is("consteval") {
+	p.gotK(kwConstexpr)
+	if p.is("!") && p.isAtK(1, kwConsteval) || p.isK(kwConsteval) {
 		p.got("!")
 		p.next()
 		s := &IfStmt{Then: p.parseStmt()}
@@ -203,7 +203,7 @@ func (p *parser) parseIf(start int) Stmt {
 }
 
 func (p *parser) parseElse(s *IfStmt) {
-	if p.got("else") {
+	if p.gotK(kwElse) {
 		s.Else = p.parseStmt()
 	}
 }
@@ -213,7 +213,7 @@ func (p *parser) parseElse(s *IfStmt) {
 // declare a variable (`if (auto *p = f())`). A declared condition is
 // returned as Init with Cond naming the variable.
 func (p *parser) parseCondition(allowInit bool) (Stmt, Expr) {
-	start := p.tok().Start
+	start := p.curStart()
 	if d := p.tryDeclStmt(false); d != nil {
 		if !allowInit || p.is(")") {
 			return nil, p.declCond(d)
@@ -256,7 +256,7 @@ func (p *parser) parseFor(start int) Stmt {
 		return p.opaqueStmt(start, "expected '(' after for")
 	}
 	var init Stmt
-	initStart := p.tok().Start
+	initStart := p.curStart()
 	switch d := p.tryDeclStmt(true); {
 	case d != nil && p.is(":"):
 		return p.parseRangeFor(start, d)
@@ -332,7 +332,7 @@ func (p *parser) parseWhile(start int) Stmt {
 func (p *parser) parseDo(start int) Stmt {
 	p.next()
 	ds := &DoStmt{Body: p.parseStmt()}
-	if !p.expect("while") || !p.expect("(") {
+	if !p.gotK(kwWhile) || !p.expect("(") {
 		return p.opaqueStmt(start, "expected while after do body")
 	}
 	ds.Cond = p.parseExpr()
@@ -366,7 +366,7 @@ func (p *parser) parseSwitch(start int) Stmt {
 func (p *parser) parseCase(start int) Stmt {
 	p.next()
 	cs := &CaseStmt{Value: p.parseCond()}
-	if p.got("...") {
+	if p.gotK(tkEllipsis) {
 		p.parseCond()
 	}
 	if !p.expect(":") {
@@ -408,7 +408,7 @@ func (p *parser) parseReturn(start int) Stmt {
 // parseAsm keeps inline assembly as written: bamgen never rewrites it.
 func (p *parser) parseAsm(start int) Stmt {
 	p.next()
-	for p.is("volatile") || p.is("__volatile__") || p.is("goto") || p.is("inline") {
+	for p.isK(kwVolatile) || p.isK(kwVolatileUU) || p.isK(kwGoto) || p.isK(kwInline) {
 		p.next()
 	}
 	if p.is("(") {
@@ -425,14 +425,14 @@ func (p *parser) parseTry(start int) Stmt {
 		return p.opaqueStmt(start, "expected '{' after try")
 	}
 	ts := &TryStmt{Body: p.parseBlock()}
-	for p.is("catch") {
-		cStart := p.tok().Start
+	for p.isK(kwCatch) {
+		cStart := p.curStart()
 		p.next()
 		if !p.expect("(") {
 			return p.opaqueStmt(start, "expected '(' after catch")
 		}
 		cc := &CatchClause{}
-		if !p.got("...") {
+		if !p.gotK(tkEllipsis) {
 			cc.Param = p.parseParam()
 			p.declareParam(cc.Param, false)
 		}
@@ -511,7 +511,7 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 		return nil
 	}
 	m := p.mark()
-	start := p.tok().Start
+	start := p.curStart()
 	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
 	ds := &dsv
 	p.parseDeclSpecs(ds, &declCtx{})
@@ -570,10 +570,11 @@ func (p *parser) blockDeclarators(ds *declSpec) []*VarDecl {
 	for {
 		var dv declarator
 		d := &dv
-		p.parseDeclarator(d, ds, declBlock)
+		sh := p.declaratorShape(d, ds, declBlock)
 		if d.name == "" || d.isFunc || !p.declaratorFollows(len(vars) == 0) {
-			return nil
+			return nil // the caller backtracks: no type text needed
 		}
+		p.finishDeclarator(d, ds, sh)
 		v := p.newVar(ds, d)
 		p.parseVarInit(v, declBlock)
 		p.declareVar(v, d)
@@ -609,7 +610,7 @@ func (p *parser) declaratorFollows(first bool) bool {
 	switch {
 	case p.is("=") || p.is(";") || p.is(",") || p.is("{") || p.is(")"):
 		return true
-	case p.is("(") || p.is("__attribute__"):
+	case p.is("(") || p.isK(kwAttributeUU):
 		return true
 	case p.is(":"):
 		return first && !p.isAt(1, ":")

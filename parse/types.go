@@ -43,7 +43,7 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 		case p.is("[") && p.isAt(1, "["):
 			p.skipBalanced() // [[attribute]]
 			return true
-		case p.is("::") && !ds.hasType:
+		case p.isK(tkScope) && !ds.hasType:
 			p.parseNamedBase(ds)
 			return true
 		}
@@ -65,44 +65,44 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 
 // keywordSpec handles a keyword in a specifier sequence.
 func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
-	switch w {
-	case "__launch_bounds__":
-		start := p.tok().Start
+	switch p.toks[p.i].kw {
+	case kwLaunchBoundsUU:
+		start := p.curStart()
 		p.next()
 		if p.is("(") {
 			p.skipBalanced()
 		}
 		sp := p.spanFrom(start)
 		ds.launch = &sp
-	case "__attribute__", "__declspec", "alignas", "__align__", "__builtin_align__":
+	case kwAttributeUU, kwDeclspecU, kwAlignas, kwAlignUU, kwBuiltinAlignUU:
 		p.next()
 		if p.is("(") {
 			p.skipBalanced()
 		}
-	case "const", "volatile":
+	case kwConst, kwVolatile:
 		p.noteTypeTok(ds)
 		ds.isConst = ds.isConst || w == "const"
 		p.next()
-	case "__restrict__", "__restrict", "restrict":
+	case kwRestrictUU, kwRestrictU, kwRestrict:
 		ds.restrict = true
 		p.next()
-	case "auto":
+	case kwAuto:
 		return p.builtinBase(ds)
-	case "struct", "class", "union", "enum":
+	case kwStruct, kwClass, kwUnion, kwEnum:
 		return p.tagBase(ds, ctx)
-	case "typename":
+	case kwTypename:
 		if ds.hasType {
 			return false
 		}
 		p.noteTypeTok(ds)
 		p.next()
 		p.parseNamedBase(ds)
-	case "decltype", "__typeof__", "typeof":
+	case kwDecltype, kwTypeofUU, kwTypeof:
 		if ds.hasType {
 			return false
 		}
 		p.noteTypeTok(ds)
-		start := p.tok().Start
+		start := p.curStart()
 		p.next()
 		p.skipBalanced()
 		p.setBase(ds, start)
@@ -148,7 +148,7 @@ func (p *parser) noteTypeTok(ds *declSpec) {
 		ds.typeStart = p.i
 	}
 	ds.typeEnd = p.i + 1
-	ds.typeEndOff = p.tok().End
+	ds.typeEndOff = p.curEnd()
 }
 
 // builtinBase consumes fundamental type words ("unsigned long long int").
@@ -156,7 +156,7 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 	if ds.hasType && !ds.builtinOnly(p) {
 		return false
 	}
-	start := p.tok().Start
+	start := p.curStart()
 	if ds.hasType {
 		start = ds.baseSpan.Start
 	}
@@ -215,7 +215,7 @@ func (p *parser) tagBase(ds *declSpec, ctx *declCtx) bool {
 	}
 	if p.isRecordDef() {
 		p.noteTypeTok(ds)
-		start := p.tok().Start
+		start := p.curStart()
 		rec, name := p.parseTagDef(ctx)
 		ds.record = rec
 		ds.hasType = true
@@ -230,10 +230,10 @@ func (p *parser) tagBase(ds *declSpec, ctx *declCtx) bool {
 	}
 	p.noteTypeTok(ds)
 	p.next()
-	if p.is("class") || p.is("struct") {
+	if p.isK(kwClass) || p.isK(kwStruct) {
 		p.next()
 	}
-	for p.is("__align__") || p.is("alignas") || p.is("__attribute__") {
+	for p.isK(kwAlignUU) || p.isK(kwAlignas) || p.isK(kwAttributeUU) {
 		p.next()
 		p.skipBalanced()
 	}
@@ -260,15 +260,15 @@ func (p *parser) unknownQualifier(w string) bool {
 	if after.Kind == Identifier {
 		return true
 	}
-	return p.isAt(2, "*") || p.isAt(2, "&") || p.isAt(2, "::") || p.isAt(2, "<")
+	return p.isAt(2, "*") || p.isAt(2, "&") || p.isAtK(2, tkScope) || p.isAt(2, "<")
 }
 
 // parseNamedBase parses a possibly qualified, possibly templated type name
 // (`std::vector<int>`, `::cub::BlockReduce<T, 128>::TempStorage`).
 func (p *parser) parseNamedBase(ds *declSpec) {
-	start := p.tok().Start
+	start := p.curStart()
 	p.noteTypeTok(ds)
-	p.got("::")
+	p.gotK(tkScope)
 	for {
 		if !p.isIdent() {
 			break
@@ -280,11 +280,11 @@ func (p *parser) parseNamedBase(ds *declSpec) {
 				p.reset(m)
 			}
 		}
-		if !p.is("::") || !(p.peek(1).Kind == Identifier) {
+		if !p.isK(tkScope) || !(p.peek(1).Kind == Identifier) {
 			break
 		}
 		p.next()
-		if p.is("template") {
+		if p.isK(kwTemplate) {
 			p.next()
 		}
 	}
@@ -323,7 +323,7 @@ func (p *parser) parseTemplateArgs() ([]Node, Span, bool) {
 
 // templateArgs does the work of parseTemplateArgs.
 func (p *parser) templateArgs() ([]Node, Span, bool) {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	if !p.enter() {
 		p.leave()
@@ -342,7 +342,7 @@ func (p *parser) templateArgs() ([]Node, Span, bool) {
 			return nil, Span{}, false
 		}
 		args = append(args, a)
-		p.got("...")
+		p.gotK(tkEllipsis)
 		if !p.got(",") && !p.isCloseAngle() {
 			return nil, Span{}, false
 		}
@@ -360,7 +360,7 @@ func (p *parser) isCloseAngle() bool {
 func (p *parser) parseTemplateArg() Node {
 	if p.startsType() {
 		m := p.mark()
-		if t := p.parseTypeID(); t != nil && (p.is(",") || p.isCloseAngle() || p.is("...")) {
+		if t := p.parseTypeID(); t != nil && (p.is(",") || p.isCloseAngle() || p.isK(tkEllipsis)) {
 			return t
 		}
 		p.reset(m)
@@ -377,7 +377,7 @@ func (p *parser) parseTemplateArg() Node {
 func (p *parser) startsType() bool {
 	w := p.word()
 	if w == "" {
-		return p.is("::") && p.peek(1).Kind == Identifier && p.isTypeName(p.qualifiedNameAhead())
+		return p.isK(tkScope) && p.peek(1).Kind == Identifier && p.isTypeName(p.qualifiedNameAhead())
 	}
 	switch {
 	case p.toks[p.i].cls&clsBuiltin != 0, w == "const", w == "volatile", w == "struct", w == "class", w == "union",
@@ -393,11 +393,11 @@ func (p *parser) startsType() bool {
 // token without consuming it ("a::b::c"; template arguments end it).
 func (p *parser) qualifiedNameAhead() string {
 	k := 0
-	if p.isAt(0, "::") {
+	if p.isAtK(0, tkScope) {
 		k = 1
 	}
 	end := k
-	for p.peek(end).Kind == Identifier && p.isAt(end+1, "::") && p.peek(end+2).Kind == Identifier {
+	for p.peek(end).Kind == Identifier && p.isAtK(end+1, tkScope) && p.peek(end+2).Kind == Identifier {
 		end += 2
 	}
 	if k == end && k == 0 {
@@ -456,6 +456,19 @@ type declarator struct {
 // parseDeclarator parses pointer operators, the name and suffixes, building
 // the declarator's full TypeRef from ds.
 func (p *parser) parseDeclarator(d *declarator, ds *declSpec, mode declMode) {
+	sh := p.declaratorShape(d, ds, mode)
+	p.finishDeclarator(d, ds, sh)
+}
+
+// declShape is what finishDeclarator needs to know of a declarator's
+// tokens: the range of its own type operators and where its name starts.
+type declShape struct{ first, last, namePos int }
+
+// declaratorShape is parseDeclarator without the type's text and span. A
+// block-scope declaration is parsed speculatively and often turns out to
+// be an expression (`a * b;`, `x < y;`); building the text only after the
+// declarator is accepted spares that work (see blockDeclarators).
+func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) declShape {
 	*d = declarator{typ: newNode(&p.slabs.sTypeRef, TypeRef{Base: ds.base, BaseSpan: ds.baseSpan, Const: ds.isConst, Restrict: ds.restrict})}
 	first, last := -1, -1 // token range of this declarator's own type operators
 	for {
@@ -468,7 +481,7 @@ func (p *parser) parseDeclarator(d *declarator, ds *declSpec, mode declMode) {
 		}
 		last = p.i
 	}
-	namePos := p.tok().Start
+	namePos := p.curStart()
 	if p.isAt(0, "(") && (p.isAt(1, "*") || p.isAt(1, "&") || p.isAt(1, "^") || p.isAt(2, "*") && isAllCaps(p.wordAt(1))) && mode != declBlock || (mode == declBlock && p.isAt(0, "(") && p.isAt(1, "*") && p.peek(2).Kind == Identifier && p.isAt(3, ")") && p.isAt(4, "(")) {
 		p.parenDeclarator(d, mode)
 	} else if mode == declBlock && p.is("[") && ds.base == "auto" {
@@ -477,7 +490,14 @@ func (p *parser) parseDeclarator(d *declarator, ds *declSpec, mode declMode) {
 		p.declName(d)
 	}
 	p.declSuffixes(d, mode)
-	p.finishType(d.typ, ds, first, last, namePos)
+	return declShape{first, last, namePos}
+}
+
+// finishDeclarator builds the type's text and span of a declarator parsed
+// by declaratorShape. It reads the tokens, not the position: the caller
+// may look ahead in between, but not consume or split tokens.
+func (p *parser) finishDeclarator(d *declarator, ds *declSpec, sh declShape) {
+	p.finishType(d.typ, ds, sh.first, sh.last, sh.namePos)
 	if d.group.Stop > 0 {
 		p.groupText(d)
 	}
@@ -506,10 +526,10 @@ func (p *parser) groupText(d *declarator) {
 // bindingNames parses a structured binding `[a, b]`; the VarDecl's name is
 // the bracketed text and each name becomes a symbol.
 func (p *parser) bindingNames(d *declarator) {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	for p.isIdent() {
-		d.bindings = append(d.bindings, Span{p.tok().Start, p.tok().End})
+		d.bindings = append(d.bindings, Span{p.curStart(), p.curEnd()})
 		p.next()
 		if !p.got(",") {
 			break
@@ -530,7 +550,7 @@ func (p *parser) ptrOperator(d *declarator) bool {
 	// the cases below by kind and word class before comparing strings.
 	switch t := &p.toks[p.i]; {
 	case t.Kind == Punct:
-		if t.pb != '*' && t.pb != '&' && !p.is("&&") && !p.is("...") {
+		if t.pb != '*' && t.pb != '&' && !p.isK(tkAndAnd) && !p.isK(tkEllipsis) {
 			return false
 		}
 	case t.Kind != Identifier:
@@ -547,16 +567,16 @@ func (p *parser) ptrOperator(d *declarator) bool {
 		d.typ.Pointers++
 	case p.is("&"):
 		d.typ.Ref = true
-	case p.is("&&"):
+	case p.isK(tkAndAnd):
 		d.typ.RRef = true
-	case p.is("__restrict__") || p.is("__restrict") || p.is("restrict"):
+	case p.isK(kwRestrictUU) || p.isK(kwRestrictU) || p.isK(kwRestrict):
 		d.typ.Restrict = true
-	case p.is("const") || p.is("volatile"):
+	case p.isK(kwConst) || p.isK(kwVolatile):
 		if d.typ.Pointers == 0 && !d.typ.Ref {
-			d.typ.Const = d.typ.Const || p.is("const") // `T const *`
+			d.typ.Const = d.typ.Const || p.isK(kwConst) // `T const *`
 		}
-	case p.is("__launch_bounds__"):
-		start := p.tok().Start
+	case p.isK(kwLaunchBoundsUU):
+		start := p.curStart()
 		p.next()
 		if p.is("(") {
 			p.skipBalanced()
@@ -566,11 +586,11 @@ func (p *parser) ptrOperator(d *declarator) bool {
 		return true
 	case p.isIdent() && p.toks[p.i].cls&clsSpec != 0 && p.word() != "friend":
 		d.specs = append(d.specs, p.keep(p.word()))
-	case p.is("__attribute__"):
+	case p.isK(kwAttributeUU):
 		p.next()
 		p.skipBalanced()
 		return true
-	case p.is("..."):
+	case p.isK(tkEllipsis):
 		// A pack declarator `Ts... xs`.
 	case p.isCallingConvention():
 		// `SanitizerResult SANITIZERAPI f(...)`: a macro for __stdcall.
@@ -606,7 +626,7 @@ func (p *parser) isCallingConvention() bool {
 // *restrict for a restrict macro.
 func (p *parser) skipAttrMacro(restrict *bool) *Span {
 	kind := p.attrMacro[p.word()]
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	if m := p.macro(p.wordAt(-1)); m != nil && m.IsFunc && p.is("(") {
 		p.skipBalanced()
@@ -624,9 +644,9 @@ func (p *parser) skipAttrMacro(restrict *bool) *Span {
 // parenDeclarator handles `(*name)(params)` and `(&arr)[N]`: the name of a
 // function pointer or array reference; the type counts one more pointer.
 func (p *parser) parenDeclarator(d *declarator, mode declMode) {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next() // (
-	for p.is("*") || p.is("&") || p.is("^") || p.is("const") || p.is("__restrict__") || p.isCallingConvention() {
+	for p.is("*") || p.is("&") || p.is("^") || p.isK(kwConst) || p.isK(kwRestrictUU) || p.isCallingConvention() {
 		if p.is("*") {
 			d.typ.Pointers++
 		} else if p.is("&") {
@@ -652,13 +672,13 @@ func (p *parser) parenDeclarator(d *declarator, mode declMode) {
 
 // declName parses the declarator name: `x`, `A::f`, `operator+=`, `~A`.
 func (p *parser) declName(d *declarator) {
-	start := p.tok().Start
+	start := p.curStart()
 	qualEnd := -1
 	for {
 		if p.is("~") && p.peek(1).Kind == Identifier {
 			p.next()
 		}
-		if p.is("operator") {
+		if p.isK(kwOperator) {
 			p.operatorName()
 			break
 		}
@@ -675,14 +695,14 @@ func (p *parser) declName(d *declarator) {
 		} else if p.is("<") {
 			// `Box<T>::put`, `f<int>(`: arguments of a template name.
 			m := p.mark()
-			if !p.skipTemplateArgs() || !p.is("::") && !p.is("(") {
+			if !p.skipTemplateArgs() || !p.isK(tkScope) && !p.is("(") {
 				p.reset(m)
 			}
 		}
-		if !p.is("::") {
+		if !p.isK(tkScope) {
 			break
 		}
-		qualEnd = p.tok().Start
+		qualEnd = p.curStart()
 		p.next()
 	}
 	d.nameSpan = p.spanFrom(start)
@@ -704,18 +724,18 @@ func (p *parser) operatorName() {
 	case p.is("(") && p.isAt(1, ")"), p.is("[") && p.isAt(1, "]"):
 		p.next()
 		p.next()
-	case p.is("new") || p.is("delete"):
+	case p.isK(kwNew) || p.isK(kwDelete):
 		p.next()
 		if p.is("[") && p.isAt(1, "]") {
 			p.next()
 			p.next()
 		}
-	case p.is("\"\"") || p.tok().Kind == String:
+	case p.is("\"\"") || p.toks[p.i].Kind == String:
 		p.next()
 		if p.isIdent() {
 			p.next() // operator"" _suffix
 		}
-	case p.tok().Kind == Punct:
+	case p.toks[p.i].Kind == Punct:
 		p.next()
 	default:
 		// Conversion operator: a type up to the '('.
@@ -729,7 +749,7 @@ func (p *parser) operatorName() {
 // parameter list.
 func (p *parser) declSuffixes(d *declarator, mode declMode) {
 	for p.is("[") {
-		start := p.tok().Start
+		start := p.curStart()
 		p.skipBalanced()
 		d.typ.Array = append(d.typ.Array, p.spanFrom(start))
 	}
@@ -754,12 +774,12 @@ func (p *parser) declSuffixes(d *declarator, mode declMode) {
 // looksLikeParams decides whether the '(' at the current token opens a
 // parameter list rather than a constructor initializer (`Foo g(42);`).
 func (p *parser) looksLikeParams() bool {
-	if p.isAt(1, ")") || p.isAt(1, "...") {
+	if p.isAt(1, ")") || p.isAtK(1, tkEllipsis) {
 		return true
 	}
 	t := p.peek(1)
 	if t.Kind != Identifier {
-		return p.isAt(1, "::") || p.isAt(1, "[") && p.isAt(2, "[")
+		return p.isAtK(1, tkScope) || p.isAt(1, "[") && p.isAt(2, "[")
 	}
 	w := p.wordAt(1)
 	if keywords[w] {
@@ -770,20 +790,20 @@ func (p *parser) looksLikeParams() bool {
 		return true
 	}
 	// `(Type name`, `(Type *`, `(Type &`, `(ns::Type`, `(Tmpl<...>`.
-	return p.peek(2).Kind == Identifier || p.isAt(2, "*") || p.isAt(2, "&") || p.isAt(2, "&&") || p.isAt(2, "::") ||
-		p.isAt(2, "<") || p.isAt(2, "...")
+	return p.peek(2).Kind == Identifier || p.isAt(2, "*") || p.isAt(2, "&") || p.isAtK(2, tkAndAnd) || p.isAtK(2, tkScope) ||
+		p.isAt(2, "<") || p.isAtK(2, tkEllipsis)
 }
 
 // parseParams parses `( param, ... )` into d.
 func (p *parser) parseParams(d *declarator) {
-	start := p.tok().Start
+	start := p.curStart()
 	p.next()
 	d.isFunc = true
-	if p.is("void") && p.isAt(1, ")") {
+	if p.isK(kwVoid) && p.isAt(1, ")") {
 		p.next()
 	}
 	for !p.atEOF() && !p.is(")") {
-		if p.is("...") {
+		if p.isK(tkEllipsis) {
 			p.next()
 			continue
 		}
@@ -805,7 +825,7 @@ func (p *parser) parseParams(d *declarator) {
 // skipParam skips a parameter the parser did not understand, to the next
 // ',' or ')' at depth 0.
 func (p *parser) skipParam() {
-	start := p.tok().Start
+	start := p.curStart()
 	for !p.atEOF() && !p.is(")") && !p.is(",") && !p.is(";") && !p.is("{") {
 		if p.is("(") || p.is("[") {
 			p.skipBalanced()
@@ -819,7 +839,7 @@ func (p *parser) skipParam() {
 
 // parseParam parses one parameter declaration.
 func (p *parser) parseParam() *Param {
-	start := p.tok().Start
+	start := p.curStart()
 	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
 	ds := &dsv
 	p.parseDeclSpecs(ds, nil)
@@ -894,7 +914,9 @@ func (p *parser) oneWordType(ds *declSpec) bool {
 		return false
 	}
 	w := unsafe.String(&p.src[t.Start], int(t.End-t.Start))
-	return w != "__launch_bounds__" && (len(p.specMacro) == 0 || p.specMacro[w] == nil)
+	// specMacro's keys are macro names: maybeMacro spares most words the
+	// map lookup.
+	return w != "__launch_bounds__" && (len(p.specMacro) == 0 || !p.maybeMacro(w[0], len(w)) || p.specMacro[w] == nil)
 }
 
 // spanText returns the non-trivia tokens in [start,end) joined with spaces
