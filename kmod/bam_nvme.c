@@ -673,6 +673,15 @@ static long bam_ioctl_unmap(struct bam_file *bf, void __user *uarg)
 		return -ENOENT;
 
 	mutex_lock(&bf->lock);
+	/*
+	 * Remove may have revoked every mapping while we waited for the lock:
+	 * then the handle is gone because the device is, and the caller must
+	 * see -ENODEV like every other ioctl after unbind, not -ENOENT.
+	 */
+	if (READ_ONCE(bf->ctrl->dead)) {
+		mutex_unlock(&bf->lock);
+		return -ENODEV;
+	}
 	map = xa_erase(&bf->maps, arg.handle);
 	if (map)
 		bam_map_teardown(bf->ctrl, map);
