@@ -374,8 +374,27 @@ void cast_view()
   });
   for (size_t i = 0; i < 2 * n; ++i)
     CHECK(out[i] == uint32_t(h[i / 2] >> (i % 2 ? 32 : 0)), "element %zu", i);
+  // array_ref::line_ptr: one warp per line, the line's elements as plain memory.
+  std::vector<uint64_t> sums(6, 0);
+  warp_emu::launch(3, 32, [&](unsigned t) {
+    const unsigned w = t / 32, lane = t % 32;
+    bam::array_ref<const uint64_t> r(a);
+    for (size_t l = w; l < 6; l += 3) {
+      const uint64_t* p = r.line_ptr(l * 64);
+      uint64_t s = 0;
+      for (unsigned j = lane; j < 64; j += 32)
+        s += p[j];
+      __atomic_fetch_add(&sums[l], s, __ATOMIC_RELAXED);
+    }
+  });
+  for (size_t l = 0; l < 6; ++l) {
+    uint64_t want = 0;
+    for (size_t j = 0; j < 64; ++j)
+      want += h[l * 64 + j];
+    CHECK(sums[l] == want, "line_ptr sum of line %zu", l);
+  }
   c.flush_and_check();
-  report("array_cast to 4-byte elements", c, since(t0));
+  report("array_cast, array_ref::line_ptr", c, since(t0));
 }
 
 int main()

@@ -237,6 +237,13 @@ public:
     return v;
   }
 
+  // Pointer to element i inside its line, which this array_ref now holds
+  // pinned; valid until the array_ref moves to another line or drops it.
+  // Elements [i, end of i's line) are plain memory: a loop over a whole
+  // line reads them with ordinary loads, as many in flight as it likes,
+  // instead of a line check per element.
+  __device__ const value_type* line_ptr(size_t i) { return element(i, false); }
+
   // Release the held line now (before a long stretch without accesses).
   __device__ void drop()
   {
