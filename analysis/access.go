@@ -75,14 +75,7 @@ func (ev *evaluator) atomicThroughPointer(c *parse.CallExpr) (Access, bool) {
 	if !isAtomicCall(c) || len(c.Args) == 0 {
 		return Access{}, false
 	}
-	if u, ok := unparen(c.Args[0]).(*parse.UnaryExpr); ok && u.Op == "&" {
-		return Access{}, false
-	}
-	base, off := ev.splitPointer(c.Args[0])
-	if base == "" {
-		return Access{}, false
-	}
-	return Access{Array: base, Index: off, Mode: Atomic, Pos: c.Pos(), End: c.End(), Expr: c}, true
+	return ev.pointerArgAccess(c, Atomic)
 }
 
 // loadIntrinsic: __ldg(p + i) and the other cache-hinted loads read p at i
@@ -93,6 +86,13 @@ func (ev *evaluator) loadIntrinsic(c *parse.CallExpr) (Access, bool) {
 		strings.HasPrefix(name, "__ldcs") || strings.HasPrefix(name, "__ldlu") || strings.HasPrefix(name, "__ldcv")) {
 		return Access{}, false
 	}
+	return ev.pointerArgAccess(c, Read)
+}
+
+// pointerArgAccess is the access a call makes through its first argument,
+// a pointer p + i into an array; &p[i] is skipped because the subscript
+// inside it is already an access.
+func (ev *evaluator) pointerArgAccess(c *parse.CallExpr, mode Mode) (Access, bool) {
 	if u, ok := unparen(c.Args[0]).(*parse.UnaryExpr); ok && u.Op == "&" {
 		return Access{}, false
 	}
@@ -100,7 +100,7 @@ func (ev *evaluator) loadIntrinsic(c *parse.CallExpr) (Access, bool) {
 	if base == "" {
 		return Access{}, false
 	}
-	return Access{Array: base, Index: off, Mode: Read, Pos: c.Pos(), End: c.End(), Expr: c}, true
+	return Access{Array: base, Index: off, Mode: mode, Pos: c.Pos(), End: c.End(), Expr: c}, true
 }
 
 // subscript resolves a[i] (through aliases and nested subscripts a[i][j])

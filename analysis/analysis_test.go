@@ -8,17 +8,23 @@ import (
 	"github.com/bamgen/bamgen/parse"
 )
 
+// firstKernel analyses src and returns its first kernel.
+func firstKernel(t *testing.T, src string) *Function {
+	t.Helper()
+	ks := Analyze(parse.ParseFile("t.cu", []byte(src))).Kernels()
+	if len(ks) == 0 {
+		t.Fatalf("no kernel in %q", src)
+	}
+	return ks[0]
+}
+
 // expectIndex checks the index forms of every array of the first kernel in
 // src, written as "a: f1; f2 | b: f" in order of the report.
 func expectIndex(t *testing.T, src, want string) {
 	t.Helper()
-	f := Analyze(parse.ParseFile("t.cu", []byte(src)))
-	ks := f.Kernels()
-	if len(ks) == 0 {
-		t.Fatalf("no kernel in %q", src)
-	}
+	k := firstKernel(t, src)
 	var parts []string
-	for _, a := range ks[0].Arrays {
+	for _, a := range k.Arrays {
 		var forms []string
 		for _, s := range a.Forms() {
 			forms = append(forms, s.String())
@@ -151,13 +157,9 @@ func TestLdgIsAnAccess(t *testing.T) {
 // as "array mode index" and joined with " | " in report order.
 func expectAccesses(t *testing.T, src, want string) {
 	t.Helper()
-	f := Analyze(parse.ParseFile("t.cu", []byte(src)))
-	ks := f.Kernels()
-	if len(ks) == 0 {
-		t.Fatalf("no kernel in %q", src)
-	}
+	k := firstKernel(t, src)
 	var parts []string
-	for _, a := range ks[0].Arrays {
+	for _, a := range k.Arrays {
 		for _, acc := range a.Accesses {
 			parts = append(parts, a.Name+" "+string(acc.Mode)+" "+acc.Index.String())
 		}

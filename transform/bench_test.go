@@ -71,13 +71,16 @@ func BenchmarkPort(b *testing.B) {
 
 // BenchmarkPortOnly is BenchmarkPort without parsing: analysis, planning,
 // rewrites and Apply on an already parsed file (Port does not modify it).
-func BenchmarkPortOnly(b *testing.B) {
+func BenchmarkPortOnly(b *testing.B) { benchParsedPort(b, Options{Auto: true}) }
+
+// benchParsedPort ports an already parsed 100 KB input with opts.
+func benchParsedPort(b *testing.B, opts Options) {
 	src := benchInput(b, 100<<10)
 	f := parse.ParseFile("bench.cu", src)
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Port(f, Options{Auto: true}); err != nil {
+		if _, err := Port(f, opts); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -95,14 +98,4 @@ func BenchmarkParseOnly(b *testing.B) {
 
 // BenchmarkPortRef is BenchmarkPortOnly with --ref: the cost of finding
 // scans and checking the array_ref rules.
-func BenchmarkPortRef(b *testing.B) {
-	src := benchInput(b, 100<<10)
-	f := parse.ParseFile("bench.cu", src)
-	b.SetBytes(int64(len(src)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Port(f, Options{Auto: true, Ref: true}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+func BenchmarkPortRef(b *testing.B) { benchParsedPort(b, Options{Auto: true, Ref: true}) }

@@ -116,8 +116,10 @@ __device__ __forceinline__ uint64_t fold(const ulonglong2& v) { return v.x ^ v.y
 // Cache-line-aware: one warp per line (consecutive warps, consecutive
 // lines), elements through array_ref (thesis listing 6.2). T = uint64_t is
 // the thesis' shape; T = ulonglong2 reads the same lines with 16-byte loads,
-// as the 16-byte HBM baseline does.
-template <class T>
+// as the 16-byte HBM baseline does. ViaPtr reads the line through
+// array_ref::line_ptr (plain loads the compiler keeps in flight together)
+// instead of r[i] (a line check before every load).
+template <class T, bool ViaPtr>
 __global__ void BAM_BENCH_BOUNDS k_claware(bam::array<const T> a, unsigned long long* sink)
 {
   const size_t warp = (blockIdx.x * size_t(blockDim.x) + threadIdx.x) / 32;
@@ -127,29 +129,16 @@ __global__ void BAM_BENCH_BOUNDS k_claware(bam::array<const T> a, unsigned long 
   uint64_t s = 0;
   for (size_t l = warp; l < lines; l += warps) {
     const size_t base = l * epl;
-#pragma unroll 4
-    for (uint32_t j = lane; j < epl; j += 32)
-      s += fold(r[base + j]);
-  }
-  if (s == 0x1234567)
-    *sink = s;
-}
-
-// The same walk with the line's elements read through array_ref::line_ptr:
-// plain loads, the compiler keeps many in flight.
-template <class T>
-__global__ void BAM_BENCH_BOUNDS k_claware_ptr(bam::array<const T> a, unsigned long long* sink)
-{
-  const size_t warp = (blockIdx.x * size_t(blockDim.x) + threadIdx.x) / 32;
-  const uint32_t lane = threadIdx.x % 32, epl = a.elems_per_line();
-  const size_t warps = size_t(gridDim.x) * blockDim.x / 32, lines = a.size() / epl;
-  bam::array_ref<const T> r(a);
-  uint64_t s = 0;
-  for (size_t l = warp; l < lines; l += warps) {
-    const T* p = r.line_ptr(l * epl);
+    if constexpr (ViaPtr) {
+      const T* p = r.line_ptr(base);
 #pragma unroll 8
-    for (uint32_t j = lane; j < epl; j += 32)
-      s += fold(p[j]);
+      for (uint32_t j = lane; j < epl; j += 32)
+        s += fold(p[j]);
+    } else {
+#pragma unroll 4
+      for (uint32_t j = lane; j < epl; j += 32)
+        s += fold(r[base + j]);
+    }
   }
   if (s == 0x1234567)
     *sink = s;
@@ -290,18 +279,18 @@ void hit_bandwidth(bam::runtime& rt, bam::array<const uint64_t> a, unsigned long
 {
   const size_t bytes = a.size() * 8;
   const unsigned g = full_grid();
-  k_claware<uint64_t><<<g, 256>>>(a, sink); // warm: fetch every line
+  k_claware<uint64_t, false><<<g, 256>>>(a, sink); // warm: fetch every line
   CUDA_OK(cudaDeviceSynchronize());
   rt.reset_stats();
   record("hit_linear", "hbm", g * 256.0, bytes, 0, time_ms([&] { k_linear<<<g, 256>>>(a, sink); }));
-  record("hit_claware", "hbm", g * 256.0, bytes, 0, time_ms([&] { k_claware<uint64_t><<<g, 256>>>(a, sink); }));
+  record("hit_claware", "hbm", g * 256.0, bytes, 0, time_ms([&] { k_claware<uint64_t, false><<<g, 256>>>(a, sink); }));
   // The same cached lines seen as 16-byte elements (same array, same line
   // states: a second handle, not a second array).
   const bam::array<const ulonglong2> a16 = bam::array_cast<const ulonglong2>(a);
-  record("hit_claware_16B", "hbm", g * 256.0, bytes, 0, time_ms([&] { k_claware<ulonglong2><<<g, 256>>>(a16, sink); }));
-  record("hit_claware_ptr", "hbm", g * 256.0, bytes, 0, time_ms([&] { k_claware_ptr<uint64_t><<<g, 256>>>(a, sink); }));
+  record("hit_claware_16B", "hbm", g * 256.0, bytes, 0, time_ms([&] { k_claware<ulonglong2, false><<<g, 256>>>(a16, sink); }));
+  record("hit_claware_ptr", "hbm", g * 256.0, bytes, 0, time_ms([&] { k_claware<uint64_t, true><<<g, 256>>>(a, sink); }));
   record("hit_claware_ptr_16B", "hbm", g * 256.0, bytes, 0,
-         time_ms([&] { k_claware_ptr<ulonglong2><<<g, 256>>>(a16, sink); }));
+         time_ms([&] { k_claware<ulonglong2, true><<<g, 256>>>(a16, sink); }));
   const int per = 16;
   const unsigned rg = g_quick ? g : g * 2;
   record("hit_random", "hbm", rg * 256.0, double(rg) * 256 * per * 8, 0,
@@ -317,7 +306,7 @@ void miss_sweep(bam::runtime& rt, bam::array<const uint64_t> a, const char* be, 
   const size_t bytes = a.size() * 8, lines = a.size() / a.elems_per_line();
   for (unsigned warps_per_sm : {2u, 8u, 32u, 64u}) {
     const unsigned blocks = unsigned(g_prop.multiProcessorCount) * warps_per_sm / 8; // 256-thread blocks
-    double ms = time_ms([&] { k_claware<uint64_t><<<blocks, 256>>>(a, sink); }, 3, [&] { rt.drop_cache(); });
+    double ms = time_ms([&] { k_claware<uint64_t, false><<<blocks, 256>>>(a, sink); }, 3, [&] { rt.drop_cache(); });
     record("miss_claware", be, blocks * 256.0, bytes, double(lines), ms);
   }
 }

@@ -67,17 +67,18 @@ __device__ __forceinline__ fill_plan shfl_plan(uint32_t mask, const fill_plan& p
   return fill_plan{shfl_ptr(mask, p.dst, src_lane), shfl_ptr(mask, p.src, src_lane), shfl_ptr(mask, p.wb, src_lane)};
 }
 
-// Pointer backends: lane f (a leader that claimed its line) takes a slot,
-// the lanes of `mask` (its group) copy the line in (after writing a dirty
-// victim out), and f publishes it. Returns the line's data to every lane.
+// Pointer backends: the group's leader f (it claimed the line) takes a
+// slot, the group's lanes copy the line in (after writing a dirty victim
+// out), and f publishes it. Returns the line's data to every lane.
 //
 // Out of line, like the other miss-path functions: one copy per program
 // instead of one per access site keeps kernels small and builds fast; a miss
 // costs microseconds, the call nanoseconds.
 template <bool Write>
-__device__ __noinline__ unsigned char* warp_fill_one(const cache_ctx& c, const array_meta& m, uint64_t line,
-                                                     uint32_t mask, uint32_t f, uint32_t& slot)
+__device__ __noinline__ unsigned char* group_fill(const cache_ctx& c, const array_meta& m, uint64_t line,
+                                                  const warp_group& g, uint32_t& slot)
 {
+  const uint32_t mask = g.peers, f = g.leader;
   const uint32_t lane = lane_id();
   const uint32_t rank = __popc(mask & ((1u << lane) - 1u));
   const uint32_t lanes = __popc(mask);
@@ -185,7 +186,7 @@ __device__ void warp_resolve(const cache_ctx& c, const array_meta& m, uint64_t l
     use(group_data(c, g, slot));
   } else if (p == probe::fetch) {
     if (is_pointer_backend(c.backend)) {
-      use(warp_fill_one<Write>(c, m, line, g.peers, g.leader, slot));
+      use(group_fill<Write>(c, m, line, g, slot));
     } else {
       if (lead)
         slot = leader_fill<Write>(c, m, line);
