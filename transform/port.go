@@ -30,7 +30,9 @@ type Options struct {
 
 // OptHook is the signature of Options.Opt (a hook, because transform/opt
 // builds on this package).
-type OptHook func(ported map[string][]string, launchArg func(l *parse.LaunchExpr, i int) string) ([]diag.Diagnostic, []Edit)
+// edited reports whether the port's own edits change bytes in [start, end).
+type OptHook func(ported map[string][]string, launchArg func(l *parse.LaunchExpr, i int) string,
+	edited func(start, end int) bool) ([]diag.Diagnostic, []Edit)
 
 // Result is the outcome of porting one file.
 type Result struct {
@@ -64,7 +66,7 @@ func Port(f *parse.File, opts Options) (res *Result, err error) {
 	if opts.Opt != nil {
 		od, oe := opts.Opt(portedParams(c.choices), func(l *parse.LaunchExpr, i int) string {
 			return applyWithin(f.Src.Bytes, edits, l.Args[i])
-		})
+		}, func(start, end int) bool { return overlapsAny(edits, start, end) })
 		diags, edits = append(diags, od...), append(edits, oe...)
 	}
 	res.Diags = append(c.diags, diags...)
@@ -87,6 +89,17 @@ func portedParams(choices []Choice) map[string][]string {
 		}
 	}
 	return out
+}
+
+// overlapsAny reports whether an edit changes bytes in [start, end) (an
+// insertion counts when it falls strictly inside).
+func overlapsAny(edits []Edit, start, end int) bool {
+	for _, e := range edits {
+		if e.Start < end && start < e.End || e.Start == e.End && start < e.Start && e.Start < end {
+			return true
+		}
+	}
+	return false
 }
 
 // applyWithin returns the text of n after the edits that fall inside it.

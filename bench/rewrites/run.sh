@@ -41,7 +41,7 @@ declare -A ARGS=(
 )
 # Which "<number> ms" of a program's stderr is the kernel time of interest.
 declare -A TIMEPAT=(
-	[bfs_warp]='time ([0-9.]+) ms' [cc]='time=([0-9.]+) ms' [query]='q2 ([0-9.]+) ms'
+	[bfs_warp]='time ([0-9.]+) ms' [cc]='sweeps=([0-9.]+) ms' [query]='q2 ([0-9.]+) ms'
 	[vectoradd]='vector_add ([0-9.]+) ms' [reduction]='time=([0-9.]+) ms'
 )
 if [ -n "$quick" ]; then
@@ -50,28 +50,34 @@ fi
 CACHE_BIG=${CACHE_BIG:-64M}                   # the data is 256 MB and up
 CACHE_SMALL=${CACHE_SMALL:-33M}               # ~ SMs x resident warps x 4 KiB lines on an H100/H200
 
-echo "program,variant,backend,cache,ms,checksum,ok,stats" >"$out/results.csv"
+# kernel_iops: line fills (cache misses) per second of the measured time,
+# the number to compare with BAM_EMU_IOPS (the stats line's own IOPS is
+# over the whole process, setup included).
+echo "program,variant,backend,cache,ms,checksum,ok,misses,kernel_iops,stats" >"$out/results.csv"
 passed=0 failed=0
 declare -A REF
 
 run_one() { # prog variant backend cache
 	local prog=$1 variant=$2 backend=$3 cache=$4 exe=$bin/${1}__${2}
-	[ -x "$exe" ] || { echo "$prog,$variant,$backend,$cache,,,missing," >>"$out/results.csv"; failed=$((failed + 1)); return; }
+	[ -x "$exe" ] || { echo "$prog,$variant,$backend,$cache,,,missing,,," >>"$out/results.csv"; failed=$((failed + 1)); return; }
 	local log=$out/run_${prog}_${variant}_${backend}_${cache}.log
 	# shellcheck disable=SC2086
 	env BAM_BACKEND="$backend" BAM_CACHE_BYTES="$cache" BAM_STATS=1 BAM_EMU_LATENCY_US="$LAT" BAM_EMU_IOPS="$IOPS" \
 		BAM_EMU_THREADS="$EMU_THREADS" BAM_EMU_DIR=/tmp timeout "${RUN_TIMEOUT:-120}" "$exe" ${ARGS[$prog]} >"$log.out" 2>"$log"
 	local rc=$?
-	local sum ms stats ok
+	local sum ms stats ok misses iops
 	sum=$(sed -n 's/^checksum: //p' "$log.out" | head -1)
 	# The number right before " ms" (a pattern like "q2 (...) ms" has digits in its label too).
 	ms=$(grep -oE "${TIMEPAT[$prog]}" "$log" | head -1 | grep -oE '[0-9.]+ ms' | grep -oE '^[0-9.]+')
 	stats=$(grep -iE 'hit|iops' "$log" | tr '\n,' ' ;' | cut -c1-300)
+	misses=$(grep -oE '[0-9]+ misses' "$log" | head -1 | grep -oE '^[0-9]+')
+	iops=
+	if [ -n "$misses" ] && [ -n "$ms" ]; then iops=$(awk -v m="$misses" -v t="$ms" 'BEGIN { if (t > 0) printf "%.0f", m * 1000 / t }'); fi
 	if [ "$variant" = hbm ]; then REF[$prog]=$sum; fi
 	ok=no
 	if [ $rc -eq 0 ] && [ -n "$sum" ] && [ "$sum" = "${REF[$prog]:-}" ]; then ok=yes; passed=$((passed + 1)); else failed=$((failed + 1)); fi
-	echo "$prog,$variant,$backend,$cache,$ms,$sum,$ok,$stats" >>"$out/results.csv"
-	printf '%-10s %-10s %-5s %-5s %10s ms  %s  rc=%d\n' "$prog" "$variant" "$backend" "$cache" "${ms:-?}" "$ok" "$rc"
+	echo "$prog,$variant,$backend,$cache,$ms,$sum,$ok,$misses,$iops,$stats" >>"$out/results.csv"
+	printf '%-10s %-10s %-5s %-5s %10s ms %9s IOPS  %s  rc=%d\n' "$prog" "$variant" "$backend" "$cache" "${ms:-?}" "${iops:-?}" "$ok" "$rc"
 }
 
 "$bin/drivers_check" >"$out/drivers_check.log" 2>&1 && echo "drivers_check: $(tail -1 "$out/drivers_check.log")" \

@@ -55,8 +55,9 @@ func (f *optFlags) options() (*opt.Options, error) {
 // optHook runs the rewrites on the file being ported, with the port's
 // choices and launch arguments.
 func optHook(pf *parse.File, o opt.Options) transform.OptHook {
-	return func(ported map[string][]string, launchArg func(*parse.LaunchExpr, int) string) ([]diag.Diagnostic, []transform.Edit) {
-		o.Ported, o.LaunchArg = ported, launchArg
+	return func(ported map[string][]string, launchArg func(*parse.LaunchExpr, int) string,
+		edited func(start, end int) bool) ([]diag.Diagnostic, []transform.Edit) {
+		o.Ported, o.LaunchArg, o.Edited = ported, launchArg, edited
 		res := opt.Run(analysis.AnalyzeDevice(pf), o)
 		return res.Diags, res.Edits
 	}

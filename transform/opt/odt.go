@@ -347,15 +347,115 @@ func (r *rewriter) paramIndex(e parse.Expr) int {
 // first vertex list from every launch site into the kernel.
 func (r *rewriter) odtEdits(w *analysis.CSRWalk, nIndex int) {
 	body := r.fn.Decl.Body
+	reads := r.tileReads(w)
+	if len(reads) > 0 {
+		r.edit(body.Pos()+1, body.Pos()+1, fmt.Sprintf(" bam::odt_tile bam_tile(%s);", w.Edges), "odt")
+	}
 	r.edit(body.Pos()+1, body.Pos()+1, " auto bam_body = [&](const unsigned long long bam_v, const unsigned long long bam_lo, "+
 		"const unsigned long long bam_hi) {", "odt")
 	r.redefineVertex(w)
 	r.clampWalk(w)
 	driver := fmt.Sprintf("bam::odt_for_each_tile(bam_fvl, %s, %s.size(), %s.elems_per_line(), bam_body)", w.RowPtr, w.Edges, w.Edges)
+	if len(reads) > 0 {
+		// The walk's reads of the edge array go through the tile view: one
+		// pin per tile instead of a cache probe per vertex.
+		for _, ix := range reads {
+			r.edit(ix.X.Pos(), ix.X.End(), "bam_tile", "odt")
+		}
+		driver = fmt.Sprintf("bam::odt_for_each_tile(bam_fvl, %s, bam_tile, bam_body)", w.RowPtr)
+	}
 	r.edit(body.End()-1, body.End()-1, "}; "+driver+"; ", "odt")
 	ps := r.fn.Decl.ParamsSpan
 	r.edit(ps.End()-1, ps.End()-1, ", const unsigned long long *__restrict__ bam_fvl", "odt")
 	r.threadFVL(w, nIndex)
+}
+
+// tileReads lists the walk's reads `edges[e]` of the edge array at the loop
+// variable: after clampWalk, e lies in the warp's tile, so they can read it
+// through bam::odt_tile. None when the body changes e (it could leave the
+// tile); writes, address-taken elements and accesses the port already
+// rewrote (--ref) stay as they are.
+func (r *rewriter) tileReads(w *analysis.CSRWalk) []*parse.IndexExpr {
+	if r.fn.Decl.Scope == nil || r.changesVar(w.Loop.Body, w.IVar) {
+		return nil
+	}
+	loopVar := r.fn.Decl.Scope.Lookup(w.IVar, w.Loop.Cond.Pos())
+	edges := r.fn.Decl.Scope.Lookup(w.Edges, w.Loop.Pos())
+	lvalues := lvalueIndexes(w.Loop.Body)
+	var out []*parse.IndexExpr
+	parse.Inspect(w.Loop.Body, func(n parse.Node) bool {
+		ix, ok := n.(*parse.IndexExpr)
+		if !ok || lvalues[ix] {
+			return true
+		}
+		arr, okA := analysis.Unparen(ix.X).(*parse.Ident)
+		idx, okI := analysis.Unparen(ix.Index).(*parse.Ident)
+		if !okA || !okI || arr.Name != w.Edges || idx.Name != w.IVar ||
+			r.fn.Decl.Scope.Lookup(arr.Name, arr.Pos()) != edges || r.fn.Decl.Scope.Lookup(idx.Name, idx.Pos()) != loopVar {
+			return true
+		}
+		if r.opts.Edited != nil && r.opts.Edited(ix.Pos(), ix.End()) {
+			return true
+		}
+		out = append(out, ix)
+		return true
+	})
+	return out
+}
+
+// changesVar reports an assignment, increment or address-of of name in n.
+func (r *rewriter) changesVar(n parse.Node, name string) bool {
+	isVar := func(e parse.Expr) bool {
+		id, ok := analysis.Unparen(e).(*parse.Ident)
+		return ok && id.Name == name
+	}
+	found := false
+	parse.Inspect(n, func(x parse.Node) bool {
+		switch x := x.(type) {
+		case *parse.BinaryExpr:
+			found = found || parse.IsAssign(x.Op) && isVar(x.X)
+		case *parse.UnaryExpr:
+			found = found || (x.Op == "++" || x.Op == "--" || x.Op == "&") && isVar(x.X)
+		}
+		return !found
+	})
+	return found
+}
+
+// lvalueIndexes collects the subscripts that are written or whose address
+// is taken: the target of an assignment, increment or `&`, through member
+// accesses and parentheses (`a[i].x = 1`).
+func lvalueIndexes(n parse.Node) map[*parse.IndexExpr]bool {
+	out := map[*parse.IndexExpr]bool{}
+	mark := func(e parse.Expr) {
+		for e != nil {
+			switch x := e.(type) {
+			case *parse.ParenExpr:
+				e = x.X
+			case *parse.MemberExpr:
+				e = x.X
+			case *parse.IndexExpr:
+				out[x] = true
+				e = x.X
+			default:
+				return
+			}
+		}
+	}
+	parse.Inspect(n, func(x parse.Node) bool {
+		switch x := x.(type) {
+		case *parse.BinaryExpr:
+			if parse.IsAssign(x.Op) {
+				mark(x.X)
+			}
+		case *parse.UnaryExpr:
+			if x.Op == "++" || x.Op == "--" || x.Op == "&" {
+				mark(x.X)
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // redefineVertex makes the per-vertex code see the tile's vertex.

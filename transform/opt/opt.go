@@ -36,6 +36,10 @@ type Options struct {
 	// LaunchArg returns the text argument i of launch l will have after
 	// the port (odt adds arguments built from them); nil means unchanged.
 	LaunchArg func(l *parse.LaunchExpr, i int) string
+	// Edited reports whether the port already changes bytes in [start,
+	// end) (e.g. --ref reads an access through an array_ref); a rewrite
+	// leaves such spans alone. nil means nothing is edited.
+	Edited func(start, end int) bool
 }
 
 // Diagnostic codes of this package; docs/rewrites.md explains each.

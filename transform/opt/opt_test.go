@@ -135,11 +135,23 @@ func TestODT(t *testing.T) {
 		"bool *changed, const unsigned long long *__restrict__ bam_fvl)",
 		"bam::odt_first_strided((start & ~31ull) + lane, bam_lo, WARP_SIZE)",
 		"(e < end) && e < bam_hi",
-		"bam::odt_for_each_tile(bam_fvl, rowptr, colidx.size(), colidx.elems_per_line(), bam_body); }",
+		"{ bam::odt_tile bam_tile(colidx); auto bam_body",
+		"unsigned v = bam_tile[e];",
+		"bam::odt_for_each_tile(bam_fvl, rowptr, bam_tile, bam_body); }",
 		"bfs<<<bam::odt_grid(c, 256), 256>>>(r, c, l, 0, n, ch, bam::first_vertex_list(r, n, c));")
 	// The edges must be ported; the offsets may be.
 	expectRewrite(t, bfsWarp, "odt", []string{"colidx", "rowptr"}, "bam::first_vertex_list(r, n, c)")
 	expectRefusal(t, bfsWarp, "odt", CodeNotPorted, "label")
+}
+
+// Reads of the edge array at the loop variable go through the tile view;
+// anything else (another index, a body that moves e) keeps the cache path.
+func TestODTTileReads(t *testing.T) {
+	other := strings.Replace(bfsWarp, "unsigned v = colidx[e];", "unsigned v = colidx[e] + colidx[start];", 1)
+	expectRewrite(t, other, "odt", []string{"colidx"}, "unsigned v = bam_tile[e] + colidx[start];")
+	moved := strings.Replace(bfsWarp, "unsigned v = colidx[e];", "unsigned v = colidx[e]; e += 0;", 1)
+	expectRewrite(t, moved, "odt", []string{"colidx"}, "unsigned v = colidx[e]; e += 0;",
+		"bam::odt_for_each_tile(bam_fvl, rowptr, colidx.size(), colidx.elems_per_line(), bam_body); }")
 }
 
 func TestODTRefusesPerVertexSums(t *testing.T) {

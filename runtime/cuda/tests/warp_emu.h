@@ -136,6 +136,9 @@ inline unsigned long long __shfl_sync(unsigned mask, unsigned long long v, int s
   return out[src];
 }
 inline unsigned __shfl_sync(unsigned mask, unsigned v, int src) { return unsigned(__shfl_sync(mask, (unsigned long long)v, src)); }
+// Loads that bypass the GPU's caches are plain loads on the CPU.
+template <class T>
+inline T __ldcv(const T* p) { return *p; }
 inline int __popc(unsigned v) { return __builtin_popcount(v); }
 inline int __ffs(unsigned v) { return __builtin_ffs(int(v)); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }

@@ -14,6 +14,13 @@
 #define BAM_QUEUE_SET_PROVIDED
 namespace bam {
 namespace nvme {
+// A held read's data sits in a buffer of its own, as in a queue's bounce
+// buffer, until retire().
+struct queue_hold {
+  const uint8_t* src = nullptr;
+  bool active = false;
+};
+
 struct queue_set {
   unsigned char* storage = nullptr;
   unsigned fail_every = 0; // 0: never
@@ -25,6 +32,25 @@ struct queue_set {
       return 0x281; // an NVMe media error (SCT 2, SC 0x81)
     std::memcpy(dst, storage + off, bytes);
     return 0;
+  }
+  int read_held(uint64_t off, uint32_t bytes, void*, queue_hold& h) const
+  {
+    h = queue_hold{};
+    auto* b = static_cast<uint8_t*>(std::aligned_alloc(16, bytes));
+    const int st = read(off, bytes, b);
+    if (st != 0) {
+      std::free(b);
+      return st;
+    }
+    h.src = b;
+    h.active = true;
+    return 0;
+  }
+  void retire(queue_hold& h) const
+  {
+    if (h.active)
+      std::free(const_cast<uint8_t*>(h.src));
+    h = queue_hold{};
   }
   int write(uint64_t off, uint32_t bytes, const void* src) const
   {

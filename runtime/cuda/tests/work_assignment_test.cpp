@@ -122,9 +122,50 @@ static void odt_driver() {
     }
 }
 
+// The tile-view hooks (bam::odt_tile): every body call of a tile runs
+// between enter(t) and leave(), with the walk inside tile t, and every
+// tile is entered exactly once per warp-sized group.
+struct recording_view {
+  long long tile = -1;
+  std::vector<unsigned>* entered;
+  void enter(ull t) {
+    tile = static_cast<long long>(t);
+    (*entered)[t]++;
+  }
+  void leave() { tile = -1; }
+};
+
+static void odt_tile_hooks() {
+  const size_t n = 20011;
+  const ull tile = 1024;
+  auto rp = make_rowptr(n, 99);
+  const ull m = rp[n];
+  auto fvl = first_vertex_list(rp, n, tile);
+  const ull tiles = bam::odt::tile_count(m, tile);
+  std::vector<unsigned> entered(tiles);
+  size_t outside = 0;
+  play(40, 128, true, [&](launch_1d l) {
+    recording_view view{-1, &entered};
+    bam::detail::odt_tiles(l, fvl.data(), rp, m, tile, [&](ull, ull lo, ull) {
+      outside += view.tile < 0 || ull(view.tile) != lo / tile;
+    }, view);
+    outside += view.tile != -1;  // left after the last tile
+  });
+  // Each of a warp's 32 threads plays the hooks, so a tile is entered 32 times.
+  size_t wrong = 0;
+  for (unsigned c : entered) wrong += c != 32;
+  if (outside || wrong) {
+    failed++;
+    printf("FAIL odt tile hooks: %zu body calls outside their tile, %zu tiles not entered once per warp\n", outside, wrong);
+  } else {
+    passed++;
+  }
+}
+
 int main() {
   thread_drivers();
   odt_driver();
+  odt_tile_hooks();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -25,6 +25,8 @@ template <class T>
 class array;
 template <class T>
 class array_ref;
+template <class T>
+class odt_tile;
 
 namespace detail {
 struct array_factory;
@@ -173,6 +175,8 @@ private:
   friend class array;
   template <class>
   friend class array_ref;
+  template <class>
+  friend class odt_tile;
   friend struct detail::array_factory;
 
 #if BAM_HAS_DEVICE_CODE
@@ -310,6 +314,61 @@ private:
   value_type* base_ = nullptr;
   bool dirty_ = false;
 };
+
+// The edge array as an ODT kernel's warp sees it (`bamgen port --opt
+// odt`): bam::odt_for_each_tile enters one tile (one line of the array) at
+// a time, and t[e] reads edge e of that tile. The first read pins the line
+// for the lanes making it (each keeps the reference the leader took for it;
+// lanes that first read later pin it again, a hit), every read after that
+// is a plain load, and leaving the tile drops the pins. A tile no vertex
+// reads is never fetched, so BFS levels that skip most vertices still read
+// only the lines they need. Reads only; writes go through the array.
+template <class T>
+class odt_tile {
+public:
+  using value_type = typename array<T>::value_type;
+
+  BAM_HD explicit odt_tile(const array<T>& a) noexcept : a_(a) {}
+  odt_tile(const odt_tile&) = delete;
+  odt_tile& operator=(const odt_tile&) = delete;
+
+  [[nodiscard]] BAM_HD size_t size() const noexcept { return a_.size(); }
+  [[nodiscard]] BAM_HD uint32_t elems_per_line() const noexcept { return a_.elems_per_line(); }
+
+#if BAM_HAS_DEVICE_CODE
+  __device__ ~odt_tile() { leave(); }
+
+  // Edge e, which must lie in the tile the warp is in.
+  __device__ value_type operator[](size_t e)
+  {
+    BAM_ASSERT((e >> a_.epl_shift_) == line_ && e < a_.n_, "bam::odt_tile: edge outside the current tile");
+    if (base_ == nullptr) {
+      detail::warp_group g;
+      base_ = reinterpret_cast<const value_type*>(
+          detail::warp_acquire<false>(*a_.ctx_, a_.meta_, line_, sizeof(value_type), g));
+    }
+    return base_[e & ((size_t(1) << a_.epl_shift_) - 1)];
+  }
+
+  // Driver hooks (odt_for_each_tile), called by the whole warp.
+  __device__ void enter(unsigned long long tile) { line_ = tile; }
+  __device__ void leave()
+  {
+    if (base_ != nullptr) {
+      detail::warp_release_each(a_.meta_, line_);
+      base_ = nullptr;
+    }
+  }
+#endif
+
+private:
+  array<T> a_;
+  uint64_t line_ = ~0ull;
+  const value_type* base_ = nullptr;
+};
+
+template <class T>
+odt_tile(const array<T>&) -> odt_tile<T>;
 
 template <class T>
 array_ref(const array<T>&) -> array_ref<T>;

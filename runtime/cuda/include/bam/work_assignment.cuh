@@ -86,10 +86,18 @@ BAM_HD void warp_coarsened(const launch_1d& l, Body&& body) {
   }
 }
 
+// What odt_tiles tells a tile view (bam::odt_tile) around each tile: the
+// warp enters tile t, runs the tile's vertices, and leaves it (all lanes
+// together, outside any vertex's code). The default does nothing.
+struct no_tile_view {
+  BAM_HD void enter(unsigned long long) {}
+  BAM_HD void leave() {}
+};
+
 // Returns false when the launch cannot run ODT (the caller reports it).
-template <class RowPtr, class Body>
+template <class RowPtr, class Body, class View = no_tile_view>
 BAM_HD bool odt_tiles(const launch_1d& l, const unsigned long long* fvl, const RowPtr& rowptr, unsigned long long n_edges,
-                      unsigned long long edges_per_tile, Body&& body) {
+                      unsigned long long edges_per_tile, Body&& body, View&& view = View{}) {
   const unsigned long long groups = l.total / 32;
   if (l.total % 32 != 0 || groups == 0 || edges_per_tile == 0) {
     return false;
@@ -98,6 +106,7 @@ BAM_HD bool odt_tiles(const launch_1d& l, const unsigned long long* fvl, const R
   for (unsigned long long t = l.gtid / 32; t < tiles; t += groups) {
     const unsigned long long lo = t * edges_per_tile;
     const unsigned long long hi = lo + edges_per_tile < n_edges ? lo + edges_per_tile : n_edges;
+    view.enter(t);
     for (unsigned long long v = fvl[t];; ++v) {
       if (static_cast<unsigned long long>(rowptr[v]) >= hi) {
         break;  // rowptr[n] == n_edges >= hi, so this stops at the last vertex
@@ -106,6 +115,7 @@ BAM_HD bool odt_tiles(const launch_1d& l, const unsigned long long* fvl, const R
         body(v, lo, hi);
       }
     }
+    view.leave();
   }
   return true;
 }
@@ -200,6 +210,24 @@ __device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& r
   if (!detail::odt_tiles(l, fvl, rowptr, n_edges, edges_per_tile, body)) {
     if (l.gtid == 0) {
       printf("bam::odt_for_each_tile: the launch must have a multiple of 32 threads (got %llu)\n", l.total);
+    }
+    __trap();
+  }
+}
+
+// The same, with a tile view (bam::odt_tile over the edge array): the body
+// reads the tile's edges through it, so the warp pins the tile's line once
+// (on the first read) instead of probing the cache for every vertex, and the
+// reads themselves are plain loads.
+template <class RowPtr, class View, class Body>
+__device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& rowptr, View& view, Body&& body) {
+  const detail::launch_1d l = detail::this_launch();
+  // The view's pins are per hardware warp, so the tiles must be too.
+  const bool whole_warps = (blockDim.x * blockDim.y * blockDim.z) % 32 == 0;
+  if (!whole_warps || !detail::odt_tiles(l, fvl, rowptr, view.size(), view.elems_per_line(), body, view)) {
+    if (l.gtid == 0) {
+      printf("bam::odt_for_each_tile: the launch must have blocks of whole warps (got %u threads per block)\n",
+             blockDim.x * blockDim.y * blockDim.z);
     }
     __trap();
   }

@@ -25,9 +25,19 @@
 namespace bam {
 namespace nvme {
 // Stand-in with the agreed interface; every request fails with status 1.
+struct queue_hold {
+  const uint8_t* src = nullptr;
+  bool active = false;
+};
 struct queue_set {
   BAM_HD int read(uint64_t, uint32_t, void*) const { return 1; }
   BAM_HD int write(uint64_t, uint32_t, const void*) const { return 1; }
+  BAM_HD int read_held(uint64_t, uint32_t, void*, queue_hold& h) const
+  {
+    h = queue_hold{};
+    return 1;
+  }
+  BAM_HD void retire(queue_hold&) const {}
 };
 } // namespace nvme
 } // namespace bam

@@ -8,9 +8,9 @@
 // one atomic per group drops the references again.
 //
 // Groups are independent (warp_resolve): a group that hits uses its line at
-// once; a group whose leader claimed the line fills it (the group's lanes
-// copy it together for pointer backends, the leader alone requests it from
-// storage) and uses it; a group whose line another thread is fetching waits
+// once; a group whose leader claimed the line fills it (the leader requests
+// it, the group's lanes copy it together: from the backing memory for
+// pointer backends, from the queue's bounce buffer for emu) and uses it; a group whose line another thread is fetching waits
 // holding no pin. Only the group's own lanes synchronize with each other,
 // never a group with another: lanes of one warp that entered from different
 // points of a divergent kernel may be active together, and on an H200 a
@@ -117,13 +117,65 @@ __device__ __noinline__ unsigned char* group_fill(const cache_ctx& c, const arra
   return plan.dst;
 }
 
-// A leader that claimed its line fetching it alone (storage backends: one
-// blocking request per line, overlapped by the queue layer).
+// Storage backends: the group's leader f (it claimed the line) takes a
+// slot, writes a dirty victim back and waits for its read; then the group's
+// lanes copy the line out of the queue's bounce buffer together (coalesced
+// PCIe reads; one thread copying 4 KiB alone issues 256 small reads, and
+// thousands of such copies saturate PCIe on request count, which capped
+// one-leader-per-warp fetches at ~0.6 M lines/s), and f publishes it.
+// DIRECT mode (nvme) reads straight into the slot: nothing to copy.
 template <bool Write>
-__device__ __noinline__ uint32_t leader_fill(const cache_ctx& c, const array_meta& m, uint64_t line)
+__device__ __noinline__ unsigned char* group_fill_storage(const cache_ctx& c, const array_meta& m, uint64_t line,
+                                                          const warp_group& g, uint32_t& slot)
 {
-  device_io io;
-  return fill_line(c, m, line, Write, io);
+  const uint32_t mask = g.peers, f = g.leader;
+  const uint32_t lane = lane_id();
+  int status = 0;
+  nvme::queue_hold hold;
+  unsigned char* dst = nullptr;
+  if (lane == f) {
+    device_io io;
+    victim v;
+    slot = allocate_slot(c, v, m.id, line);
+    if (v.present)
+      evict_victim(c, v, slot, io);
+    dst = c.slot_data(slot);
+    status = c.queues->read_held(m.base + (line << c.line_shift), uint32_t(c.line_bytes()), dst, hold);
+  }
+  dst = shfl_ptr(mask, dst, f);
+  const uint8_t* src = shfl_ptr(mask, status == 0 ? hold.src : static_cast<const uint8_t*>(nullptr), f);
+  __syncwarp(mask); // f's acquire of the completion before the lanes read the bounce buffer
+  if (src != nullptr) {
+    const uint32_t rank = __popc(mask & ((1u << lane) - 1u)), lanes = __popc(mask);
+    const uint4* sv = reinterpret_cast<const uint4*>(src);
+    uint4* dv = reinterpret_cast<uint4*>(dst);
+    const uint64_t n = c.line_bytes() / sizeof(uint4);
+    uint64_t i = rank;
+    for (; i + 3 * lanes < n; i += 4 * lanes) { // four loads in flight per lane; __ldcv: the buffer is reused
+      const uint4 a = __ldcv(sv + i), b = __ldcv(sv + i + lanes), x = __ldcv(sv + i + 2 * lanes),
+                  y = __ldcv(sv + i + 3 * lanes);
+      dv[i] = a;
+      dv[i + lanes] = b;
+      dv[i + 2 * lanes] = x;
+      dv[i + 3 * lanes] = y;
+    }
+    for (; i < n; i += lanes)
+      dv[i] = __ldcv(sv + i);
+  }
+  __syncwarp(mask); // the copy is done before the slot is retired and the line published
+  if (lane == f) {
+    c.queues->retire(hold);
+    if (status != 0) {
+      record_fault(c, fault_kind::read, status, m.id, line);
+      zero_fill(dst, c.line_bytes());
+    }
+    stat_add(c, stat::io_reads, 1);
+    stat_add(c, stat::io_read_bytes, c.line_bytes());
+    __threadfence(); // the lanes' copies before the line state changes
+    install(c, m, line, slot, Write);
+  }
+  __syncwarp(mask);
+  return dst;
 }
 
 // A leader waiting for a line another warp is fetching, without holding
@@ -185,13 +237,10 @@ __device__ void warp_resolve(const cache_ctx& c, const array_meta& m, uint64_t l
   if (p == probe::hit) {
     use(group_data(c, g, slot));
   } else if (p == probe::fetch) {
-    if (is_pointer_backend(c.backend)) {
+    if (is_pointer_backend(c.backend))
       use(group_fill<Write>(c, m, line, g, slot));
-    } else {
-      if (lead)
-        slot = leader_fill<Write>(c, m, line);
-      use(group_data(c, g, slot));
-    }
+    else
+      use(group_fill_storage<Write>(c, m, line, g, slot));
   } else {
     if (lead)
       slot = leader_acquire<Write>(c, m, line, __popc(g.peers));

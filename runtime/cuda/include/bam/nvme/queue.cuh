@@ -373,6 +373,16 @@ enum : uint32_t {
 	QUEUE_FLAG_CQ_BATCH = 1u << 4
 };
 
+struct queue;
+
+// A completed read whose slot the caller still holds (queue::io with hold).
+struct queue_hold {
+	queue* q = nullptr;
+	const uint8_t* src = nullptr; // bounce buffer with the data (BOUNCE mode)
+	uint32_t ticket = 0;
+	bool active = false;          // retire() must run
+};
+
 // One SQ/CQ pair and its bookkeeping. Lives in GPU memory (host memory in
 // CPU tests); rings and doorbells live where the controller can reach them.
 struct queue {
@@ -413,8 +423,18 @@ struct queue {
 
 	// Submit one read or write and wait for it. Returns 0 or an NVMe
 	// status without the phase bit (or a BAM_NVME_STATUS_* value).
-	BAM_NVME_HD int io(uint8_t opcode, uint64_t byte_offset, uint32_t bytes, void* buf)
+	//
+	// With hold != nullptr (reads only), a completed read leaves its data
+	// where the device put it and keeps the slot: hold->src is the bounce
+	// buffer to copy from (BOUNCE mode; nullptr in DIRECT mode, where buf
+	// has the data already), and the caller must call retire(*hold) once it
+	// has copied. A group of lanes copies 4 KiB far faster than the one
+	// thread that waited (coalesced PCIe reads instead of 256 small ones).
+	// hold->active is false when there is nothing to retire (the command
+	// timed out or was never submitted).
+	BAM_NVME_HD int io(uint8_t opcode, uint64_t byte_offset, uint32_t bytes, void* buf, queue_hold* hold = nullptr)
 	{
+		if (hold) *hold = queue_hold{};
 		using namespace detail;
 		uint32_t lba_mask = (1u << lba_shift) - 1;
 		if (bytes == 0 || bytes > max_bytes || (bytes & lba_mask) || (byte_offset & lba_mask) ||
@@ -473,7 +493,7 @@ struct queue {
 
 		// 5 + 6: wait for the completion, copy the data out.
 		const bool copy_out = mode == QUEUE_MODE_BOUNCE && opcode == BAM_NVME_CMD_READ &&
-				      !(flags & QUEUE_FLAG_NO_COPY);
+				      !(flags & QUEUE_FLAG_NO_COPY) && hold == nullptr;
 		bool copied = false;
 		uint64_t deadline = now_ns() + timeout_ns;
 		uint32_t d;
@@ -505,8 +525,11 @@ struct queue {
 		if (profiling) t3 = now_ns();
 		int status = (int)(d & 0x7fffu);
 		if (status == 0 && copy_out && !copied) copy_data(buf, slot_buf, bytes, true);
-		st_rlx_gpu(&done[s], 0);
-		st_rel_gpu(&seq[s], t + depth);
+		if (hold) {
+			*hold = queue_hold{this, slot_buf, t, true};
+			return status;
+		}
+		retire_slot(s, t);
 		if (profiling) {
 			uint64_t t4 = now_ns();
 			add64(&prof.ops, 1);
@@ -516,6 +539,19 @@ struct queue {
 			add64(&prof.copy_ns, t4 - t3);
 		}
 		return status;
+	}
+
+	// End of a held read (see io): the slot goes to the ticket depth later.
+	BAM_NVME_HD void retire(const queue_hold& h)
+	{
+		if (h.active) retire_slot(h.ticket & mask, h.ticket);
+	}
+
+	BAM_NVME_HD void retire_slot(uint32_t s, uint32_t t)
+	{
+		using namespace detail;
+		st_rlx_gpu(&done[s], 0);
+		st_rel_gpu(&seq[s], t + depth);
 	}
 
 #if defined(__CUDA_ARCH__)
@@ -783,6 +819,17 @@ struct queue_set {
 	BAM_NVME_HD int write(uint64_t byte_offset, uint32_t bytes, const void* src_device) const
 	{
 		return pick().io(BAM_NVME_CMD_WRITE, byte_offset, bytes, const_cast<void*>(src_device));
+	}
+	// A read whose data the caller copies itself (from hold.src when it is
+	// not null), then retire(hold).
+	BAM_NVME_HD int read_held(uint64_t byte_offset, uint32_t bytes, void* dst_device, queue_hold& hold) const
+	{
+		return pick().io(BAM_NVME_CMD_READ, byte_offset, bytes, dst_device, &hold);
+	}
+	BAM_NVME_HD void retire(queue_hold& hold) const
+	{
+		if (hold.active) hold.q->retire(hold);
+		hold.active = false;
 	}
 };
 
