@@ -497,14 +497,21 @@ func (r *rewriter) loopVarConversion(w *analysis.CSRWalk, value string) string {
 }
 
 // threadFVL adds the first vertex list to each launch of the kernel (the
-// runtime builds it once per offsets and edge array, and caches it) and
-// sizes the grid in tiles.
+// runtime builds it once per offsets and edge array, and caches it), sizes
+// the grid in tiles, and lets the runtime shrink the block if the ported
+// kernel cannot run the original one (bam::odt_block).
 func (r *rewriter) threadFVL(w *analysis.CSRWalk, nIndex int) {
 	rowIdx, edgeIdx := r.paramPos(w.RowPtr), r.paramPos(w.Edges)
+	src := r.file.Parse
 	for _, l := range r.file.LaunchesOf(r.name()) {
 		arg := func(i int) string { return r.launchArg(l.Expr, i) }
 		grid, block := l.Expr.Config[0], l.Expr.Config[1]
-		r.edit(grid.Pos(), grid.End(), fmt.Sprintf("bam::odt_grid(%s, %s)", arg(edgeIdx), r.file.Parse.Text(block)), "odt")
+		r.edit(grid.Pos(), grid.End(), fmt.Sprintf("bam::odt_grid(%s, %s)", arg(edgeIdx), src.Text(block)), "odt")
+		shmem := ""
+		if len(l.Expr.Config) > 2 {
+			shmem = ", " + src.Text(l.Expr.Config[2])
+		}
+		r.edit(block.Pos(), block.End(), fmt.Sprintf("bam::odt_block(%s, %s%s)", src.Text(l.Expr.Kernel), src.Text(block), shmem), "odt")
 		r.edit(l.Expr.Rparen, l.Expr.Rparen, fmt.Sprintf(", bam::first_vertex_list(%s, %s, %s)", arg(rowIdx), arg(nIndex), arg(edgeIdx)), "odt")
 	}
 }

@@ -138,7 +138,7 @@ func TestODT(t *testing.T) {
 		"{ bam::odt_tile bam_tile(colidx); auto bam_body",
 		"unsigned v = bam_tile[e];",
 		"bam::odt_for_each_tile(bam_fvl, rowptr, bam_tile, bam_body); }",
-		"bfs<<<bam::odt_grid(c, 256), 256>>>(r, c, l, 0, n, ch, bam::first_vertex_list(r, n, c));")
+		"bfs<<<bam::odt_grid(c, 256), bam::odt_block(bfs, 256)>>>(r, c, l, 0, n, ch, bam::first_vertex_list(r, n, c));")
 	// The edges must be ported; the offsets may be.
 	expectRewrite(t, bfsWarp, "odt", []string{"colidx", "rowptr"}, "bam::first_vertex_list(r, n, c)")
 	expectRefusal(t, bfsWarp, "odt", CodeNotPorted, "label")

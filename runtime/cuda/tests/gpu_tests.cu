@@ -437,7 +437,7 @@ void test_odt()
   }
   const size_t ne = rowptr[nv], ept = 512, nt = bam::odt::tile_count(ne, ept);
   dbuf<uint64_t> drp(nv + 1);
-  dbuf<uint32_t> fvl(nt);
+  dbuf<uint32_t> fvl(nt + 1);
   CUDA_OK(cudaMemcpy(drp.p, rowptr.data(), (nv + 1) * 8, cudaMemcpyHostToDevice));
   bam::build_first_vertex_list(drp.p, nv, ne, ept, fvl.p);
   CUDA_OK(cudaDeviceSynchronize());
@@ -448,6 +448,7 @@ void test_odt()
       ++v;
     EXPECT(got[t] == v, "fvl[%zu] = %u, owner %zu", t, got[t], v);
   }
+  EXPECT(got[nt] == nv, "sentinel fvl[%zu] = %u, want %zu", nt, got[nt], nv);
 }
 
 // ODT through the tile view, warp-per-vertex as bamgen writes it: every
@@ -488,7 +489,7 @@ void test_odt_tile(bam::backend b)
   dbuf<uint64_t> drp(nv + 1);
   CUDA_OK(cudaMemcpy(drp.p, rowptr.data(), (nv + 1) * 8, cudaMemcpyHostToDevice));
   const size_t nt = bam::odt::tile_count(ne, a.elems_per_line());
-  dbuf<unsigned long long> fvl(nt);
+  dbuf<unsigned long long> fvl(nt + 1);
   bam::build_first_vertex_list(drp.p, nv, ne, a.elems_per_line(), fvl.p);
   dbuf<unsigned long long> sums(nv);
   k_odt_tile_sums<<<blocks_for(nt * 32, 128), 128>>>(fvl.p, drp.p, a, sums.p);

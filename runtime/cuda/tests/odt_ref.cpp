@@ -37,7 +37,7 @@ std::vector<uint32_t> build(const std::vector<uint64_t>& rowptr, size_t ept)
     });
   for (auto& th : pool)
     th.join();
-  std::vector<uint32_t> fvl(nt, 0xdeadbeef);
+  std::vector<uint32_t> fvl(nt + 1, 0xdeadbeef);
   for (size_t t = 0; t <= nt; ++t)
     bam::odt::fill_step(rowptr.data(), nv, ne, ept, winner.data(), t, fvl.data());
   return fvl;
@@ -47,7 +47,13 @@ void check(const char* name, const std::vector<uint64_t>& rowptr, size_t ept)
 {
   const size_t ne = rowptr.back();
   std::vector<uint32_t> fvl = build(rowptr, ept);
-  for (size_t t = 0; t < fvl.size(); ++t) {
+  const size_t nt = fvl.size() - 1;
+  if (fvl[nt] != rowptr.size() - 1) {
+    std::fprintf(stderr, "FAIL %s: sentinel fvl[%zu] = %u, want the vertex count %zu\n", name, nt, fvl[nt], rowptr.size() - 1);
+    ++failures;
+    return;
+  }
+  for (size_t t = 0; t < nt; ++t) {
     const size_t e = t * ept;
     size_t owner = 0;
     while (!(rowptr[owner] <= e && e < rowptr[owner + 1]))
@@ -58,7 +64,7 @@ void check(const char* name, const std::vector<uint64_t>& rowptr, size_t ept)
       return;
     }
   }
-  std::printf("ok   %-34s %zu vertices, %zu edges, %zu tiles\n", name, rowptr.size() - 1, ne, fvl.size());
+  std::printf("ok   %-34s %zu vertices, %zu edges, %zu tiles\n", name, rowptr.size() - 1, ne, nt);
 }
 
 std::vector<uint64_t> from_degrees(const std::vector<uint64_t>& deg)

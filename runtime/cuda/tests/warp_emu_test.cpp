@@ -62,6 +62,8 @@ struct queue_set {
 } // namespace bam
 
 #include <bam/array.cuh>
+#include <bam/odt.cuh>
+#include <bam/work_assignment.cuh>
 
 #include <chrono>
 #include <cstdio>
@@ -423,6 +425,81 @@ void cast_view()
   report("array_cast, array_ref::line_ptr", c, since(t0));
 }
 
+// ODT through the tile view with the warp-wide vertex scan
+// (detail::odt_tiles_warp): a power-law-ish graph with long runs of empty
+// vertices inside tiles, a hub spanning many tiles and an empty tail; 4
+// warps over 128-edge tiles, a cache of 6 lines. Every tile must call the
+// body for exactly the vertices the one-by-one walk would (rowptr[v] < hi
+// and rowptr[v+1] > lo), in increasing order, and every edge must be
+// summed once.
+void odt_warp_scan()
+{
+  auto t0 = std::chrono::steady_clock::now();
+  using ull = unsigned long long;
+  std::mt19937_64 rng(7);
+  std::vector<ull> rp{0};
+  for (int v = 0; v < 4000; ++v) {
+    const unsigned r = unsigned(rng() % 100);
+    const ull deg = v == 1500 ? 3000 : (v / 300) % 3 == 1 ? 0 : r < 40 ? 0 : r < 90 ? rng() % 6 : rng() % 90;
+    rp.push_back(rp.back() + deg);
+  }
+  for (int v = 0; v < 70; ++v) // empty vertices after the last edge
+    rp.push_back(rp.back());
+  const size_t n = rp.size() - 1;
+  const ull m = rp[n];
+  emu_cache c(9, 6); // 512-byte lines: 128 edges of 4 bytes per tile
+  std::vector<uint32_t> edges(m);
+  for (size_t i = 0; i < m; ++i)
+    edges[i] = uint32_t(mix(i));
+  bam::array<const uint32_t> a = c.make<const uint32_t>(edges);
+  const ull ept = a.elems_per_line(), tiles = bam::odt::tile_count(m, ept);
+  std::vector<ull> winner(tiles, bam::odt::no_winner), fvl(bam::odt::fvl_entries(m, ept), 0);
+  for (size_t v = 0; v < n; ++v)
+    bam::odt::winner_step(rp.data(), v, ept, winner.data(), [](ull* p, ull x) { if (x < *p) *p = x; });
+  for (size_t t = 0; t <= tiles; ++t)
+    bam::odt::fill_step(rp.data(), n, m, ept, winner.data(), t, fvl.data());
+
+  std::vector<std::vector<ull>> called(tiles);
+  std::mutex mu;
+  std::vector<ull> sums(n, 0);
+  const unsigned warps = 4, T = warps * 32;
+  warp_emu::launch(warps, 32, [&](unsigned t) {
+    const bam::detail::launch_1d l{t, T, 32, true};
+    bam::odt_tile<const uint32_t> view(a);
+    bam::detail::odt_tiles_warp(l, fvl.data(), rp.data(), m, ept, [&](ull v, ull lo, ull hi) {
+      if (t % 32 == 0) {
+        std::lock_guard<std::mutex> g(mu);
+        called[lo / ept].push_back(v);
+      }
+      const ull s = rp[v] > lo ? rp[v] : lo, e = rp[v + 1] < hi ? rp[v + 1] : hi;
+      ull sum = 0;
+      for (ull base = s; base < e; base += 32) { // the same trip count on every lane
+        const ull i = base + t % 32;
+        const uint32_t x = view[i < e ? i : s];
+        if (i < e)
+          sum += x;
+      }
+      __atomic_fetch_add(&sums[v], sum, __ATOMIC_RELAXED);
+    }, view);
+  });
+  for (ull t = 0; t < tiles; ++t) {
+    const ull lo = t * ept, hi = lo + ept < m ? lo + ept : m;
+    std::vector<ull> want;
+    for (ull v = 0; v < n; ++v)
+      if (rp[v] < hi && rp[v + 1] > lo)
+        want.push_back(v);
+    CHECK(called[t] == want, "tile %llu: %zu body calls, want %zu", t, called[t].size(), want.size());
+  }
+  for (size_t v = 0; v < n; ++v) {
+    ull want = 0;
+    for (ull i = rp[v]; i < rp[v + 1]; ++i)
+      want += edges[i];
+    CHECK(sums[v] == want, "vertex %zu: edge sum %llu, want %llu", v, sums[v], want);
+  }
+  c.flush_and_check();
+  report("odt warp scan, tile view", c, since(t0));
+}
+
 int main()
 {
   linear_reads();
@@ -434,6 +511,7 @@ int main()
   mixed_stress(true);
   storage_errors();
   cast_view();
+  odt_warp_scan();
   std::printf("warp_emu_test: all passed\n");
   return 0;
 }

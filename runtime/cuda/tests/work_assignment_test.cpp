@@ -82,7 +82,7 @@ static std::vector<ull> make_rowptr(size_t n, unsigned seed) {
 // The first vertex list from odt.cuh's two passes, run on the CPU.
 static std::vector<ull> first_vertex_list(const std::vector<ull>& rp, size_t n, ull tile) {
   const ull m = rp[n], tiles = bam::odt::tile_count(m, tile);
-  std::vector<ull> winner(tiles, bam::odt::no_winner), fvl(tiles, 0);
+  std::vector<ull> winner(tiles, bam::odt::no_winner), fvl(tiles + 1, 0);
   for (size_t v = 0; v < n; ++v)
     bam::odt::winner_step(rp.data(), v, tile, winner.data(), [](ull* p, ull x) { if (x < *p) *p = x; });
   for (size_t t = 0; t <= tiles; ++t) bam::odt::fill_step(rp.data(), n, m, tile, winner.data(), t, fvl.data());

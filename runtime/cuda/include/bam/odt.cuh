@@ -15,6 +15,10 @@
 // preceding tile without a winner (the middle of a long neighbour list),
 // which the thread fills backwards ("backtracking").
 //
+// The list has one more entry, fvl[n_tiles] = n_vertices, so a warp can
+// bound the vertices of its tile (fvl[t] .. fvl[t+1]) without knowing the
+// vertex count, and test 32 of them at once.
+//
 // The two steps are BAM_HD functions so a CPU test can run them and compare
 // with a brute-force owner search.
 #ifndef BAM_ODT_CUH
@@ -36,6 +40,12 @@ constexpr unsigned long long no_winner = ~0ull;
 [[nodiscard]] BAM_HD constexpr size_t tile_count(size_t n_edges, size_t edges_per_tile) noexcept
 {
   return (n_edges + edges_per_tile - 1) / edges_per_tile;
+}
+
+// Entries of a first vertex list: one per tile plus the n_vertices sentinel.
+[[nodiscard]] BAM_HD constexpr size_t fvl_entries(size_t n_edges, size_t edges_per_tile) noexcept
+{
+  return tile_count(n_edges, edges_per_tile) + 1;
 }
 
 // The vertex owning edge e: the last v with rowptr[v] <= e.
@@ -68,6 +78,11 @@ BAM_HD void fill_step(const Off* rowptr, size_t n_vertices, size_t n_edges, size
                       const unsigned long long* winner, size_t t, V* fvl)
 {
   const size_t n_tiles = tile_count(n_edges, edges_per_tile);
+  if (t == n_tiles) {
+    fvl[t] = V(n_vertices); // the sentinel
+    if (n_edges == 0)
+      return;
+  }
   if (t < n_tiles && winner[t] == no_winner)
     return;
   const size_t start = t < n_tiles ? size_t(rowptr[winner[t]]) : n_edges;
@@ -103,11 +118,15 @@ __global__ void fill_kernel(const Off* rowptr, size_t n_vertices, size_t n_edges
 } // namespace odt
 
 #if defined(__CUDACC__)
-// fvl must hold tile_count(n_edges, edges_per_tile) entries. Asynchronous
-// on `s`; throws bam::error on bad arguments or CUDA failures.
+// fvl must hold fvl_entries(n_edges, edges_per_tile) entries. `scratch`,
+// if given, is GPU memory for tile_count(n_edges, edges_per_tile) winners;
+// otherwise the call allocates it stream-ordered (the first such allocation
+// of a process creates the memory pool: about 10 ms on an H100, which is
+// why the runtime's own cache of lists passes scratch). Asynchronous on
+// `s`; throws bam::error on bad arguments or CUDA failures.
 template <class Off, class V>
 void build_first_vertex_list(const Off* d_rowptr, size_t n_vertices, size_t n_edges, size_t edges_per_tile, V* d_fvl,
-                             cudaStream_t s = 0)
+                             cudaStream_t s = 0, unsigned long long* scratch = nullptr)
 {
   if (edges_per_tile == 0)
     throw error("build_first_vertex_list: edges_per_tile must be > 0 (use a.elems_per_line())");
@@ -119,14 +138,18 @@ void build_first_vertex_list(const Off* d_rowptr, size_t n_vertices, size_t n_ed
     if (e != cudaSuccess)
       throw error(std::string("build_first_vertex_list: ") + what + ": " + cudaGetErrorString(e));
   };
-  ok(cudaMallocAsync(reinterpret_cast<void**>(&winner), n_tiles * sizeof(unsigned long long), s), "cudaMallocAsync");
+  if (scratch != nullptr)
+    winner = scratch;
+  else
+    ok(cudaMallocAsync(reinterpret_cast<void**>(&winner), n_tiles * sizeof(unsigned long long), s), "cudaMallocAsync");
   ok(cudaMemsetAsync(winner, 0xff, n_tiles * sizeof(unsigned long long), s), "cudaMemsetAsync");
   const unsigned threads = 256;
   auto blocks = [&](size_t n) { return unsigned((n + threads - 1) / threads < 65535 ? (n + threads - 1) / threads : 65535); };
   odt::winner_kernel<<<blocks(n_vertices), threads, 0, s>>>(d_rowptr, n_vertices, edges_per_tile, winner);
   odt::fill_kernel<<<blocks(n_tiles + 1), threads, 0, s>>>(d_rowptr, n_vertices, n_edges, edges_per_tile, winner, d_fvl);
   ok(cudaGetLastError(), "kernel launch");
-  ok(cudaFreeAsync(winner, s), "cudaFreeAsync");
+  if (scratch == nullptr)
+    ok(cudaFreeAsync(winner, s), "cudaFreeAsync");
 }
 #endif
 

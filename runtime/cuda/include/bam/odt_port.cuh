@@ -18,6 +18,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
@@ -77,12 +79,20 @@ class fvl_cache {
     if (it != lists_.end()) {
       return it->second;
     }
-    const size_t tiles = odt::tile_count(n_edges, edges_per_tile);
+    const size_t entries = odt::fvl_entries(n_edges, edges_per_tile);
     unsigned long long* d_fvl = nullptr;
-    check(cudaMalloc(reinterpret_cast<void**>(&d_fvl), (tiles > 0 ? tiles : 1) * sizeof(unsigned long long)), "cudaMalloc");
-    build_first_vertex_list(d_rowptr, n_vertices, n_edges, edges_per_tile, d_fvl);
+    const auto t0 = std::chrono::steady_clock::now();
+    // One allocation for the list and the winner scratch of its build
+    // (kept: a few bytes per tile), so the build needs no memory pool.
+    check(cudaMalloc(reinterpret_cast<void**>(&d_fvl), (2 * entries) * sizeof(unsigned long long)), "cudaMalloc");
+    build_first_vertex_list(d_rowptr, n_vertices, n_edges, edges_per_tile, d_fvl, 0, d_fvl + entries);
     check(cudaStreamSynchronize(0), "building the first vertex list");
     lists_.emplace(k, d_fvl);
+    if (default_runtime().cfg().stats) {  // a one-time cost of the first launch: say what it was
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "bam: first vertex list of %zu tiles (%zu vertices) built in %.2f ms\n", entries - 1, n_vertices,
+                   ms);
+    }
     return d_fvl;
   }
 
@@ -136,6 +146,40 @@ dim3 odt_grid(const array<T>& edges, dim3 block) {
   const unsigned long long tiles = odt::tile_count(edges.size(), edges.elems_per_line());
   const unsigned long long blocks = (tiles * 32 + threads - 1) / threads;
   return dim3(static_cast<unsigned>(blocks == 0 ? 1 : (blocks > 0x7fffffffull ? 0x7fffffffull : blocks)));
+}
+
+// The block an ODT launch runs with: `block`, unless the ported kernel
+// cannot run that many threads per block (a port adds registers: BFS's
+// level kernel went past 128 per thread, so its 512-thread blocks failed
+// with "too many resources requested for launch"); then the largest
+// multiple of 32 threads it can run. An ODT kernel's result does not depend
+// on its block size (the tile loop is grid-strided over warps, and odt
+// refuses kernels that use threadIdx, shared memory or barriers), so this
+// changes speed only.
+template <class... Args>
+dim3 odt_block(void (*kernel)(Args...), dim3 block, size_t dynamic_shmem = 0) {
+  const unsigned threads = block.x * block.y * block.z;
+  if (block.y != 1 || block.z != 1) {
+    return block;  // the kernel traps with a message naming the launch
+  }
+  cudaFuncAttributes attr{};
+  if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
+    (void)cudaGetLastError();  // the launch itself will report it
+    return block;
+  }
+  unsigned fit = static_cast<unsigned>(attr.maxThreadsPerBlock) / 32u * 32u;
+  // Dynamic shared memory can lower the limit further.
+  while (fit > 32 && threads > fit) {
+    int blocks = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, static_cast<int>(fit), dynamic_shmem) ==
+            cudaSuccess &&
+        blocks > 0) {
+      break;
+    }
+    (void)cudaGetLastError();
+    fit -= 32;
+  }
+  return threads <= fit || fit == 0 ? block : dim3(fit);
 }
 
 }  // namespace bam

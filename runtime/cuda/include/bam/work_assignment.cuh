@@ -120,6 +120,50 @@ BAM_HD bool odt_tiles(const launch_1d& l, const unsigned long long* fvl, const R
   return true;
 }
 
+#if defined(__CUDACC__) || defined(BAM_WARP_EMULATION)
+// odt_tiles for hardware warps (blocks of whole warps): the same tiles, the
+// same vertices in the same order, the same body calls, but the warp tests
+// 32 candidate vertices of its tile at once instead of one after another.
+// fvl[t] .. fvl[t+1] bounds a tile's vertices (fvl[n_tiles] is the vertex
+// count). A tile can hold thousands of vertices with empty or tiny lists
+// (power-law graphs): walking them one by one left a single warp busy long
+// after every other tile was done. (Also run by tests/warp_emu_test.cpp.)
+template <class RowPtr, class Body, class View>
+__device__ void odt_tiles_warp(const launch_1d& l, const unsigned long long* fvl, const RowPtr& rowptr,
+                               unsigned long long n_edges, unsigned long long edges_per_tile, Body&& body, View& view) {
+  const unsigned lane = static_cast<unsigned>(l.gtid & 31u);
+  const unsigned long long groups = l.total / 32;
+  const unsigned long long tiles = (n_edges + edges_per_tile - 1) / edges_per_tile;
+  for (unsigned long long t = l.gtid / 32; t < tiles; t += groups) {
+    const unsigned long long lo = t * edges_per_tile;
+    const unsigned long long hi = lo + edges_per_tile < n_edges ? lo + edges_per_tile : n_edges;
+    // Vertices after fvl[t+1] (the owner of edge hi) start at or past hi.
+    const unsigned long long last = t + 1 < tiles ? fvl[t + 1] : fvl[tiles] - 1;
+    view.enter(t);
+    for (unsigned long long base = fvl[t]; base <= last; base += 32) {
+      const unsigned long long v = base + lane;
+      bool past = true, overlaps = false;
+      if (v <= last) {
+        past = static_cast<unsigned long long>(rowptr[v]) >= hi;
+        overlaps = !past && static_cast<unsigned long long>(rowptr[v + 1]) > lo;
+      }
+      const unsigned past_mask = __ballot_sync(0xffffffffu, past);
+      unsigned todo = __ballot_sync(0xffffffffu, overlaps);
+      while (todo != 0) {
+        const unsigned k = static_cast<unsigned>(__ffs(todo) - 1);
+        todo &= todo - 1;
+        body(base + k, lo, hi);
+      }
+      if (past_mask != 0) {
+        break;  // rowptr is monotone: the vertices after this chunk are past the tile too
+      }
+    }
+    view.leave();
+  }
+}
+
+#endif
+
 #if defined(__CUDACC__)
 __device__ __forceinline__ launch_1d this_launch() {
   return launch_1d{static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x,
@@ -222,15 +266,16 @@ __device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& r
 template <class RowPtr, class View, class Body>
 __device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& rowptr, View& view, Body&& body) {
   const detail::launch_1d l = detail::this_launch();
-  // The view's pins are per hardware warp, so the tiles must be too.
-  const bool whole_warps = (blockDim.x * blockDim.y * blockDim.z) % 32 == 0;
-  if (!whole_warps || !detail::odt_tiles(l, fvl, rowptr, view.size(), view.elems_per_line(), body, view)) {
+  // The view's pins and the vertex votes are per hardware warp, so the
+  // tiles must be too: one-dimensional blocks of whole warps.
+  if (!detail::remappable(l, 32) || view.elems_per_line() == 0) {
     if (l.gtid == 0) {
-      printf("bam::odt_for_each_tile: the launch must have blocks of whole warps (got %u threads per block)\n",
-             blockDim.x * blockDim.y * blockDim.z);
+      printf("bam::odt_for_each_tile: the launch must have one-dimensional blocks of whole warps (got %ux%ux%u threads per block)\n",
+             blockDim.x, blockDim.y, blockDim.z);
     }
     __trap();
   }
+  detail::odt_tiles_warp(l, fvl, rowptr, view.size(), view.elems_per_line(), body, view);
 }
 
 #endif  // __CUDACC__
