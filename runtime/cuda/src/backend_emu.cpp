@@ -60,6 +60,7 @@ public:
                   "; set BAM_EMU_DIR to a writable directory");
     opt_.latency_us = cfg.emu_latency_us;
     opt_.iops = cfg.emu_iops;
+    opt_.trace_path = cfg.emu_trace;
     opt_.threads = cfg.emu_threads;
     opt_.queues = cfg.queues;
     opt_.queue_depth = cfg.queue_depth;

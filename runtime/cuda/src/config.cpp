@@ -121,6 +121,7 @@ config config::from_env()
   if (const char* v = getenv_nonempty("BAM_EMU_THREADS")) c.emu_threads = int(parse_int(v, "BAM_EMU_THREADS", 1, 1024));
   if (const char* v = getenv_nonempty("BAM_EMU_DIR")) c.emu_dir = v;
   if (const char* v = getenv_nonempty("BAM_EMU_FAULT")) c.emu_fault = parse_fault(v);
+  if (const char* v = getenv_nonempty("BAM_EMU_TRACE")) c.emu_trace = v;
   if (const char* v = getenv_nonempty("BAM_EMU_FAULT_RATE")) c.emu_fault_rate = parse_double(v, "BAM_EMU_FAULT_RATE", 0);
   if (const char* v = getenv_nonempty("BAM_NVME_DEVICE")) c.nvme_device = v;
   if (const char* v = getenv_nonempty("BAM_STALL_TIMEOUT_S")) c.stall_timeout_s = parse_double(v, "BAM_STALL_TIMEOUT_S", 0.001);

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <queue>
 #include <stdexcept>
 #include <thread>
@@ -284,6 +285,20 @@ struct emu_controller::impl {
 	uint64_t latency_ns = 0, delay_ns = 0, reorder_ns = 0;
 	uint64_t start_ns = 0;
 
+	// Optional time series (emu_options::trace_path): commands fetched and
+	// completed per trace_bucket_ns, to see whether a run keeps the storage
+	// busy or leaves gaps (ramps, tails, launch boundaries).
+	static constexpr uint64_t trace_bucket_ns = 100000;
+	static constexpr size_t trace_buckets = 1200000; // 120 s
+	std::unique_ptr<std::atomic<uint32_t>[]> trace_fetched, trace_done;
+	void trace(std::unique_ptr<std::atomic<uint32_t>[]>& series, uint64_t now)
+	{
+		if (!series) return;
+		const uint64_t b = (now - start_ns) / trace_bucket_ns;
+		if (b < trace_buckets) series[b].fetch_add(1, std::memory_order_relaxed);
+	}
+	void write_trace() const;
+
 	impl(const std::string& path, const emu_options& o);
 	~impl();
 	void release();
@@ -325,6 +340,10 @@ emu_controller::impl::impl(const std::string& path, const emu_options& o) : opt(
 		burst_ps = interval_ps * 16;
 	}
 	mem.gpu = !opt.host_memory && gpu_present();
+	if (!opt.trace_path.empty()) {
+		trace_fetched.reset(new std::atomic<uint32_t>[trace_buckets]());
+		trace_done.reset(new std::atomic<uint32_t>[trace_buckets]());
+	}
 	start_ns = clock_ns();
 	try {
 		open_file(path);
@@ -439,6 +458,35 @@ emu_controller::impl::~impl()
 		if (t.joinable()) t.join();
 	threads.clear();
 	release();
+	write_trace();
+}
+
+// Rows from the first to the last bucket with any command: time (ms since
+// the controller started), fetched, completed, and the implied IOPS.
+void emu_controller::impl::write_trace() const
+{
+	if (!trace_fetched) return;
+	size_t first = trace_buckets, last = 0;
+	for (size_t b = 0; b < trace_buckets; b++) {
+		if (trace_fetched[b].load(std::memory_order_relaxed) || trace_done[b].load(std::memory_order_relaxed)) {
+			first = std::min(first, b);
+			last = b;
+		}
+	}
+	FILE* f = fopen(opt.trace_path.c_str(), "w");
+	if (!f) {
+		fprintf(stderr, "bam emu: cannot write the trace to %s: %s (BAM_EMU_TRACE)\n", opt.trace_path.c_str(),
+			strerror(errno));
+		return;
+	}
+	fprintf(f, "ms,fetched,completed,completed_iops\n");
+	for (size_t b = first; b <= last && first < trace_buckets; b++) {
+		const uint32_t done = trace_done[b].load(std::memory_order_relaxed);
+		fprintf(f, "%.1f,%u,%u,%.0f\n", (double)(b * trace_bucket_ns) / 1e6, trace_fetched[b].load(std::memory_order_relaxed),
+			done, done * (1e9 / (double)trace_bucket_ns));
+	}
+	if (fclose(f) != 0)
+		fprintf(stderr, "bam emu: writing the trace to %s failed: %s\n", opt.trace_path.c_str(), strerror(errno));
 }
 
 void emu_controller::impl::release()
@@ -569,6 +617,7 @@ void emu_controller::impl::fetch(hw_queue& q, uint32_t qi, const bam_nvme_sqe& c
 	uint16_t status = execute(c, hit && opt.fault == fault_kind::error, st);
 	if (status != ST_OK && !(hit && opt.fault == fault_kind::error))
 		st.invalid.fetch_add(1, std::memory_order_relaxed);
+	if (io) trace(trace_fetched, now);
 	uint64_t deadline = now + latency_ns;
 	if (io) deadline = std::max(deadline, token_time_ns(now));
 	if (hit) {
@@ -603,7 +652,9 @@ bool emu_controller::impl::post(hw_queue& q, const pending& p, thread_stats& st)
 	q.cq_tail = next;
 	if (next == 0) q.phase ^= 1;
 	st.commands.fetch_add(1, std::memory_order_relaxed);
-	uint64_t lat = clock_ns() - p.fetched;
+	const uint64_t posted = clock_ns();
+	trace(trace_done, posted);
+	uint64_t lat = posted - p.fetched;
 	if (lat > st.max_lat_ns.load(std::memory_order_relaxed)) st.max_lat_ns.store(lat, std::memory_order_relaxed);
 	st.sum_lat_ns.fetch_add(lat, std::memory_order_relaxed);
 	return true;

@@ -46,6 +46,9 @@ struct emu_options {
 	double fault_delay_us = 2000;  // extra latency of a `delay` fault
 	uint64_t capacity_bytes = 0;   // 0 = file size rounded up to block_bytes
 	bool host_memory = false;      // force plain host memory (CPU-driven tests)
+	// When set, the controller counts fetched and completed commands per 100 us
+	// and writes them to this path as CSV when it shuts down (BAM_EMU_TRACE).
+	std::string trace_path;
 	// QUEUE_FLAG_* of queue.cuh: light fences | warp copy | CQ batch. The
 	// warp copy is what makes bounce buffers fast (docs/emu-performance.md).
 	uint32_t queue_flags = 0x1u | 0x2u | 0x10u;
