@@ -446,7 +446,6 @@ private:
       notes_.push_back(std::string("GPU memory could not be mapped for the SSD (") + bam_nvme_errmsg() +
                        "): lines are staged in pinned host memory");
 
-    const size_t sqb = size_t(depth_) * 64, cqb = size_t(depth_) * 16;
     void* bar_dev = register_bar();
     auto db = [&](volatile uint32_t* host) {
       return reinterpret_cast<uint32_t*>(static_cast<char*>(bar_dev) +
@@ -454,28 +453,46 @@ private:
                                           static_cast<volatile char*>(bam_nvme_bar(dev_))));
     };
 
-    // Rings: per queue, SQ then CQ, each starting on a page of its own.
+    // Rings: per queue, SQ then CQ, each starting on a page of its own and
+    // contiguous in bus address space (the queues are created physically
+    // contiguous). Host pages usually are not without an IOMMU: then the
+    // depth drops to what fits in one page.
     const uint64_t pg = gpu_mode_ ? gpu_page : 4096;
-    const size_t sq_span = round_up(sqb, pg), per_q = sq_span + round_up(cqb, pg);
+    size_t sq_span = 0, per_q = 0;
     std::vector<uint64_t> ring_bus;
     char* ring_dev = nullptr;
-    if (gpu_mode_) {
-      int err = gpu_alloc(gring_, per_q * nq_, "queue rings");
-      if (err)
-        throw error(std::string("nvme backend: mapping the queue rings in GPU memory failed: ") + bam_nvme_errmsg());
-      for (size_t i = 0; i < gring_.map.npages; i++)
-        ring_bus.push_back(gring_.map.bus[i]);
-      ring_dev = static_cast<char*>(gring_.dev);
-    } else {
-      host_alloc(hring_, per_q * nq_, "queue rings");
-      ring_bus = hring_.bus;
-      ring_dev = static_cast<char*>(hring_.dev);
-    }
-    for (uint32_t i = 0; i < nq_; i++) {
-      if (!bus_contiguous(ring_bus, pg, i * per_q, sqb) || !bus_contiguous(ring_bus, pg, i * per_q + sq_span, cqb))
+    for (;;) {
+      const size_t sqb = size_t(depth_) * 64, cqb = size_t(depth_) * 16;
+      sq_span = round_up(sqb, pg);
+      per_q = sq_span + round_up(cqb, pg);
+      if (gpu_mode_) {
+        int err = gpu_alloc(gring_, per_q * nq_, "queue rings");
+        if (err)
+          throw error(std::string("nvme backend: mapping the queue rings in GPU memory failed: ") +
+                      bam_nvme_errmsg());
+        ring_bus.assign(gring_.map.bus, gring_.map.bus + gring_.map.npages);
+        ring_dev = static_cast<char*>(gring_.dev);
+      } else {
+        host_alloc(hring_, per_q * nq_, "queue rings");
+        ring_bus = hring_.bus;
+        ring_dev = static_cast<char*>(hring_.dev);
+      }
+      bool contiguous = true;
+      for (uint32_t i = 0; i < nq_; i++)
+        contiguous = contiguous && bus_contiguous(ring_bus, pg, i * per_q, sqb) &&
+                     bus_contiguous(ring_bus, pg, i * per_q + sq_span, cqb);
+      if (contiguous)
+        break;
+      const uint32_t fit = uint32_t(pg / 64);
+      if (gpu_mode_ || depth_ <= fit)
         throw error("nvme backend: the rings of " + std::to_string(depth_) +
-                    "-entry queues span pages that are not contiguous in bus address space (no IOMMU); use "
-                    "BAM_QUEUE_DEPTH=" + std::to_string(pg / 64) + " or less");
+                    "-entry queues span pages that are not contiguous in bus address space; use "
+                    "BAM_QUEUE_DEPTH=" + std::to_string(fit) + " or less");
+      notes_.push_back("rings of " + std::to_string(depth_) +
+                       " entries are not contiguous in bus address space in host memory (no IOMMU?): queues "
+                       "have " + std::to_string(fit) + " entries instead");
+      host_free(hring_);
+      depth_ = fit;
     }
 
     for (uint32_t i = 0; i < nq_; i++) {
