@@ -422,10 +422,26 @@ private:
       depth_ = d;
     }
 
+    // Line buffers (host memory placement): queues x depth x line, pinned.
+    const uint64_t max_io = round_up(line_bytes_, 4096), budget = uint64_t(512) << 20;
+    std::string bounce_note;
+    if (uint64_t(nq_) * depth_ * max_io > budget && depth_ > 64) {
+      uint32_t d = depth_;
+      while (d > 64 && uint64_t(nq_) * d * max_io > budget)
+        d /= 2;
+      bounce_note = ("BAM_QUEUE_DEPTH " + std::to_string(depth_) + " would pin " +
+                     std::to_string(uint64_t(nq_) * depth_ * max_io >> 20) +
+                     " MiB of line buffers in host memory; using depth " + std::to_string(d) +
+                     " (lower BAM_QUEUES or BAM_LINE_BYTES to keep more)");
+      bounce_depth_ = d;
+    } else {
+      bounce_depth_ = depth_;
+    }
+
     nvme::direct_setup s;
     s.nsid = info_.nsid;
     s.block_bytes = info_.lba_size;
-    s.max_io_bytes = uint32_t(round_up(line_bytes_, 4096));
+    s.max_io_bytes = uint32_t(max_io);
     s.flags = nvme::QUEUE_FLAG_LIGHT_FENCE | nvme::QUEUE_FLAG_WARP_COPY | nvme::QUEUE_FLAG_CQ_BATCH;
 
     // P2P when the module has it: the cache lines themselves are mapped.
@@ -438,6 +454,11 @@ private:
       data_.bytes = slot_bytes; // data_.raw stays null: the runtime owns the slots
     }
     gpu_mode_ = gpu_err == 0;
+    if (!gpu_mode_) {
+      depth_ = bounce_depth_;
+      if (!bounce_note.empty())
+        notes_.push_back(bounce_note);
+    }
     if (gpu_err == -EOPNOTSUPP)
       notes_.push_back("kmod built without NVIDIA P2P: lines are staged in pinned host memory");
     else if (gpu_err == -EINVAL && !data_.dev)
@@ -595,7 +616,7 @@ private:
   uint32_t stage_bytes_ = 0;
   uint64_t capacity_ = 0, used_ = 0;
   std::vector<backing_region> free_, pending_;
-  uint32_t want_queues_ = 0, nq_ = 0, depth_ = 0;
+  uint32_t want_queues_ = 0, nq_ = 0, depth_ = 0, bounce_depth_ = 0;
   bool gpu_mode_ = false, bar_registered_ = false;
   std::vector<uint16_t> qids_;
   std::vector<void*> tables_;
