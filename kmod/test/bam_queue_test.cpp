@@ -4,7 +4,8 @@
 // bam/nvme/queue.cuh, compiled for the host) against a real NVMe
 // controller model, QEMU's, through bam_nvme.ko and kmod/lib.
 //
-//   bam_queue_test DEV
+//   bam_queue_test DEV            data through the queues, errors
+//   bam_queue_test timeout DEV    the controller disabled under the queues
 //
 // kmod/lib brings the controller up and creates I/O queue pairs whose
 // rings sit in host memory DMA-mapped by the module; bam/nvme/direct.h
@@ -37,6 +38,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "bam_nvme_host.h"
 
@@ -565,12 +568,109 @@ int run(const char* path)
 	return failures != 0;
 }
 
+// The controller disabled under the queues: waiters give up after the
+// queue's timeout with BAM_NVME_STATUS_TIMEOUT, threads waiting for slots
+// that never come back mark the queue failed, later calls fail at once,
+// and closing stays bounded.
+int run_timeout(const char* path)
+{
+	struct bam_nvme_opts o = {};
+	o.io_queues = 2;
+	o.admin_timeout_ms = 300;
+	o.io_timeout_ms = 300;
+	struct bam_nvme_dev* dev;
+	int ret = bam_nvme_open(path, &o, &dev);
+	if (ret) die("timeout_open", ret);
+	const struct bam_nvme_ctrl_info* ci = bam_nvme_info(dev);
+	struct bam_nvme_dma ring, data, prp;
+	const uint32_t depth = 8;
+	if ((ret = bam_nvme_dma_alloc(dev, 8192, &ring)) || (ret = bam_nvme_dma_alloc(dev, 1 << 20, &data)) ||
+	    (ret = bam_nvme_dma_alloc(dev, 4096, &prp)))
+		die("timeout_alloc", ret);
+	int qid = bam_nvme_qid_alloc(dev);
+	if (qid < 0) die("timeout_qid", qid);
+	ret = bam_nvme_create_io_queues(dev, (uint16_t)qid, depth, bam_nvme_dma_addr(&ring, 0),
+					bam_nvme_dma_addr(&ring, 4096));
+	if (ret) die("timeout_create", ret);
+	auto region = [](const struct bam_nvme_dma& m) {
+		bam::nvme::dma_region r{};
+		r.va = (uint64_t)(uintptr_t)m.vaddr;
+		r.bytes = m.size;
+		r.page_shift = (uint32_t)__builtin_ctz(m.page_size);
+		r.bus = m.bus;
+		return r;
+	};
+	bam::nvme::direct_setup s;
+	s.nsid = ci->nsid;
+	s.block_bytes = ci->lba_size;
+	s.max_io_bytes = MAX_IO;
+	s.timeout_ms = 300;
+	s.data = region(data);
+	s.prp_lists = (uint64_t*)prp.vaddr;
+	s.prp_map = region(prp);
+	bam::nvme::direct_queue_desc d;
+	d.qid = (uint16_t)qid;
+	d.depth = depth;
+	d.sq = (bam_nvme_sqe*)ring.vaddr;
+	d.cq = (bam_nvme_cqe*)((uint8_t*)ring.vaddr + 4096);
+	d.sq_db = (uint32_t*)bam_nvme_sq_doorbell(dev, (uint16_t)qid);
+	d.cq_db = (uint32_t*)bam_nvme_cq_doorbell(dev, (uint16_t)qid);
+	s.queues.push_back(d);
+	bam::nvme::host_queue_set qs(s);
+	queue& q = qs.at(0);
+	uint8_t* buf = (uint8_t*)data.vaddr;
+	check(q.io(BAM_NVME_CMD_READ, 0, 4096, buf) == 0, "timeout_setup_read", "-");
+
+	volatile uint32_t* bar = (volatile uint32_t*)bam_nvme_bar(dev);
+	bar[BAM_NVME_REG_CC / 4] &= ~BAM_NVME_CC_EN;
+	while (bar[BAM_NVME_REG_CSTS / 4] & BAM_NVME_CSTS_RDY) usleep(1000);
+
+	auto t0 = std::chrono::steady_clock::now();
+	int st = q.io(BAM_NVME_CMD_READ, 0, 4096, buf);
+	double dt = secs_since(t0);
+	check(st == BAM_NVME_STATUS_TIMEOUT && dt < 3 && q.ctr.timeouts == 1 &&
+		      !strcmp(bam::nvme::status_str(st), "timed out waiting for the completion"),
+	      "timeout_status", "status %#x (%s) after %.2f s, %u timeouts", st, bam::nvme::status_str(st), dt,
+	      q.ctr.timeouts);
+
+	// Twice the depth of threads: slots of abandoned commands never come back.
+	std::atomic<int> other{0};
+	std::vector<std::thread> th;
+	t0 = std::chrono::steady_clock::now();
+	for (int i = 0; i < 2 * (int)depth; i++)
+		th.emplace_back([&, i] {
+			int r = q.io(BAM_NVME_CMD_READ, 0, 4096, buf + (size_t)(i + 1) * 8192);
+			if (r != BAM_NVME_STATUS_TIMEOUT && r != BAM_NVME_STATUS_QUEUE_FAILED) other++;
+		});
+	for (auto& t : th) t.join();
+	dt = secs_since(t0);
+	check(other == 0 && q.ctr.failed == 1 && dt < 10, "timeout_threads_bounded",
+	      "%d other statuses, failed %u, %.2f s", other.load(), q.ctr.failed, dt);
+	t0 = std::chrono::steady_clock::now();
+	st = q.io(BAM_NVME_CMD_READ, 0, 4096, buf);
+	dt = secs_since(t0);
+	check(st == BAM_NVME_STATUS_QUEUE_FAILED && dt < 0.1, "timeout_failed_queue_fails_fast",
+	      "status %#x after %.3f s", st, dt);
+
+	t0 = std::chrono::steady_clock::now();
+	bam_nvme_delete_io_queues(dev, (uint16_t)qid); // times out: the controller is off
+	bam_nvme_qid_free(dev, (uint16_t)qid);
+	bam_nvme_dma_free(dev, &ring);
+	bam_nvme_dma_free(dev, &data);
+	bam_nvme_dma_free(dev, &prp);
+	bam_nvme_close(dev);
+	dt = secs_since(t0);
+	check(dt < 5, "timeout_close_bounded", "%.2f s", dt);
+	return failures != 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s /dev/bam_nvmeN\n", argv[0]);
+	if (argc == 3 && !strcmp(argv[1], "timeout")) return run_timeout(argv[2]);
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s [timeout] /dev/bam_nvmeN\n", argv[0]);
 		return 2;
 	}
 	return run(argv[1]);
