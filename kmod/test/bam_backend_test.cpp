@@ -24,6 +24,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "backing.h"
 
 #include <bam/config.h>
@@ -90,8 +93,40 @@ long pinned_pages(const char* path)
 	return v;
 }
 
+// As uid 1000 the node (0600 root) cannot be opened: the error says why.
+void unprivileged_open(const char* path)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		bool ok = false;
+		std::string msg = "no error";
+		if (setgid(1000) == 0 && setuid(1000) == 0) {
+			bam::config cfg;
+			cfg.kind = bam::backend::nvme;
+			cfg.nvme_device = path;
+			try {
+				auto st = bam::detail::make_nvme_store(cfg, 4096);
+			} catch (const bam::error& e) {
+				msg = e.what();
+				ok = msg.find("CAP_SYS_RAWIO") != std::string::npos &&
+				     msg.find("Who may open it") != std::string::npos;
+			}
+		} else {
+			msg = "setuid failed";
+		}
+		check(ok, "unprivileged_open_explained", "%s", msg.c_str());
+		_exit(ok ? 0 : 1);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		failures++;
+}
+
 int run(const char* path)
 {
+	unprivileged_open(path);
 	bam::config cfg;
 	cfg.kind = bam::backend::nvme;
 	cfg.nvme_device = path;

@@ -90,8 +90,10 @@ std::string open_error(const std::string& path, int err)
                  "program the capability and the account the node" + see_readme("Who may open it");
   case ENOTTY:
   case EINVAL:
-    return msg + ". Is it a bam_nvme node of a module built from this tree (ABI " +
-           std::to_string(BAM_KMOD_ABI_VERSION) + ")? Rebuild and reload kmod/";
+    return msg + ". It is not a bam_nvme node: name the /dev/bam_nvmeN of a controller handed to bam_nvme, not "
+                 "the kernel nvme driver's /dev/nvmeN" + see_readme("Load, bind, unbind") +
+           "; if it is one, load a bam_nvme.ko built from this tree (ABI " + std::to_string(BAM_KMOD_ABI_VERSION) +
+           ")";
   case ENODEV:
     return msg + ". The controller was unbound; bind it again" + see_readme("Load, bind, unbind");
   case ETIMEDOUT:
