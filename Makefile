@@ -16,12 +16,14 @@ build:
 test: lint test-go fuzz test-drivers test-runtime test-golden-nvcc test-corpus test-kmod
 
 # The runtime without a GPU: cache state machine and warp-emulation stress
-# tests, the NVMe queue protocol against the emu controller, and every
-# header compiled alone for sm_80 and sm_90.
+# tests, the NVMe queue protocol against the emu controller, every header
+# compiled alone for sm_80 and sm_90, libbam.a (with the nvme backend and
+# kmod/lib) and the nvme backend's errors when no device is there.
 test-runtime:
 	$(MAKE) -s -C runtime/cuda test-cpu
 	$(MAKE) -s -C runtime/cuda -f nvme.mk test-queue-cpu
 	$(MAKE) -s -C runtime/cuda check-headers
+	$(MAKE) -s -C runtime/cuda lib test-nvme-backend
 
 # Every golden output of `bamgen port` (testdata/port) and of `bamgen port
 # --opt` (testdata/opt) compiled with nvcc against the runtime headers: the

@@ -34,7 +34,9 @@ rm -rf "$out"
 mkdir -p "$out/root/bin" "$out/root/lib" "$out/root/proc" "$out/root/sys" \
 	"$out/root/dev" "$out/root/tmp"
 cp "$busybox" "$out/root/bin/busybox"
-cp "$here/bam_nvme_test" "$out/root/bin/"
+cp "$here/bam_nvme_test" "$here/bam_queue_test" "$out/root/bin/"
+# built only where CUDA's headers are (see the Makefile)
+[ -x "$here/bam_backend_test" ] && cp "$here/bam_backend_test" "$out/root/bin/"
 cp "$kmod/bam_nvme.ko" "$out/root/lib/"
 cp "${INIT:-$here/init}" "$out/root/init"
 (cd "$out/root" && find . | cpio -o -H newc 2>/dev/null) | gzip -1 > "$out/initramfs.cpio.gz" ||

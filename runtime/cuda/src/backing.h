@@ -36,12 +36,17 @@ public:
   virtual void release(const backing_region& r) = 0;
   // Storage backends: the device queues (may change after allocate()).
   virtual nvme::queue_set* queues() { return nullptr; }
+  // The cache's line slots (GPU memory, 64 KiB aligned, a multiple of
+  // 64 KiB), told once before the first queues() call: the nvme backend
+  // maps them for the SSD when it can.
+  virtual void attach_cache(void* /*slots*/, uint64_t /*bytes*/) {}
   virtual void print(FILE*) {}
 };
 
 std::unique_ptr<backing_store> make_hbm_store();
 std::unique_ptr<backing_store> make_host_store();
 std::unique_ptr<backing_store> make_emu_store(const config& cfg, uint64_t line_bytes);
+std::unique_ptr<backing_store> make_nvme_store(const config& cfg, uint64_t line_bytes);
 
 // Throws bam::error naming `what` when a CUDA call failed.
 void cuda_check(cudaError_t status, const char* what);

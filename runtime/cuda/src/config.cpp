@@ -143,6 +143,12 @@ void config::validate() const
     throw error("BAM_QUEUE_DEPTH: " + std::to_string(queue_depth) + " is not a power of two in [2, 65536]");
   if (emu_fault_rate > 1)
     throw error("BAM_EMU_FAULT_RATE: must be a fraction in [0, 1]");
+  if (kind == backend::nvme && nvme_device.empty())
+    throw error("BAM_BACKEND=nvme needs BAM_NVME_DEVICE=/dev/bam_nvmeN, the node kmod/bam_nvme.ko creates for a "
+                "controller bound to it (kmod/README.md); or use BAM_BACKEND=emu to run the same queue code "
+                "against a file");
+  if (!nvme_device.empty() && nvme_device[0] != '/')
+    throw error("BAM_NVME_DEVICE: '" + nvme_device + "' is not an absolute path; use e.g. /dev/bam_nvme0");
 }
 
 } // namespace bam

@@ -331,7 +331,7 @@ emu_controller::impl::impl(const std::string& path, const emu_options& o) : opt(
 	depth = (uint32_t)opt.queue_depth;
 	mask = depth - 1;
 	lba_shift = log2u(opt.block_bytes);
-	per_slot_prp = opt.max_io_bytes / 4096 + 1;
+	per_slot_prp = prp_list_entries(opt.max_io_bytes);
 	latency_ns = (uint64_t)(opt.latency_us * 1000.0);
 	delay_ns = (uint64_t)(opt.fault_delay_us * 1000.0);
 	reorder_ns = std::max<uint64_t>(50000, 4 * latency_ns);

@@ -94,12 +94,15 @@ struct runtime::impl {
   uint32_t line_shift = 12;
   uint32_t n_slots = 0;
   int n_sms = 1;
-  std::unique_ptr<detail::backing_store> store;
 
   // Owned CUDA allocations: freed by their deleters on every path out,
   // including a constructor that throws half-way.
   dev_ptr<detail::cache_ctx> d_ctx;
   dev_ptr<unsigned char> d_slots;
+  unsigned char* slots_aligned = nullptr; // inside d_slots, 64 KiB aligned
+  // Declared after d_slots so that it goes first: the nvme backend may
+  // have the slots DMA-mapped for the SSD.
+  std::unique_ptr<detail::backing_store> store;
   dev_ptr<uint64_t> d_tags;
   dev_ptr<unsigned long long> d_clock;
   dev_ptr<detail::stats_row> d_stats;
@@ -139,11 +142,14 @@ std::unique_ptr<detail::backing_store> make_store(const config& cfg)
   case backend::hbm: return detail::make_hbm_store();
   case backend::host: return detail::make_host_store();
   case backend::emu: return detail::make_emu_store(cfg, cfg.line_bytes);
-  case backend::nvme: break;
+  case backend::nvme: return detail::make_nvme_store(cfg, cfg.line_bytes);
   }
-  throw error("nvme backend: not available in this build (it needs kmod/ and BAM_NVME_DEVICE); "
-              "use BAM_BACKEND=emu to run the same queue code against a file");
+  throw error("bam::runtime: unknown backend " + std::to_string(int(cfg.kind)));
 }
+
+// Slots start on a 64 KiB boundary and span whole 64 KiB pages, so that the
+// nvme backend can map them for the SSD through NVIDIA P2P.
+constexpr size_t slot_align = size_t(64) << 10;
 
 
 } // namespace
@@ -160,8 +166,9 @@ runtime::impl::impl(const config& c) : cfg(c)
   store = make_store(cfg);
 
   const size_t slot_bytes = size_t(n_slots) << line_shift;
+  const size_t slot_span = (slot_bytes + slot_align - 1) / slot_align * slot_align;
   void* slots_raw = nullptr;
-  if (cudaMalloc(&slots_raw, slot_bytes) != cudaSuccess) {
+  if (cudaMalloc(&slots_raw, slot_span + slot_align) != cudaSuccess) {
     size_t free_b = 0, total_b = 0;
     cudaGetLastError();
     cudaMemGetInfo(&free_b, &total_b);
@@ -169,6 +176,9 @@ runtime::impl::impl(const config& c) : cfg(c)
                 std::to_string(free_b >> 20) + " MiB free on the GPU); lower BAM_CACHE_BYTES");
   }
   d_slots.reset(static_cast<unsigned char*>(slots_raw));
+  slots_aligned = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(slots_raw) + slot_align - 1) &
+                                                   ~uintptr_t(slot_align - 1));
+  store->attach_cache(slots_aligned, slot_span);
   d_tags = dev_alloc<uint64_t>(n_slots, 0xff, "bam::runtime: allocating slot tags"); // all `empty`
   d_clock = dev_alloc<unsigned long long>(1, 0, "bam::runtime: allocating the clock hand");
   d_stats = dev_alloc<detail::stats_row>(size_t(n_sms), 0, "bam::runtime: allocating statistics");
@@ -183,7 +193,7 @@ runtime::impl::impl(const config& c) : cfg(c)
   void* d_fatal = nullptr;
   detail::cuda_check(cudaHostGetDevicePointer(&d_fatal, fatal_raw, 0), "bam::runtime: cudaHostGetDevicePointer");
 
-  h_ctx.slots = d_slots.get();
+  h_ctx.slots = slots_aligned;
   h_ctx.slot_tag = d_tags.get();
   h_ctx.clock = d_clock.get();
   h_ctx.arrays = d_arrays.get();
@@ -418,7 +428,7 @@ void runtime::print_stats(FILE* out)
 const config& runtime::cfg() const noexcept { return p_->cfg; }
 size_t runtime::cache_lines() const noexcept { return p_->n_slots; }
 const detail::cache_ctx* runtime::device_ctx() const noexcept { return p_->d_ctx.get(); }
-unsigned char* runtime::slots() const noexcept { return p_->d_slots.get(); }
+unsigned char* runtime::slots() const noexcept { return p_->slots_aligned; }
 uint32_t runtime::line_shift() const noexcept { return p_->line_shift; }
 
 runtime& default_runtime()

@@ -58,6 +58,18 @@ int main()
                "BAM_EMU_FAULT: 'boom' is not a fault kind; use none, error, delay or reorder");
   expect_error("BAM_QUEUE_DEPTH", "1000", "BAM_QUEUE_DEPTH: 1000 is not a power of two in [2, 65536]");
 
+  expect_error("BAM_NVME_DEVICE", "bam_nvme0",
+               "BAM_NVME_DEVICE: 'bam_nvme0' is not an absolute path; use e.g. /dev/bam_nvme0");
+  setenv("BAM_NVME_DEVICE", "", 1); // empty counts as unset
+  expect_error("BAM_BACKEND", "nvme",
+               "BAM_BACKEND=nvme needs BAM_NVME_DEVICE=/dev/bam_nvmeN, the node kmod/bam_nvme.ko creates for a "
+               "controller bound to it (kmod/README.md); or use BAM_BACKEND=emu to run the same queue code "
+               "against a file");
+  setenv("BAM_NVME_DEVICE", "/dev/bam_nvme3", 1);
+  setenv("BAM_BACKEND", "nvme", 1);
+  expect(bam::config::from_env().nvme_device == "/dev/bam_nvme3", "BAM_NVME_DEVICE value");
+  unsetenv("BAM_NVME_DEVICE");
+
   setenv("BAM_BACKEND", "host", 1);
   setenv("BAM_CACHE_BYTES", "64M", 1);
   setenv("BAM_LINE_BYTES", "8k", 1);

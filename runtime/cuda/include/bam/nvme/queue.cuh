@@ -375,6 +375,19 @@ enum : uint32_t {
 
 struct queue;
 
+// PRP list entries reserved per slot for transfers of up to max_bytes
+// (<= 2 MiB): a power of two >= max_bytes/4096 + 1. With the list area
+// 4 KiB aligned, the part of a slot's list that a command uses (at most
+// max_bytes/4096 entries, one page) never crosses a memory page boundary,
+// where a controller would take the page's last entry for a pointer to the
+// next list page.
+BAM_NVME_HD uint32_t prp_list_entries(uint32_t max_bytes)
+{
+	uint32_t need = max_bytes / 4096 + 1, n = 2;
+	while (n < need) n <<= 1;
+	return n;
+}
+
 // A completed read whose slot the caller still holds (queue::io with hold).
 struct queue_hold {
 	queue* q = nullptr;
@@ -400,7 +413,7 @@ struct queue {
 	uint64_t slot_timeout_ns; // bound on waiting for a slot / the doorbell
 	uint8_t* bounce;         // BOUNCE: depth * max_bytes, pinned host memory
 	dma_region bounce_map;   // translation for the bounce area
-	uint64_t* prp_lists;     // per slot: max_bytes/4096 entries (GPU-visible)
+	uint64_t* prp_lists;     // per slot: prp_list_entries(max_bytes) (GPU-visible)
 	dma_region prp_map;      // translation for the PRP list area
 	dma_region data_map;     // DIRECT: translation for caller buffers
 	// -- per-slot words, depth entries each (GPU memory) --
@@ -753,8 +766,7 @@ BAM_NVME_UNROLL
 			sqe.prp2 = map.translate(next);
 			return;
 		}
-		uint32_t per_slot = max_bytes / 4096 + 1;
-		uint64_t* list = prp_lists + (uint64_t)s * per_slot;
+		uint64_t* list = prp_lists + (uint64_t)s * prp_list_entries(max_bytes);
 		uint32_t k = 0;
 		for (uint64_t off = 0; off < rest; off += pg) list[k++] = map.translate(next + off);
 		sqe.prp2 = prp_map.translate((uint64_t)(uintptr_t)list);

@@ -138,6 +138,7 @@ static inline const char *bam_nvme_status_str(uint16_t status)
 	case BAM_NVME_SC_DATA_XFER_ERROR: return "data transfer error";
 	case BAM_NVME_SC_INTERNAL: return "internal error";
 	case BAM_NVME_SC_ABORT_REQ: return "command abort requested";
+	case 0x13: return "PRP offset invalid";
 	case BAM_NVME_SC_INVALID_NS: return "invalid namespace or format";
 	case BAM_NVME_SC_LBA_RANGE: return "LBA out of range";
 	case BAM_NVME_SC_CAP_EXCEEDED: return "capacity exceeded";
