@@ -130,7 +130,7 @@ static void check_odt() {
       unsigned long long* d_owner;
       const size_t nt = (m + tile - 1) / tile;
       CHECK(cudaMalloc(&d_rp, rp.size() * sizeof(unsigned long long)));
-      CHECK(cudaMalloc(&d_fvl, (nt + 1) * sizeof(unsigned long long)));
+      CHECK(cudaMalloc(&d_fvl, bam::odt::fvl_entries(m, tile) * sizeof(unsigned long long)));
       CHECK(cudaMalloc(&d_count, m * sizeof(unsigned)));
       CHECK(cudaMalloc(&d_owner, m * sizeof(unsigned long long)));
       CHECK(cudaMemcpy(d_rp, rp.data(), rp.size() * sizeof(unsigned long long), cudaMemcpyHostToDevice));

@@ -53,7 +53,7 @@ CACHE_SMALL=${CACHE_SMALL:-33M}               # ~ SMs x resident warps x 4 KiB l
 # kernel_iops: line fills (cache misses) per second of the measured time,
 # the number to compare with BAM_EMU_IOPS (the stats line's own IOPS is
 # over the whole process, setup included).
-echo "program,variant,backend,cache,ms,checksum,ok,misses,kernel_iops,stats" >"$out/results.csv"
+echo "program,variant,backend,cache,ms,checksum,ok,misses,kernel_iops,busy_iops,stats" >"$out/results.csv"
 passed=0 failed=0
 declare -A REF
 
@@ -61,9 +61,13 @@ run_one() { # prog variant backend cache
 	local prog=$1 variant=$2 backend=$3 cache=$4 exe=$bin/${1}__${2}
 	[ -x "$exe" ] || { echo "$prog,$variant,$backend,$cache,,,missing,,," >>"$out/results.csv"; failed=$((failed + 1)); return; }
 	local log=$out/run_${prog}_${variant}_${backend}_${cache}.log
+	local trace=$out/traces/${prog}_${variant}_${cache}.csv
+	mkdir -p "$out/traces"
+	[ "$backend" = emu ] || trace=
 	# shellcheck disable=SC2086
 	env BAM_BACKEND="$backend" BAM_CACHE_BYTES="$cache" BAM_STATS=1 BAM_EMU_LATENCY_US="$LAT" BAM_EMU_IOPS="$IOPS" \
-		BAM_EMU_THREADS="$EMU_THREADS" BAM_EMU_DIR=/tmp timeout "${RUN_TIMEOUT:-120}" "$exe" ${ARGS[$prog]} >"$log.out" 2>"$log"
+		BAM_EMU_THREADS="$EMU_THREADS" BAM_EMU_DIR=/tmp BAM_EMU_TRACE="$trace" \
+		timeout "${RUN_TIMEOUT:-120}" "$exe" ${ARGS[$prog]} >"$log.out" 2>"$log"
 	local rc=$?
 	local sum ms stats ok misses iops
 	sum=$(sed -n 's/^checksum: //p' "$log.out" | head -1)
@@ -73,11 +77,19 @@ run_one() { # prog variant backend cache
 	misses=$(grep -oE '[0-9]+ misses' "$log" | head -1 | grep -oE '^[0-9]+')
 	iops=
 	if [ -n "$misses" ] && [ -n "$ms" ]; then iops=$(awk -v m="$misses" -v t="$ms" 'BEGIN { if (t > 0) printf "%.0f", m * 1000 / t }'); fi
+	# busy_iops: completions per second between the first and the last
+	# completion the emu controller saw (the storage's own view; setup
+	# writes go around the queues, so this is the kernels' I/O).
+	local busy=
+	if [ -n "$trace" ] && [ -s "$trace" ]; then
+		busy=$(awk -F, 'NR > 1 && $3 > 0 { if (first == "") first = $1; last = $1; n += $3 }
+			END { if (n > 0 && last > first) printf "%.0f", n / ((last - first + 0.1) / 1000) }' "$trace")
+	fi
 	if [ "$variant" = hbm ]; then REF[$prog]=$sum; fi
 	ok=no
 	if [ $rc -eq 0 ] && [ -n "$sum" ] && [ "$sum" = "${REF[$prog]:-}" ]; then ok=yes; passed=$((passed + 1)); else failed=$((failed + 1)); fi
-	echo "$prog,$variant,$backend,$cache,$ms,$sum,$ok,$misses,$iops,$stats" >>"$out/results.csv"
-	printf '%-10s %-10s %-5s %-5s %10s ms %9s IOPS  %s  rc=%d\n' "$prog" "$variant" "$backend" "$cache" "${ms:-?}" "${iops:-?}" "$ok" "$rc"
+	echo "$prog,$variant,$backend,$cache,$ms,$sum,$ok,$misses,$iops,$busy,$stats" >>"$out/results.csv"
+	printf '%-10s %-10s %-5s %-5s %10s ms %9s IOPS %9s busy  %s  rc=%d\n' "$prog" "$variant" "$backend" "$cache" "${ms:-?}" "${iops:-?}" "${busy:--}" "$ok" "$rc"
 }
 
 "$bin/drivers_check" >"$out/drivers_check.log" 2>&1 && echo "drivers_check: $(tail -1 "$out/drivers_check.log")" \

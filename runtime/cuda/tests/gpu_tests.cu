@@ -76,6 +76,8 @@ bam::config cfg_for(bam::backend b, size_t cache_bytes, size_t line_bytes = 4096
   c.line_bytes = line_bytes;
   c.emu_threads = 4;
   c.stall_timeout_s = 30; // longer than the emu queue's own 20 s slot bound, so a stuck queue reports itself
+  if (const char* t = std::getenv("BAM_EMU_TRACE"))
+    c.emu_trace = t;  // to look at one test's storage traffic over time
   return c;
 }
 
@@ -306,11 +308,18 @@ void test_eviction(bam::backend b)
   const unsigned writers = unsigned(std::max<size_t>(1, rt->cache_lines() / 2));
   const unsigned wb = std::min(writers, 256u);
   k_ref_writer<<<writers / wb, wb>>>(a, n, 1000003);
+  // The random readers and incrementers: one warp per 64 cache lines. Each
+  // warp pins one line at a time, so they never want more than half the
+  // cache at once. With 2112 resident warps on a 1024-line cache instead,
+  // fetchers spent their time looking for free slots (the run took a
+  // minute at a tenth of the storage's rate) and one could wait past the
+  // 30 s stall bound. Eviction still happens on nearly every access: the
+  // arrays are 64 and 4 times the cache.
+  const unsigned warps = unsigned(std::max<size_t>(1, rt->cache_lines() / 64));
   dbuf<unsigned long long> bad(1);
-  k_verify<<<g_small ? 8 : 264, 256>>>(a, n, 99, bad.p);
-  const int per = g_small ? 8 : 64;
-  const unsigned blocks = g_small ? 8 : 132;
-  k_random_incr<<<blocks, 256>>>(cnt, n / 16, 5, per);
+  k_verify<<<warps, 32>>>(a, n, 99, bad.p);
+  const int per = 64;
+  k_random_incr<<<warps, 32>>>(cnt, n / 16, 5, per);
   rt->check();
   EXPECT(bad.host()[0] == 0, "%llu reads saw wrong data", bad.host()[0]);
   std::vector<uint32_t> ha(n);
@@ -322,7 +331,7 @@ void test_eviction(bam::backend b)
   unsigned long long total = 0;
   for (auto v : hc)
     total += v;
-  EXPECT(total == (unsigned long long)blocks * 256 * per, "increments: %llu", total);
+  EXPECT(total == (unsigned long long)warps * 32 * per, "increments: %llu", total);
   bam::stats s = rt->stats();
   EXPECT(s.evictions > 0 && s.writebacks > 0, "no evictions (%llu) or write-backs (%llu)",
          (unsigned long long)s.evictions, (unsigned long long)s.writebacks);
@@ -437,7 +446,7 @@ void test_odt()
   }
   const size_t ne = rowptr[nv], ept = 512, nt = bam::odt::tile_count(ne, ept);
   dbuf<uint64_t> drp(nv + 1);
-  dbuf<uint32_t> fvl(nt + 1);
+  dbuf<uint32_t> fvl(bam::odt::fvl_entries(ne, ept));
   CUDA_OK(cudaMemcpy(drp.p, rowptr.data(), (nv + 1) * 8, cudaMemcpyHostToDevice));
   bam::build_first_vertex_list(drp.p, nv, ne, ept, fvl.p);
   CUDA_OK(cudaDeviceSynchronize());
@@ -489,7 +498,7 @@ void test_odt_tile(bam::backend b)
   dbuf<uint64_t> drp(nv + 1);
   CUDA_OK(cudaMemcpy(drp.p, rowptr.data(), (nv + 1) * 8, cudaMemcpyHostToDevice));
   const size_t nt = bam::odt::tile_count(ne, a.elems_per_line());
-  dbuf<unsigned long long> fvl(nt + 1);
+  dbuf<unsigned long long> fvl(bam::odt::fvl_entries(ne, a.elems_per_line()));
   bam::build_first_vertex_list(drp.p, nv, ne, a.elems_per_line(), fvl.p);
   dbuf<unsigned long long> sums(nv);
   k_odt_tile_sums<<<blocks_for(nt * 32, 128), 128>>>(fvl.p, drp.p, a, sums.p);
@@ -573,6 +582,7 @@ void run_forked(const test_case& t)
     return;
   }
   if (pid == 0) {
+    g_passed = g_failed = g_skipped = 0;  // the child's exit status is about its own test only
     run(t.name, t.fn);
     std::fflush(stdout);
     _exit(g_failed ? 1 : g_skipped ? 3 : 0);

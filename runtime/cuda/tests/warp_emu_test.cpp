@@ -458,6 +458,10 @@ void odt_warp_scan()
     bam::odt::winner_step(rp.data(), v, ept, winner.data(), [](ull* p, ull x) { if (x < *p) *p = x; });
   for (size_t t = 0; t <= tiles; ++t)
     bam::odt::fill_step(rp.data(), n, m, ept, winner.data(), t, fvl.data());
+  ull longest = 0;
+  for (ull t = 0; t < tiles; ++t)
+    longest = std::max<ull>(longest, fvl[t + 1] - fvl[t]);
+  CHECK(longest > 256, "the graph should have a tile spanning many vertices (longest %llu)", longest);
 
   std::vector<std::vector<ull>> called(tiles);
   std::mutex mu;
