@@ -3,6 +3,7 @@ package opt
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/bamgen/bamgen/analysis"
@@ -133,17 +134,36 @@ func (r *rewriter) warpRemap(driver, kind string) {
 	r.note(r.fn.Decl.NameSpan.Start, "kernel %s: %s applied to warp id %s", r.name(), kind, m.Warp.Name)
 }
 
-// checkBlockers refuses the rewrite for each blocking construct.
+// maxBlockersShown caps the refusals printed per kernel and rewrite: a
+// kernel built around shared memory has dozens of blocking statements, and
+// the first few say why as well as all of them would.
+const maxBlockersShown = 3
+
+// checkBlockers refuses the rewrite for each blocking construct, the first
+// maxBlockersShown of them by position, then one line counting the rest.
 func (r *rewriter) checkBlockers(kind string, lists ...[]analysis.Blocker) bool {
 	codes := []string{CodeBlocked, CodeStrayIndex, CodeWarpSync}
-	ok := true
+	type blocker struct {
+		analysis.Blocker
+		code string
+	}
+	var all []blocker
 	for i, list := range lists {
 		for _, b := range list {
-			r.refuse(codes[i], b.Pos, b.End, "%s does not apply to kernel %s: this statement %s", kind, r.name(), b.Reason)
-			ok = false
+			all = append(all, blocker{b, codes[i]})
 		}
 	}
-	return ok
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Pos < all[j].Pos })
+	for i, b := range all {
+		if i == maxBlockersShown {
+			rest := all[i:]
+			r.refuse(rest[0].code, rest[0].Pos, rest[len(rest)-1].End, "%s does not apply to kernel %s: %d more statements from here on block it too",
+				kind, r.name(), len(rest))
+			break
+		}
+		r.refuse(b.code, b.Pos, b.End, "%s does not apply to kernel %s: this statement %s", kind, r.name(), b.Reason)
+	}
+	return len(all) == 0
 }
 
 // threadIndexedPorted lists the ported arrays the kernel indexes by the
