@@ -363,6 +363,12 @@ func (r *rewriter) odtEdits(w *analysis.CSRWalk, nIndex int) {
 			r.edit(ix.X.Pos(), ix.X.End(), "bam_tile", "odt")
 		}
 		driver = fmt.Sprintf("bam::odt_for_each_tile(bam_fvl, %s, bam_tile, bam_body)", w.RowPtr)
+		if guard := r.vertexGuard(w); guard != "" {
+			// The driver tests the guard for 32 candidate vertices at once
+			// and runs the body only where it holds (the body still tests it).
+			driver = fmt.Sprintf("auto bam_active = [&](const unsigned long long bam_v) -> bool { %s }; "+
+				"bam::odt_for_each_tile(bam_fvl, %s, bam_tile, bam_body, bam_active)", guard, w.RowPtr)
+		}
 	}
 	r.edit(body.End()-1, body.End()-1, "}; "+driver+"; ", "odt")
 	ps := r.fn.Decl.ParamsSpan
@@ -536,4 +542,115 @@ func (r *rewriter) launchArg(l *parse.LaunchExpr, i int) string {
 // contains reports whether inner lies inside outer.
 func contains(outer, inner parse.Node) bool {
 	return outer.Pos() <= inner.Pos() && inner.End() <= outer.End()
+}
+
+// vertexGuard returns the body of a predicate on bam_v the driver can test
+// before running a vertex's code, or "" when there is none. It is the
+// conjunction of the checks the body makes on its way to the walk: early
+// returns (`if (v >= n || level[v] != cur) return;`, as `!(...)`) and the
+// condition of an `if` that holds the walk (`if (v < n && label[v] ==
+// level)`), taken from the body's leading statements as long as those are
+// free of side effects (declarations, such checks). A check that names
+// another local cannot be tested without the body and is left out; the
+// predicate is then weaker, still false only where the body does nothing.
+// A BFS level kernel thus skips the vertices outside the frontier 32 at a
+// time instead of entering each one.
+//
+// Testing the checks earlier than the body would is one of the orders the
+// original kernel allows (its warps run in any order), and the body tests
+// them again.
+func (r *rewriter) vertexGuard(w *analysis.CSRWalk) string {
+	vt := w.Vertex.Type
+	if w.WarpForm && w.Vertex != r.mapping.Warp {
+		return "" // the vertex is not bam_v itself
+	}
+	if r.fn.Decl.Scope == nil || vt == nil || strings.Contains(vt.Text, "auto") || strings.ContainsAny(vt.Text, "&[") {
+		return ""
+	}
+	src := r.file.Parse
+	var checks []string
+	add := func(format string, cond parse.Expr) {
+		if r.namesOnly(cond, w.Vertex) {
+			checks = append(checks, fmt.Sprintf(format, src.Text(cond)))
+		}
+	}
+scan:
+	for _, st := range r.fn.Decl.Body.Stmts {
+		switch x := st.(type) {
+		case *parse.DeclStmt:
+			if x.Record != nil || !r.pureDecls(x) {
+				break scan
+			}
+		case *parse.IfStmt:
+			if x.Init != nil || x.Else != nil || !sideEffectFree(x.Cond) {
+				break scan
+			}
+			if contains(x.Then, w.Loop) {
+				add("(%s)", x.Cond)
+				break scan
+			}
+			if !isBareReturn(x.Then) {
+				break scan
+			}
+			add("!(%s)", x.Cond)
+		default:
+			break scan
+		}
+	}
+	if len(checks) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s %s = static_cast<%s>(bam_v); return %s;", vt.Text, w.Vertex.Name, vt.Text, strings.Join(checks, " && "))
+}
+
+// pureDecls: every initializer of the declaration is side-effect free.
+func (r *rewriter) pureDecls(d *parse.DeclStmt) bool {
+	for _, v := range d.Vars {
+		if v.Init != nil && !sideEffectFree(v.Init) {
+			return false
+		}
+	}
+	return true
+}
+
+// isBareReturn: `return;` or `{ return; }`.
+func isBareReturn(s parse.Stmt) bool {
+	if b, ok := s.(*parse.BlockStmt); ok && len(b.Stmts) == 1 {
+		s = b.Stmts[0]
+	}
+	ret, ok := s.(*parse.ReturnStmt)
+	return ok && ret.X == nil
+}
+
+// sideEffectFree: no assignment, increment, call, lambda, launch or new,
+// and nothing the parser kept opaque.
+func sideEffectFree(e parse.Expr) bool {
+	ok := true
+	parse.Inspect(e, func(n parse.Node) bool {
+		switch x := n.(type) {
+		case *parse.BinaryExpr:
+			ok = ok && !parse.IsAssign(x.Op)
+		case *parse.UnaryExpr:
+			ok = ok && x.Op != "++" && x.Op != "--"
+		case *parse.CallExpr, *parse.LambdaExpr, *parse.LaunchExpr, *parse.NewExpr, *parse.Opaque:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// namesOnly: every local e names is v (parameters, globals and macros are
+// fine), so e means the same inside bam_active as in the body.
+func (r *rewriter) namesOnly(e parse.Expr, v *parse.VarDecl) bool {
+	ok := true
+	parse.Inspect(e, func(n parse.Node) bool {
+		if id, isID := n.(*parse.Ident); isID {
+			if sym := r.fn.Decl.Scope.Lookup(id.Name, id.Pos()); sym != nil && !sym.Param && sym.Decl != parse.Node(v) {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
 }

@@ -137,11 +137,33 @@ func TestODT(t *testing.T) {
 		"(e < end) && e < bam_hi",
 		"{ bam::odt_tile bam_tile(colidx); auto bam_body",
 		"unsigned v = bam_tile[e];",
-		"bam::odt_for_each_tile(bam_fvl, rowptr, bam_tile, bam_body); }",
+		"auto bam_active = [&](const unsigned long long bam_v) -> bool { const unsigned long long w = static_cast<const unsigned long long>(bam_v); "+
+			"return (w < n && label[w] == level); }; bam::odt_for_each_tile(bam_fvl, rowptr, bam_tile, bam_body, bam_active); }",
 		"bfs<<<bam::odt_grid(c, 256), bam::odt_block(bfs, 256)>>>(r, c, l, 0, n, ch, bam::first_vertex_list(r, n, c));")
 	// The edges must be ported; the offsets may be.
 	expectRewrite(t, bfsWarp, "odt", []string{"colidx", "rowptr"}, "bam::first_vertex_list(r, n, c)")
 	expectRefusal(t, bfsWarp, "odt", CodeNotPorted, "label")
+}
+
+// The driver gets the checks the body makes before its walk (early returns
+// and the walk's enclosing if) when they have no side effects and name no
+// local but the vertex; a check naming another local is left out, and
+// anything with a side effect before the walk ends the list.
+func TestODTVertexGuard(t *testing.T) {
+	early := strings.Replace(bfsWarp, "  if (w < n && label[w] == level) {", "  if (w >= n) return;\n  if (label[w] != level) return;\n  {", 1)
+	expectRewrite(t, early, "odt", []string{"colidx"}, "return !(w >= n) && !(label[w] != level); };")
+	otherLocal := strings.Replace(bfsWarp, "  if (w < n && label[w] == level) {", "  if (lane > 40) return;\n  if (w < n && label[w] == level) {", 1)
+	expectRewrite(t, otherLocal, "odt", []string{"colidx"}, "return (w < n && label[w] == level); };")
+	effect := strings.Replace(bfsWarp, "  if (w < n && label[w] == level) {", "  *changed = true;\n  if (w < n && label[w] == level) {", 1)
+	out, _ := runOpt(t, effect, "odt", "colidx")
+	if !strings.Contains(out, "bam_body") || strings.Contains(out, "bam_active") {
+		t.Errorf("a store before the guard must keep the driver from testing it early:\n%s", out)
+	}
+	call := strings.Replace(bfsWarp, "label[w] == level", "__ldg(&label[w]) == level", 1)
+	out, _ = runOpt(t, call, "odt", "colidx")
+	if !strings.Contains(out, "bam_body") || strings.Contains(out, "bam_active") {
+		t.Errorf("a guard with a call must not be tested early:\n%s", out)
+	}
 }
 
 // Reads of the edge array at the loop variable go through the tile view;

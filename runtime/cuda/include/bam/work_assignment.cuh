@@ -128,9 +128,17 @@ BAM_HD bool odt_tiles(const launch_1d& l, const unsigned long long* fvl, const R
 // count). A tile can hold thousands of vertices with empty or tiny lists
 // (power-law graphs): walking them one by one left a single warp busy long
 // after every other tile was done. (Also run by tests/warp_emu_test.cpp.)
-template <class RowPtr, class Body, class View>
+// `active(v)` is a test the body makes before it does anything (bamgen
+// passes the vertex guard it found, e.g. BFS's `label[v] == level`): the
+// warp skips the vertices it rejects without entering them.
+struct every_vertex {
+  BAM_HD bool operator()(unsigned long long) const { return true; }
+};
+
+template <class RowPtr, class Body, class View, class Active = every_vertex>
 __device__ void odt_tiles_warp(const launch_1d& l, const unsigned long long* fvl, const RowPtr& rowptr,
-                               unsigned long long n_edges, unsigned long long edges_per_tile, Body&& body, View& view) {
+                               unsigned long long n_edges, unsigned long long edges_per_tile, Body&& body, View& view,
+                               Active&& active = Active{}) {
   const unsigned lane = static_cast<unsigned>(l.gtid & 31u);
   const unsigned long long groups = l.total / 32;
   const unsigned long long tiles = (n_edges + edges_per_tile - 1) / edges_per_tile;
@@ -145,7 +153,7 @@ __device__ void odt_tiles_warp(const launch_1d& l, const unsigned long long* fvl
       bool past = true, overlaps = false;
       if (v <= last) {
         past = static_cast<unsigned long long>(rowptr[v]) >= hi;
-        overlaps = !past && static_cast<unsigned long long>(rowptr[v + 1]) > lo;
+        overlaps = !past && static_cast<unsigned long long>(rowptr[v + 1]) > lo && active(v);
       }
       const unsigned past_mask = __ballot_sync(0xffffffffu, past);
       unsigned todo = __ballot_sync(0xffffffffu, overlaps);
@@ -262,9 +270,12 @@ __device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& r
 // The same, with a tile view (bam::odt_tile over the edge array): the body
 // reads the tile's edges through it, so the warp pins the tile's line once
 // (on the first read) instead of probing the cache for every vertex, and the
-// reads themselves are plain loads.
-template <class RowPtr, class View, class Body>
-__device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& rowptr, View& view, Body&& body) {
+// reads themselves are plain loads. `active(v)`, if given, must be false
+// only for vertices whose body would do nothing (a guard the body tests
+// first); those are skipped 32 at a time.
+template <class RowPtr, class View, class Body, class Active = detail::every_vertex>
+__device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& rowptr, View& view, Body&& body,
+                                  Active&& active = Active{}) {
   const detail::launch_1d l = detail::this_launch();
   // The view's pins and the vertex votes are per hardware warp, so the
   // tiles must be too: one-dimensional blocks of whole warps.
@@ -275,7 +286,7 @@ __device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& r
     }
     __trap();
   }
-  detail::odt_tiles_warp(l, fvl, rowptr, view.size(), view.elems_per_line(), body, view);
+  detail::odt_tiles_warp(l, fvl, rowptr, view.size(), view.elems_per_line(), body, view, active);
 }
 
 #endif  // __CUDACC__
