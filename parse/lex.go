@@ -465,10 +465,11 @@ func (l *lexer) blockComment() {
 
 // indexFrom returns the index of the first "ab" pair at or after i, or -1.
 func indexFrom(src []byte, i int, a, b byte) int {
-	for ; i+1 < len(src); i++ {
-		if src[i] == a && src[i+1] == b {
-			return i
-		}
+	if i >= len(src) {
+		return -1
+	}
+	if j := bytes.Index(src[i:], []byte{a, b}); j >= 0 {
+		return i + j
 	}
 	return -1
 }
