@@ -48,6 +48,7 @@ type lexer struct {
 	parse     bool    // build view (ParseFile)
 	view      []ptok  // the parser's view of the non-trivia tokens
 	digraphs  []int32 // indices in view of digraph punctuators ("<:" ...)
+	prescans  []int32 // indices in view of the words prescan looks at (prescanWord)
 	diags     []diag.Diagnostic
 	lineStart bool        // only trivia since the last newline: '#' starts a directive
 	conds     []condFrame // open #if groups
@@ -91,6 +92,9 @@ func (l *lexer) addView(k TokenKind, start int) {
 		case k == Identifier && (c >= 'a' && c <= 'z' || c == '_'):
 			// Every reserved word starts with a lower-case letter or '_'.
 			pt.cls, pt.kw = wordInfo(l.src[start:l.pos])
+			if prescanWord[pt.kw] {
+				l.prescans = append(l.prescans, int32(len(l.view)))
+			}
 		}
 	}
 	l.view = append(l.view, pt)
@@ -164,6 +168,9 @@ func (l *lexer) run() {
 					// Only a name with a reserved word's first byte and
 					// length pays for the call (and the spills around it).
 					pt.cls, pt.kw = wordInfo(src[start:i])
+					if prescanWord[pt.kw] {
+						l.prescans = append(l.prescans, int32(len(view)))
+					}
 				}
 				view = append(view, pt)
 			}

@@ -405,14 +405,12 @@ func stripComments(s string) string {
 
 // prescan walks the tokens once and records the names the file declares as
 // types and templates, so uses before the declaration parse the same way.
+// The lexer lists the tokens it has to look at (prescanWord), so it does
+// not walk the whole view.
 func (p *parser) prescan() {
-	toks := p.toks // a local: the loop below is over every token
-	for i := range toks {
-		kw := toks[i].kw
-		if kw == kwNone {
-			continue // the common case, one test
-		}
-		switch kw {
+	for _, k := range p.prescans {
+		i := int(k)
+		switch p.toks[i].kw {
 		case kwStruct, kwClass, kwUnion, kwEnum, kwTypename:
 			p.prescanTag(i)
 		case kwUsing:
@@ -426,6 +424,10 @@ func (p *parser) prescan() {
 		}
 	}
 }
+
+// prescanWord marks the token ids of the words prescan dispatches on.
+var prescanWord = [256]bool{kwStruct: true, kwClass: true, kwUnion: true, kwEnum: true, kwTypename: true,
+	kwUsing: true, kwTypedef: true, kwTemplate: true}
 
 // wordIdx returns the identifier text of toks[i], or "".
 func (p *parser) wordIdx(i int) string {

@@ -39,7 +39,7 @@ func ParseFile(name string, src []byte) *File {
 		return f
 	}
 	p := newParser(f)
-	p.toks, p.directs, p.digraphIdx = l.view, l.directs, l.digraphs
+	p.toks, p.directs, p.digraphIdx, p.prescans = l.view, l.directs, l.digraphs, l.prescans
 	p.parseFile()
 	f.Diags = p.diags
 	p.release()
@@ -52,6 +52,7 @@ type parser struct {
 	toks       []ptok  // non-trivia tokens, EOF last; may be split (see closeAngle)
 	directs    []int32 // index in File.Tokens of each Directive token
 	digraphIdx []int32 // indices in toks of possible digraphs (see finishToks)
+	prescans   []int32 // indices in toks of the words prescan looks at
 	i          int
 	lastEnd    int // end offset of the last consumed token (or half token)
 	diags      []diag.Diagnostic
