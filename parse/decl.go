@@ -491,11 +491,11 @@ func (p *parser) isCtorName(ctx *declCtx, base string) bool {
 // finishFunc completes a function after its parameter list: trailing
 // qualifiers, constructor initializers, and the body or ';'.
 func (p *parser) finishFunc(ctx *declCtx, ds *declSpec, d *declarator, start int) *FuncDecl {
-	fn := &FuncDecl{
+	fn := newNode(&p.slabs.sFuncDecl, FuncDecl{
 		Name: d.name, NameSpan: d.nameSpan, Qualifier: d.qualifier, Template: ctx.template,
 		Specifiers: ds.specs, LaunchBounds: ds.launch, Result: d.typ,
-		Params: d.params, ParamsSpan: d.paramsSpan, Scope: &Scope{},
-	}
+		Params: d.params, ParamsSpan: d.paramsSpan, Scope: newNode(&p.slabs.sScope, Scope{}),
+	})
 	if len(d.specs) > 0 {
 		fn.Specifiers = append(append([]string{}, ds.specs...), d.specs...)
 	}
@@ -588,7 +588,7 @@ func (p *parser) parseFuncBody(fn *FuncDecl) *BlockStmt {
 	p.scope = fn.Scope
 	for _, prm := range fn.Params {
 		if prm.Name != "" {
-			p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: true}))
+			p.addSymbol(Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: true})
 		}
 	}
 	body := p.parseBlock()

@@ -402,14 +402,14 @@ func (p *parser) parseCCast(start int) Expr {
 		return il
 	}
 	x := p.parseUnary()
-	return &CastExpr{Span: Span{start, x.End()}, Kind: "c", Type: t, X: x}
+	return newNode(&p.slabs.sCastExpr, CastExpr{Span: Span{start, x.End()}, Kind: "c", Type: t, X: x})
 }
 
 // parseSizeof parses sizeof/alignof of a type or an expression, and
 // `sizeof...(pack)`.
 func (p *parser) parseSizeof(start int, kw string) Expr {
 	p.next()
-	se := &SizeofExpr{Keyword: kw}
+	se := newNode(&p.slabs.sSizeofExpr, SizeofExpr{Keyword: kw})
 	if p.gotK(tkEllipsis) {
 		se.Keyword = p.keep(kw + "...")
 	}
@@ -732,6 +732,9 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 	p.noGT = 0
 	le := &LaunchExpr{Kernel: kernel}
 	for !p.atEOF() && !p.isK(tkLaunchClose) {
+		if le.Config == nil {
+			le.Config = carve(&p.slabs.argChunk, 4)
+		}
 		le.Config = append(le.Config, p.parseArg())
 		if !p.got(",") {
 			break

@@ -431,6 +431,16 @@ type slabs struct {
 	sReturnStmt slab[ReturnStmt]
 	sSymbol     slab[Symbol]
 	sVarPtr     slab[*VarDecl]
+	sIfStmt     slab[IfStmt]
+	sForStmt    slab[ForStmt]
+	sCastExpr   slab[CastExpr]
+	sSizeofExpr slab[SizeofExpr]
+	sFuncDecl   slab[FuncDecl]
+	sScope      slab[Scope]
+
+	symChunk   []*Symbol // room for the first symbols of each scope (see addSymbol)
+	paramChunk []*Param  // room for the first parameters of each list
+	argChunk   []Expr    // room for launch configurations
 
 	stmts listStack[Stmt]
 	exprs listStack[Expr]
@@ -469,6 +479,30 @@ func (s *listStack[T]) finish(mark int) []T {
 	clear(items) // the stack must not keep nodes alive
 	s.items = s.items[:mark]
 	return out
+}
+
+// carve returns an empty slice with room for n items, cut from *chunk (a
+// new chunk when it has less room). The room belongs to that slice alone,
+// so appending to it never touches another list. A list that grows past n
+// is reallocated by append as usual. It replaces the allocations that the
+// first appends to a nil slice make (1, 2, 4, 8 items).
+func carve[T any](chunk *[]T, n int) []T {
+	if cap(*chunk)-len(*chunk) < n {
+		*chunk = make([]T, 0, slabSize)
+	}
+	k := len(*chunk)
+	*chunk = (*chunk)[:k+n]
+	return (*chunk)[k:k:k+n]
+}
+
+// addSymbol appends sym to the current scope's symbols; the first symbols
+// go to room carved from a chunk. A scope without symbols keeps a nil list.
+func (p *parser) addSymbol(sym Symbol) {
+	s := p.scope
+	if s.Symbols == nil {
+		s.Symbols = carve(&p.slabs.symChunk, 8)
+	}
+	s.Symbols = append(s.Symbols, newNode(&p.slabs.sSymbol, sym))
 }
 
 // one returns a one-element slice holding x, carved from slab s.

@@ -196,7 +196,7 @@ func (p *parser) parseIf(start int) Stmt {
 	if !p.expect(")") {
 		return p.opaqueStmt(start, "expected ')' after if condition")
 	}
-	s := &IfStmt{Init: init, Cond: cond, Then: p.parseStmt()}
+	s := newNode(&p.slabs.sIfStmt, IfStmt{Init: init, Cond: cond, Then: p.parseStmt()})
 	p.parseElse(s)
 	s.Span = p.spanFrom(start)
 	return s
@@ -270,7 +270,7 @@ func (p *parser) parseFor(start int) Stmt {
 		}
 		init = newNode(&p.slabs.sExprStmt, ExprStmt{Span: Span{initStart, p.lastEnd}, X: x})
 	}
-	fs := &ForStmt{Init: init}
+	fs := newNode(&p.slabs.sForStmt, ForStmt{Init: init})
 	if !p.is(";") {
 		_, fs.Cond = p.parseCondition(false)
 	}
@@ -450,7 +450,7 @@ func (p *parser) parseTry(start int) Stmt {
 // declareParam adds a lambda parameter (isParam) or a catch parameter.
 func (p *parser) declareParam(prm *Param, isParam bool) {
 	if prm != nil && prm.Name != "" && p.scope != nil {
-		p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: isParam}))
+		p.addSymbol(Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: isParam})
 	}
 }
 
@@ -595,12 +595,12 @@ func (p *parser) declareVar(v *VarDecl, d *declarator) {
 		return
 	}
 	if len(d.bindings) == 0 {
-		p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: v.Name, Type: v.Type, Decl: v}))
+		p.addSymbol(Symbol{Name: v.Name, Type: v.Type, Decl: v})
 		return
 	}
 	for _, b := range d.bindings {
 		name := p.intern(p.src[b.Start:b.Stop])
-		p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: name, Type: v.Type, Decl: v}))
+		p.addSymbol(Symbol{Name: name, Type: v.Type, Decl: v})
 	}
 }
 

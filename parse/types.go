@@ -809,6 +809,9 @@ func (p *parser) parseParams(d *declarator) {
 		}
 		before := p.i
 		if prm := p.parseParam(); prm != nil {
+			if d.params == nil {
+				d.params = carve(&p.slabs.paramChunk, 4)
+			}
 			d.params = append(d.params, prm)
 		}
 		if !p.got(",") && !p.is(")") {
