@@ -492,7 +492,7 @@ func carve[T any](chunk *[]T, n int) []T {
 	}
 	k := len(*chunk)
 	*chunk = (*chunk)[:k+n]
-	return (*chunk)[k:k:k+n]
+	return (*chunk)[k : k : k+n]
 }
 
 // addSymbol appends sym to the current scope's symbols; the first symbols
