@@ -419,12 +419,12 @@ func (p *parser) declarators(ctx *declCtx, ds *declSpec, start int, out []Decl) 
 	if !p.got(";") {
 		return append(out, p.opaqueDecl(start, "expected ';' after declaration"))
 	}
-	return append(out, &VarDeclGroup{Span: p.spanFrom(start), Vars: vars})
+	return append(out, newNode(&p.slabs.sGroup, VarDeclGroup{Span: p.spanFrom(start), Vars: vars}))
 }
 
 // newVar builds the VarDecl for a declarator (initializer parsed later).
 func (p *parser) newVar(ds *declSpec, d *declarator) *VarDecl {
-	specs := ds.specs
+	specs := ds.specs[:len(ds.specs):len(ds.specs)] // shared by the declarators: appending copies
 	if len(d.specs) > 0 {
 		specs = append(append([]string{}, ds.specs...), d.specs...)
 	}
@@ -493,7 +493,7 @@ func (p *parser) isCtorName(ctx *declCtx, base string) bool {
 func (p *parser) finishFunc(ctx *declCtx, ds *declSpec, d *declarator, start int) *FuncDecl {
 	fn := newNode(&p.slabs.sFuncDecl, FuncDecl{
 		Name: d.name, NameSpan: d.nameSpan, Qualifier: d.qualifier, Template: ctx.template,
-		Specifiers: ds.specs, LaunchBounds: ds.launch, Result: d.typ,
+		Specifiers: ds.specs[:len(ds.specs):len(ds.specs)], LaunchBounds: ds.launch, Result: d.typ,
 		Params: d.params, ParamsSpan: d.paramsSpan, Scope: newNode(&p.slabs.sScope, Scope{}),
 	})
 	if len(d.specs) > 0 {

@@ -126,7 +126,7 @@ func (p *parser) parseCondRest(x Expr) Expr {
 		return p.badExpr(x.Pos(), "expected ':' in conditional expression")
 	}
 	els := p.parseAssign()
-	return &CondExpr{Span: Span{x.Pos(), els.End()}, Cond: x, Then: then, Else: els}
+	return newNode(&p.slabs.sCondExpr, CondExpr{Span: Span{x.Pos(), els.End()}, Cond: x, Then: then, Else: els})
 }
 
 // binaryOp returns the canonical operator and its precedence (higher binds
@@ -730,7 +730,7 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 	p.next()
 	save := p.noGT
 	p.noGT = 0
-	le := &LaunchExpr{Kernel: kernel}
+	le := newNode(&p.slabs.sLaunch, LaunchExpr{Kernel: kernel})
 	for !p.atEOF() && !p.isK(tkLaunchClose) {
 		if le.Config == nil {
 			le.Config = carve(&p.slabs.argChunk, 4)

@@ -437,10 +437,17 @@ type slabs struct {
 	sSizeofExpr slab[SizeofExpr]
 	sFuncDecl   slab[FuncDecl]
 	sScope      slab[Scope]
+	sGroup      slab[VarDeclGroup]
+	sParenList  slab[ParenListExpr]
+	sCondExpr   slab[CondExpr]
+	sTmplIdent  slab[TemplateIdent]
+	sLaunch     slab[LaunchExpr]
 
 	symChunk   []*Symbol // room for the first symbols of each scope (see addSymbol)
 	paramChunk []*Param  // room for the first parameters of each list
 	argChunk   []Expr    // room for launch configurations
+	nodeChunk  []Node    // room for template argument lists
+	specChunk  []string  // room for specifier lists (see addSpec)
 
 	stmts listStack[Stmt]
 	exprs listStack[Expr]
@@ -503,6 +510,15 @@ func (p *parser) addSymbol(sym Symbol) {
 		s.Symbols = carve(&p.slabs.symChunk, 8)
 	}
 	s.Symbols = append(s.Symbols, newNode(&p.slabs.sSymbol, sym))
+}
+
+// addSpec appends specifier w to ds.specs, the first ones in room carved
+// from a chunk.
+func (p *parser) addSpec(ds *declSpec, w string) {
+	if ds.specs == nil {
+		ds.specs = carve(&p.slabs.specChunk, 4)
+	}
+	ds.specs = append(ds.specs, w)
 }
 
 // one returns a one-element slice holding x, carved from slab s.

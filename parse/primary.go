@@ -75,7 +75,7 @@ func (p *parser) parseIdentExpr() Expr {
 		switch w {
 		case "this", "nullptr", "true", "false", "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__":
 			p.next()
-			return &Ident{Span: Span{t.Start, t.End}, Name: p.keep(w)}
+			return p.newIdent(Span{t.Start, t.End}, p.keep(w))
 		case "static_cast", "dynamic_cast", "const_cast", "reinterpret_cast":
 			return p.parseNamedCast(p.keep(w))
 		case "typename", "template":
@@ -218,7 +218,7 @@ func (p *parser) maybeTemplateArgs(start int) *TemplateIdent {
 		p.reset(m)
 		return nil
 	}
-	return &TemplateIdent{Span: p.spanFrom(start), Name: name, Args: args, ArgsSpan: as}
+	return newNode(&p.slabs.sTmplIdent, TemplateIdent{Span: p.spanFrom(start), Name: name, Args: args, ArgsSpan: as})
 }
 
 // templateAhead decides whether the '<' after name opens template
@@ -311,7 +311,7 @@ func (p *parser) parseParen() Expr {
 func (p *parser) parseParenInit() Expr {
 	start := p.curStart()
 	args, lp, rp := p.parseArgs()
-	return &ParenListExpr{Span: p.spanFrom(start), Args: args, Lparen: lp, Rparen: rp}
+	return newNode(&p.slabs.sParenList, ParenListExpr{Span: p.spanFrom(start), Args: args, Lparen: lp, Rparen: rp})
 }
 
 // parseNamedCast parses `static_cast<T>(x)` and friends.

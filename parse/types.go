@@ -52,7 +52,7 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 	w := p.word()
 	switch c := p.toks[p.i].cls; {
 	case c&clsSpec != 0:
-		ds.specs = append(ds.specs, p.keep(w))
+		p.addSpec(ds, p.keep(w))
 		p.next()
 		return true
 	case c&clsBuiltin != 0:
@@ -125,7 +125,9 @@ func (p *parser) nameSpec(ds *declSpec, w string) bool {
 		}
 		m := p.macros[w]
 		if p.specMacro[w] != nil || m != nil && !m.IsFunc && m.Body == "" && !ds.hasType {
-			ds.specs = append(ds.specs, p.specMacro[w]...)
+			for _, s := range p.specMacro[w] {
+				p.addSpec(ds, s)
+			}
 			p.next()
 			return true
 		}
@@ -134,7 +136,7 @@ func (p *parser) nameSpec(ds *declSpec, w string) bool {
 	case ds.hasType:
 		return false
 	case p.unknownQualifier(w):
-		ds.specs = append(ds.specs, p.keep(w))
+		p.addSpec(ds, p.keep(w))
 		p.next()
 	default:
 		p.parseNamedBase(ds)
@@ -340,6 +342,9 @@ func (p *parser) templateArgs() ([]Node, Span, bool) {
 		a := p.parseTemplateArg()
 		if a == nil {
 			return nil, Span{}, false
+		}
+		if args == nil {
+			args = carve(&p.slabs.nodeChunk, 4)
 		}
 		args = append(args, a)
 		p.gotK(tkEllipsis)
