@@ -185,7 +185,7 @@ func (p *parser) parseTypedef(out []Decl) []Decl {
 		if d.name == "" {
 			return append(out, p.opaqueDecl(start, "typedef without a name"))
 		}
-		p.types[d.name] = true
+		p.types.add(d.name)
 		tds = append(tds, &TypedefDecl{Name: d.name, Type: d.typ})
 		if !p.got(",") {
 			break
@@ -212,7 +212,7 @@ func (p *parser) parseUsing(ctx *declCtx) Decl {
 		name := p.keep(p.word())
 		p.next()
 		p.next()
-		p.types[name] = true
+		p.types.add(name)
 		if t := p.parseTypeID(); t != nil && p.got(";") {
 			return &TypedefDecl{Span: p.spanFrom(start), Name: name, Type: t}
 		}

@@ -74,8 +74,8 @@ type parser struct {
 	slabs     slabs
 
 	names     map[string]string // interned identifier and type texts
-	types     map[string]bool   // names declared as types in this file
-	templates map[string]bool   // names declared as templates in this file
+	types     *nameSet          // names declared as types in this file
+	templates *nameSet          // names declared as templates in this file
 	macros    map[string]*Macro
 	macroLens [256]uint64         // lengths of the names in macros by first byte (see maybeMacro)
 	specMacro map[string][]string // object-like macros expanding to specifiers
@@ -114,8 +114,8 @@ func newParser(f *File) *parser {
 		file:      f,
 		diags:     f.Diags,
 		names:     make(map[string]string, 256),
-		types:     make(map[string]bool),
-		templates: make(map[string]bool),
+		types:     newNameSet(),
+		templates: newNameSet(),
 		macros:    make(map[string]*Macro),
 		specMacro: make(map[string][]string),
 		attrMacro: make(map[string]int),

@@ -116,14 +116,13 @@ func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
 // standing for specifiers or attributes, the type name, or (after the
 // type) the end of the sequence.
 func (p *parser) nameSpec(ds *declSpec, w string) bool {
-	if p.isMacroTok(p.i) {
+	if m := p.macro(w); m != nil { // w is the current identifier: isMacroTok
 		if a := p.attrMacro[w]; a != attrNone && a != attrStmt {
 			if sp := p.skipAttrMacro(&ds.restrict); sp != nil {
 				ds.launch = sp
 			}
 			return true
 		}
-		m := p.macros[w]
 		if p.specMacro[w] != nil || m != nil && !m.IsFunc && m.Body == "" && !ds.hasType {
 			for _, s := range p.specMacro[w] {
 				p.addSpec(ds, s)
@@ -247,7 +246,7 @@ func (p *parser) tagBase(ds *declSpec, ctx *declCtx) bool {
 // position is a macro standing for specifiers (`DEVICE_FN float f()`), when
 // a type and a declarator still follow it.
 func (p *parser) unknownQualifier(w string) bool {
-	if !isAllCaps(w) || p.types[w] || p.peek(1).Kind != Identifier {
+	if !isAllCaps(w) || p.types.has(w) || p.peek(1).Kind != Identifier {
 		return false
 	}
 	next := p.wordAt(1)
@@ -619,7 +618,7 @@ func (p *parser) isCallingConvention() bool {
 	if w == "__stdcall" || w == "__cdecl" || w == "__fastcall" {
 		return true
 	}
-	if !isAllCaps(w) || p.types[w] || p.macro(w) != nil && p.macro(w).IsFunc {
+	if !isAllCaps(w) || p.types.has(w) || p.macro(w) != nil && p.macro(w).IsFunc {
 		return false
 	}
 	next := p.peek(1)
