@@ -455,7 +455,7 @@ func (p *parser) prescan() {
 			p.prescanTag(i)
 		case kwUsing:
 			if p.toks[i+1].Kind == Identifier && p.textIs(i+2, "=") {
-				p.types.add(p.wordIdx(i+1))
+				p.types.add(p.wordIdx(i + 1))
 			}
 		case kwTypedef:
 			p.prescanTypedef(i)
@@ -537,7 +537,7 @@ func (p *parser) prescanTypedef(i int) {
 			}
 		case "{", "(", "[":
 			if p.textIs(j, "(") && p.textIs(j+1, "*") && p.wordIdx(j+2) != "" && depth == 0 {
-				p.types.add(p.wordIdx(j+2))
+				p.types.add(p.wordIdx(j + 2))
 				return
 			}
 			depth++
@@ -575,8 +575,8 @@ func (p *parser) prescanTemplate(i int) {
 			}
 			return
 		case w == "using" && p.textIs(k+2, "="):
-			p.templates.add(p.wordIdx(k+1))
-			p.types.add(p.wordIdx(k+1))
+			p.templates.add(p.wordIdx(k + 1))
+			p.types.add(p.wordIdx(k + 1))
 			return
 		case w != "" && !keywords[w]:
 			last = w
