@@ -250,10 +250,11 @@ func (p *parser) unknownQualifier(w string) bool {
 		return false
 	}
 	next := p.wordAt(1)
-	if specifierWords[next] || builtinTypeWords[next] || next == "const" || next == "auto" || next == "struct" {
+	cls := p.at(1).cls // the word classes of next: no map lookups
+	if cls&(clsSpec|clsBuiltin) != 0 || next == "const" || next == "auto" || next == "struct" {
 		return true
 	}
-	if keywords[next] {
+	if cls&clsKeyword != 0 {
 		return false
 	}
 	// `MACRO Type name` or `MACRO Type *name`, `MACRO ns::Type`, `MACRO T<...>`.
@@ -622,7 +623,7 @@ func (p *parser) isCallingConvention() bool {
 		return false
 	}
 	next := p.peek(1)
-	return next.Kind == Identifier && !keywords[p.wordAt(1)] || p.isAt(1, "*") || p.isAt(1, "&")
+	return next.Kind == Identifier && p.at(1).cls&clsKeyword == 0 || p.isAt(1, "*") || p.isAt(1, "&")
 }
 
 // skipAttrMacro consumes an attribute-like macro (with its arguments when
@@ -786,11 +787,12 @@ func (p *parser) looksLikeParams() bool {
 		return p.isAtK(1, tkScope) || p.isAt(1, "[") && p.isAt(2, "[")
 	}
 	w := p.wordAt(1)
-	if keywords[w] {
+	cls := p.at(1).cls // the word classes of w: no map lookups
+	if cls&clsKeyword != 0 {
 		return w == "const" || w == "volatile" || w == "struct" || w == "class" || w == "enum" || w == "union" ||
 			w == "typename" || w == "auto" || w == "decltype" || w == "__restrict__" || w == "unsigned"
 	}
-	if builtinTypeWords[w] || specifierWords[w] || p.isTypeName(w) || p.specMacro[w] != nil {
+	if cls&(clsBuiltin|clsSpec) != 0 || p.isTypeName(w) || p.maybeMacro(w[0], len(w)) && p.specMacro[w] != nil {
 		return true
 	}
 	// `(Type name`, `(Type *`, `(Type &`, `(ns::Type`, `(Tmpl<...>`.
