@@ -544,6 +544,12 @@ func (p *parser) exprFollows() bool {
 	if t.Kind != Punct {
 		return t.Kind != Identifier
 	}
+	if t.End-t.Start == 1 {
+		// A one-byte punctuator (the common case): a table load.
+		if c := p.src[t.Start]; c != '(' {
+			return exprFollowsByte[c]
+		}
+	}
 	switch string(p.src[t.Start:t.End]) {
 	case "(", "=", ".", "->", "[", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
 		"<<=", ">>=", "<<", ">>", "<<<", ";", ",", ")", "?", "==", "!=", "+", "-", "/", "%", "|", "^", "||":
@@ -551,6 +557,11 @@ func (p *parser) exprFollows() bool {
 	}
 	return false
 }
+
+// exprFollowsByte holds exprFollows' answer for the one-byte punctuators
+// other than '(' (its list's one-byte entries).
+var exprFollowsByte = [256]bool{'=': true, '.': true, '[': true, ';': true, ',': true, ')': true, '?': true,
+	'+': true, '-': true, '/': true, '%': true, '|': true, '^': true}
 
 // startsDeclKeyword reports whether keyword w can begin a declaration.
 func startsDeclKeyword(w string) bool {
