@@ -72,6 +72,8 @@ const (
 	clsBuiltin             // builtinTypeWords
 	clsKeyword             // keywords
 	clsMacro               // a macro #defined in this file (set by notInType only; see isMacroTok)
+	clsOpWord              // offsetof, __builtin_offsetof, _Generic: operator-like names that are no keywords
+	clsExprWord            // clsOpWord and __func__, __FUNCTION__, __PRETTY_FUNCTION__ (see parseIdentExpr)
 )
 
 // classTable is an open-addressing hash table from reserved words to their
@@ -146,6 +148,12 @@ func init() {
 	}
 	for w := range keywords {
 		addClass(w, clsKeyword)
+	}
+	for _, w := range []string{"offsetof", "__builtin_offsetof", "_Generic"} {
+		addClass(w, clsOpWord|clsExprWord)
+	}
+	for _, w := range []string{"__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"} {
+		addClass(w, clsExprWord)
 	}
 	for id, w := range tokIDText {
 		if w != "" && (w[0] == '_' || w[0] >= 'a' && w[0] <= 'z') {

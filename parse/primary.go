@@ -69,9 +69,9 @@ func (p *parser) parseIdentExpr() Expr {
 	t := p.tok()
 	w := p.word()
 	c := p.toks[p.i].cls
-	// Every word below is a keyword or starts with '_' or 'o': most names
-	// skip the string switch.
-	if c&clsKeyword != 0 || w != "" && (w[0] == '_' || w[0] == 'o') {
+	// Every word below is a keyword or has the clsExprWord class: most
+	// names skip the string switch.
+	if c&(clsKeyword|clsExprWord) != 0 {
 		switch w {
 		case "this", "nullptr", "true", "false", "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__":
 			p.next()
@@ -180,11 +180,8 @@ func (p *parser) parseName() Expr {
 // (consuming nothing) when the general loop must decide.
 func (p *parser) plainName() *Ident {
 	t := &p.toks[p.i]
-	if t.Kind != Identifier || t.cls&clsKeyword != 0 {
-		return nil
-	}
-	if c := p.src[t.Start]; (c == 'o' || c == '_') && isOperatorWord(p.word()) {
-		return nil // offsetof, __builtin_offsetof, _Generic are no keywords
+	if t.Kind != Identifier || t.cls&(clsKeyword|clsOpWord) != 0 {
+		return nil // keywords, and offsetof and kin (isOperatorWord)
 	}
 	n := &p.toks[p.i+1] // an identifier is never the last (EOF) token
 	if n.pb == '<' || n.Kind == Punct && n.End-n.Start == 2 && p.src[n.Start] == ':' && p.src[n.Start+1] == ':' {

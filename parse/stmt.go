@@ -507,7 +507,7 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(w) {
 		return nil
 	}
-	if w != "" && p.toks[p.i].cls == 0 && !p.isMacroTok(p.i) && p.exprFollows() {
+	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && !p.isMacroTok(p.i) && p.exprFollows() {
 		return nil
 	}
 	m := p.mark()
