@@ -68,12 +68,12 @@ var keywords = map[string]bool{
 // Word classes, computed once per identifier token (p.cls) so that the hot
 // paths test a byte instead of looking words up in several maps.
 const (
-	clsSpec    = 1 << iota // specifierWords
-	clsBuiltin             // builtinTypeWords
-	clsKeyword             // keywords
-	clsMacro               // a macro #defined in this file (set by notInType only; see isMacroTok)
-	clsOpWord              // offsetof, __builtin_offsetof, _Generic: operator-like names that are no keywords
-	clsExprWord            // clsOpWord and __func__, __FUNCTION__, __PRETTY_FUNCTION__ (see parseIdentExpr)
+	clsSpec     = 1 << iota // specifierWords
+	clsBuiltin              // builtinTypeWords
+	clsKeyword              // keywords
+	clsMacro                // a macro #defined in this file (set by notInType only; see isMacroTok)
+	clsOpWord               // offsetof, __builtin_offsetof, _Generic: operator-like names that are no keywords
+	clsExprWord             // clsOpWord and __func__, __FUNCTION__, __PRETTY_FUNCTION__ (see parseIdentExpr)
 )
 
 // classTable is an open-addressing hash table from reserved words to their
