@@ -57,11 +57,11 @@ func (p *parser) parseDecl(ctx *declCtx, out []Decl) []Decl {
 		return append(out, p.parseUsing(ctx))
 	case kw == kwStaticAssert || kw == kwAsm || kw == kwAsmUU || kw == kwAsmU:
 		return append(out, p.harmless(start, p.word()))
-	case (kw == kwPublic || kw == kwPrivate || kw == kwProtected) && p.isAt(1, ":"):
+	case (kw == kwPublic || kw == kwPrivate || kw == kwProtected) && p.pbAt(1, ':'):
 		p.next()
 		p.next()
 		return out
-	case p.toks[p.i].Kind != Identifier && !p.isK(tkScope) && !p.is("~") && !(p.is("[") && p.isAt(1, "[")):
+	case p.toks[p.i].Kind != Identifier && !p.isK(tkScope) && !p.is("~") && !(p.is("[") && p.pbAt(1, '[')):
 		return append(out, p.opaqueDecl(start, "unexpected '"+string(p.textOf(p.tok()))+"'"))
 	}
 	return p.parseDeclaration(ctx, out)
@@ -131,7 +131,7 @@ func (p *parser) parseTemplate(ctx *declCtx, out []Decl) []Decl {
 	for p.is("<") {
 		p.i = p.skipAnglesIdx(p.i)
 		p.lastEnd = int(p.toks[p.i-1].End)
-		if !p.isK(kwTemplate) || !p.isAt(1, "<") {
+		if !p.isK(kwTemplate) || !p.pbAt(1, '<') {
 			break
 		}
 		p.next()
@@ -155,7 +155,7 @@ func (p *parser) skipRequires() {
 			p.next()
 		}
 		if !p.isK(tkAndAnd) && !p.isK(tkOrOr) && !p.isK(tkScope) && !p.is("<") {
-			if p.isIdent() && (p.isAt(1, "<") || p.isAtK(1, tkScope)) && p.toks[p.i-1].Kind == Punct {
+			if p.isIdent() && (p.pbAt(1, '<') || p.isAtK(1, tkScope)) && p.toks[p.i-1].Kind == Punct {
 				continue
 			}
 			return
@@ -208,7 +208,7 @@ func (p *parser) parseUsing(ctx *declCtx) Decl {
 		start = ctx.template.Start
 	}
 	p.next()
-	if p.isIdent() && p.isAt(1, "=") {
+	if p.isIdent() && p.pbAt(1, '=') {
 		name := p.keep(p.word())
 		p.next()
 		p.next()
@@ -443,7 +443,7 @@ func (p *parser) tryConstructor(ctx *declCtx, ds *declSpec, start int) *FuncDecl
 	case p.is("~") && p.peek(1).Kind == Identifier && !ds.hasType:
 		d = &declarator{}
 		p.declName(d)
-	case p.isK(tkScope) && p.isAt(1, "~") && ds.hasType:
+	case p.isK(tkScope) && p.pbAt(1, '~') && ds.hasType:
 		nameStart := ds.baseSpan.Start
 		p.next()
 		p.next()
@@ -546,7 +546,7 @@ func (p *parser) funcTrailer() {
 			if p.is("(") {
 				p.skipBalanced()
 			}
-		case p.is("[") && p.isAt(1, "["):
+		case p.is("[") && p.pbAt(1, '['):
 			p.skipBalanced()
 		case p.isK(tkArrow):
 			p.next()
@@ -566,7 +566,7 @@ func (p *parser) funcTrailer() {
 func (p *parser) skipCtorInits() {
 	p.next()
 	for !p.atEOF() && !p.is(";") {
-		if p.is("(") || p.is("{") && !p.isAt(-1, ")") && !p.isAt(-1, "}") && p.toks[p.i-1].Kind == Identifier {
+		if p.is("(") || p.is("{") && !p.pbAt(-1, ')') && !p.pbAt(-1, '}') && p.toks[p.i-1].Kind == Identifier {
 			p.skipBalanced()
 			continue
 		}
@@ -606,7 +606,7 @@ func (p *parser) parseVarInit(v *VarDecl, mode declMode) {
 		v.Init = p.parseInitList(nil)
 	case p.is("("):
 		v.Init = p.parseParenInit()
-	case p.is(":") && !p.isAt(1, ":") && mode == declFile:
+	case p.is(":") && !p.pbAt(1, ':') && mode == declFile:
 		p.next() // bit-field width
 		p.parseCond()
 	}

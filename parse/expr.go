@@ -492,7 +492,7 @@ func (p *parser) parseNew(start int) Expr {
 func (p *parser) parseDelete(start int) Expr {
 	p.next()
 	de := &DeleteExpr{}
-	if p.is("[") && p.isAt(1, "]") {
+	if p.is("[") && p.pbAt(1, ']') {
 		p.next()
 		p.next()
 		de.Array = true
@@ -530,7 +530,7 @@ func (p *parser) parsePostfix(x Expr) Expr {
 			x = p.parseCall(x)
 			continue
 		case '[':
-			if p.isAt(1, "[") {
+			if p.pbAt(1, '[') {
 				return x
 			}
 			x = p.parseIndex(x)

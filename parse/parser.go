@@ -268,6 +268,14 @@ func (p *parser) textOf(t Token) []byte { return p.src[t.Start:t.End] }
 // textAt returns the text of p.toks[i].
 func (p *parser) textAt(i int) []byte { return p.src[p.toks[i].Start:p.toks[i].End] }
 
+// pbAt is isAt(k, s) for a one-byte s: small enough to inline. (Past
+// either end of the view isAt is false for such s.)
+func (p *parser) pbAt(k int, c byte) bool {
+	toks := p.toks
+	j := uint(p.i + k) // a negative index wraps past len
+	return j < uint(len(toks)) && toks[j].pb == c
+}
+
 // isAt reports whether the token k ahead spells s (digraphs canonicalised).
 func (p *parser) isAt(k int, s string) bool {
 	if len(s) == 1 && p.i+k >= 0 && p.i+k < len(p.toks) {

@@ -196,7 +196,7 @@ func (p *parser) plainName() *Ident {
 // continue a qualified name.
 func (p *parser) qualifierFollows() bool {
 	t := p.peek(1)
-	return t.Kind == Identifier || p.isAt(1, "~") || p.isAt(1, "*")
+	return t.Kind == Identifier || p.pbAt(1, '~') || p.pbAt(1, '*')
 }
 
 // maybeTemplateArgs parses template arguments after the name [start,
@@ -405,7 +405,7 @@ func (p *parser) skipDesignator() {
 		case p.is(".") && p.peek(1).Kind == Identifier:
 			p.next()
 			p.next()
-		case p.is("[") && !p.isAt(1, "["):
+		case p.is("[") && !p.pbAt(1, '['):
 			m := p.mark()
 			p.skipBalanced()
 			if !p.is("=") && !p.is("[") && !p.is(".") {
@@ -468,7 +468,7 @@ func (p *parser) lambdaSpecifiers() {
 			if p.is("(") {
 				p.skipBalanced()
 			}
-		case p.is("[") && p.isAt(1, "["):
+		case p.is("[") && p.pbAt(1, '['):
 			p.skipBalanced()
 		case p.isK(tkArrow):
 			p.next()

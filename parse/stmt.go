@@ -40,7 +40,7 @@ func (p *parser) parseStmt() Stmt {
 		return &OpaqueStmt{Span: p.spanFrom(start), Reason: "nesting too deep"}
 	}
 	defer p.leave()
-	for p.is("[") && p.isAt(1, "[") {
+	for p.is("[") && p.pbAt(1, '[') {
 		p.skipBalanced() // [[likely]], [[maybe_unused]]
 	}
 	switch {
@@ -56,7 +56,7 @@ func (p *parser) parseStmt() Stmt {
 		if s := p.macroStmt(start); s != nil {
 			return s
 		}
-		if p.isAt(1, ":") && !p.isKeyword() {
+		if p.pbAt(1, ':') && !p.isKeyword() {
 			return p.parseLabeled(start)
 		}
 		if d := p.tryDeclStmt(false); d != nil {
@@ -90,7 +90,7 @@ func (p *parser) parseKeywordStmt(start int) Stmt {
 	case kwCase:
 		return p.parseCase(start)
 	case kwDefault:
-		if p.isAt(1, ":") {
+		if p.pbAt(1, ':') {
 			p.next()
 			p.next()
 			return &CaseStmt{Span: p.spanFrom(start)}
@@ -553,7 +553,7 @@ func (p *parser) exprFollows() bool {
 	switch string(p.src[t.Start:t.End]) {
 	case "(", "=", ".", "->", "[", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
 		"<<=", ">>=", "<<", ">>", "<<<", ";", ",", ")", "?", "==", "!=", "+", "-", "/", "%", "|", "^", "||":
-		return !(t.End-t.Start == 1 && p.src[t.Start] == '(' && p.isAt(2, "*") && p.isAt(4, ")")) // `T (*fp)(...)`
+		return !(t.End-t.Start == 1 && p.src[t.Start] == '(' && p.pbAt(2, '*') && p.pbAt(4, ')')) // `T (*fp)(...)`
 	}
 	return false
 }
@@ -624,7 +624,7 @@ func (p *parser) declaratorFollows(first bool) bool {
 	case p.is("(") || p.isK(kwAttributeUU):
 		return true
 	case p.is(":"):
-		return first && !p.isAt(1, ":")
+		return first && !p.pbAt(1, ':')
 	}
 	return false
 }

@@ -40,7 +40,7 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 	t := p.tok()
 	if t.Kind != Identifier {
 		switch {
-		case p.is("[") && p.isAt(1, "["):
+		case p.is("[") && p.pbAt(1, '['):
 			p.skipBalanced() // [[attribute]]
 			return true
 		case p.isK(tkScope) && !ds.hasType:
@@ -262,7 +262,7 @@ func (p *parser) unknownQualifier(w string) bool {
 	if after.Kind == Identifier {
 		return true
 	}
-	return p.isAt(2, "*") || p.isAt(2, "&") || p.isAtK(2, tkScope) || p.isAt(2, "<")
+	return p.pbAt(2, '*') || p.pbAt(2, '&') || p.isAtK(2, tkScope) || p.pbAt(2, '<')
 }
 
 // parseNamedBase parses a possibly qualified, possibly templated type name
@@ -487,7 +487,7 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 		last = p.i
 	}
 	namePos := p.curStart()
-	if p.isAt(0, "(") && (p.isAt(1, "*") || p.isAt(1, "&") || p.isAt(1, "^") || p.isAt(2, "*") && isAllCaps(p.wordAt(1))) && mode != declBlock || (mode == declBlock && p.isAt(0, "(") && p.isAt(1, "*") && p.peek(2).Kind == Identifier && p.isAt(3, ")") && p.isAt(4, "(")) {
+	if p.pbAt(0, '(') && (p.pbAt(1, '*') || p.pbAt(1, '&') || p.pbAt(1, '^') || p.pbAt(2, '*') && isAllCaps(p.wordAt(1))) && mode != declBlock || (mode == declBlock && p.pbAt(0, '(') && p.pbAt(1, '*') && p.peek(2).Kind == Identifier && p.pbAt(3, ')') && p.pbAt(4, '(')) {
 		p.parenDeclarator(d, mode)
 	} else if mode == declBlock && p.is("[") && ds.base == "auto" {
 		p.bindingNames(d)
@@ -623,7 +623,7 @@ func (p *parser) isCallingConvention() bool {
 		return false
 	}
 	next := p.peek(1)
-	return next.Kind == Identifier && p.at(1).cls&clsKeyword == 0 || p.isAt(1, "*") || p.isAt(1, "&")
+	return next.Kind == Identifier && p.at(1).cls&clsKeyword == 0 || p.pbAt(1, '*') || p.pbAt(1, '&')
 }
 
 // skipAttrMacro consumes an attribute-like macro (with its arguments when
@@ -694,7 +694,7 @@ func (p *parser) declName(d *declarator) {
 			break
 		}
 		p.next()
-		if p.is("<") && p.isAt(1, ">") {
+		if p.is("<") && p.pbAt(1, '>') {
 			p.next() // `f<>` explicit specialisation name
 			p.next()
 		} else if p.is("<") {
@@ -726,12 +726,12 @@ func (p *parser) declName(d *declarator) {
 func (p *parser) operatorName() {
 	p.next()
 	switch {
-	case p.is("(") && p.isAt(1, ")"), p.is("[") && p.isAt(1, "]"):
+	case p.is("(") && p.pbAt(1, ')'), p.is("[") && p.pbAt(1, ']'):
 		p.next()
 		p.next()
 	case p.isK(kwNew) || p.isK(kwDelete):
 		p.next()
-		if p.is("[") && p.isAt(1, "]") {
+		if p.is("[") && p.pbAt(1, ']') {
 			p.next()
 			p.next()
 		}
@@ -779,12 +779,12 @@ func (p *parser) declSuffixes(d *declarator, mode declMode) {
 // looksLikeParams decides whether the '(' at the current token opens a
 // parameter list rather than a constructor initializer (`Foo g(42);`).
 func (p *parser) looksLikeParams() bool {
-	if p.isAt(1, ")") || p.isAtK(1, tkEllipsis) {
+	if p.pbAt(1, ')') || p.isAtK(1, tkEllipsis) {
 		return true
 	}
 	t := p.peek(1)
 	if t.Kind != Identifier {
-		return p.isAtK(1, tkScope) || p.isAt(1, "[") && p.isAt(2, "[")
+		return p.isAtK(1, tkScope) || p.pbAt(1, '[') && p.pbAt(2, '[')
 	}
 	w := p.wordAt(1)
 	cls := p.at(1).cls // the word classes of w: no map lookups
@@ -796,8 +796,8 @@ func (p *parser) looksLikeParams() bool {
 		return true
 	}
 	// `(Type name`, `(Type *`, `(Type &`, `(ns::Type`, `(Tmpl<...>`.
-	return p.peek(2).Kind == Identifier || p.isAt(2, "*") || p.isAt(2, "&") || p.isAtK(2, tkAndAnd) || p.isAtK(2, tkScope) ||
-		p.isAt(2, "<") || p.isAtK(2, tkEllipsis)
+	return p.peek(2).Kind == Identifier || p.pbAt(2, '*') || p.pbAt(2, '&') || p.isAtK(2, tkAndAnd) || p.isAtK(2, tkScope) ||
+		p.pbAt(2, '<') || p.isAtK(2, tkEllipsis)
 }
 
 // parseParams parses `( param, ... )` into d.
@@ -805,7 +805,7 @@ func (p *parser) parseParams(d *declarator) {
 	start := p.curStart()
 	p.next()
 	d.isFunc = true
-	if p.isK(kwVoid) && p.isAt(1, ")") {
+	if p.isK(kwVoid) && p.pbAt(1, ')') {
 		p.next()
 	}
 	for !p.atEOF() && !p.is(")") {
