@@ -510,6 +510,9 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && !p.isMacroTok(p.i) && p.exprFollows() {
 		return nil
 	}
+	if w != "" && p.macroCallStmt(w) {
+		return nil
+	}
 	m := p.mark()
 	start := p.curStart()
 	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
@@ -534,6 +537,27 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 		return nil
 	}
 	return newNode(&p.slabs.sDeclStmt, DeclStmt{Span: p.spanFrom(start), Record: ds.record, Vars: vars})
+}
+
+// macroCallStmt reports whether the statement starts with a use of a
+// function-like (or non-empty) macro followed by '(', `CUDA_CHECK(...)`,
+// that the speculative declaration parse would reject: the macro is no
+// specifier or attribute, so the specifiers end with it as the base type,
+// and no block declarator starts with '(' but `(*name)(`. It decides
+// exactly as that parse would, without it and its backtracking.
+func (p *parser) macroCallStmt(w string) bool {
+	if p.toks[p.i].cls&(clsSpec|clsBuiltin|clsKeyword) != 0 || !p.pbAt(1, '(') {
+		return false
+	}
+	if p.pbAt(2, '*') && p.at(3).Kind == Identifier && p.pbAt(4, ')') && p.pbAt(5, '(') {
+		return false // `T (*fp)(...)`
+	}
+	m := p.macro(w)
+	if m == nil || !m.IsFunc && m.Body == "" || p.specMacro[w] != nil {
+		return false
+	}
+	a := p.attrMacro[w]
+	return a == attrNone || a == attrStmt
 }
 
 // exprFollows reports whether the token after a leading plain identifier
