@@ -134,10 +134,17 @@ func (l *lexer) peekAt(i int) byte {
 }
 
 // run lexes the whole source. The frequent simple tokens (identifiers
-// that are not literal prefixes, runs of blanks, newlines, punctuators
-// other than '.', '/', '%' and '#') are lexed inline with the token and
-// view slices in locals; anything else, or any doubt, goes to next from
-// the token's first byte, which lexes it exactly as before.
+// that are not literal prefixes, runs of blanks, newlines, one-byte
+// punctuators other than '.', '/', '%' and '#') are lexed inline with the
+// token and view slices in locals; anything else, any doubt, or a full
+// slice goes to next from the token's first byte, which lexes it (and
+// grows the slices) exactly as before.
+//
+// The loop makes no call that returns with the slices or the position
+// live in registers: writes go through reslicing (no append, whose
+// growth path is a call), and the one frequent call, wordInfo, is made
+// with them stored in l and reloaded after. A value live across a call on
+// any path is spilled on every iteration (at the loop head).
 func (l *lexer) run() {
 	src := l.src
 	pos := l.pos
@@ -156,26 +163,26 @@ func (l *lexer) run() {
 			if i < len(src) && fastIdentStop[src[i]] {
 				break // a literal prefix or a non-ASCII letter: slow path
 			}
-			if len(toks) == cap(toks) {
-				l.toks, l.pos = toks, start
-				l.grow()
-				toks = l.toks
+			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
+				break // next grows the slices
 			}
-			toks = append(toks, Token{Kind: Identifier, Start: start, End: i})
-			if parse {
-				pt := ptok{Start: int32(start), End: int32(i), Kind: Identifier}
-				if n := i - start; n < 32 && classLens[c]&(1<<n) != 0 {
-					// Only a name with a reserved word's first byte and
-					// length pays for the call (and the spills around it).
-					pt.cls, pt.kw = wordInfo(src[start:i])
-					if prescanWord[pt.kw] {
-						l.prescans = append(l.prescans, int32(len(view)))
-					}
-				}
-				view = append(view, pt)
-			}
+			n := len(toks)
+			toks = toks[:n+1]
+			toks[n] = Token{Kind: Identifier, Start: start, End: i}
 			l.lineStart = false
 			pos = i
+			if parse {
+				k := len(view)
+				view = view[:k+1]
+				view[k] = ptok{Start: int32(start), End: int32(i), Kind: Identifier}
+				if w := i - start; w < 32 && classLens[c]&(1<<w) != 0 {
+					// Only a name with a reserved word's first byte and
+					// length pays for the call.
+					l.toks, l.view, l.pos = toks, view, pos
+					l.reservedWord(k, start, i)
+					toks, view, pos = l.toks, l.view, l.pos
+				}
+			}
 			continue
 		case fSpace:
 			i := pos + 1
@@ -186,60 +193,46 @@ func (l *lexer) run() {
 				break // whitespace decides about '\r'
 			}
 			if len(toks) == cap(toks) {
-				l.toks, l.pos = toks, start
-				l.grow()
-				toks = l.toks
+				break
 			}
-			toks = append(toks, Token{Kind: Whitespace, Start: start, End: i})
+			n := len(toks)
+			toks = toks[:n+1]
+			toks[n] = Token{Kind: Whitespace, Start: start, End: i}
 			pos = i
 			continue
 		case fNewline:
 			if len(toks) == cap(toks) {
-				l.toks, l.pos = toks, start
-				l.grow()
-				toks = l.toks
+				break
 			}
-			toks = append(toks, Token{Kind: Newline, Start: start, End: pos + 1})
+			n := len(toks)
+			toks = toks[:n+1]
+			toks[n] = Token{Kind: Newline, Start: start, End: pos + 1}
 			l.lineStart = true
 			pos++
 			continue
+		case fPunct:
+			// A punctuator that the next byte cannot extend is one byte
+			// long (see punctMore); the others go to next (punctLen).
+			if pos+1 < len(src) && punctMore[src[pos+1]] {
+				break
+			}
+			fallthrough
 		case fPunct1:
 			// Brackets, ';', ',', '?', '~' never start a longer
 			// punctuator: no punctLen call, no digraph test.
-			if len(toks) == cap(toks) {
-				l.toks, l.pos = toks, start
-				l.grow()
-				toks = l.toks
+			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
+				break
 			}
-			toks = append(toks, Token{Kind: Punct, Start: start, End: pos + 1})
+			n := len(toks)
+			toks = toks[:n+1]
+			toks[n] = Token{Kind: Punct, Start: start, End: pos + 1}
 			if parse {
-				view = append(view, ptok{Start: int32(start), End: int32(pos + 1), Kind: Punct, pb: c})
+				k := len(view)
+				view = view[:k+1]
+				view[k] = ptok{Start: int32(start), End: int32(pos + 1), Kind: Punct, pb: c}
 			}
 			l.lineStart = false
 			pos++
-			continue
-		case fPunct:
-			n := punctLen(src, pos)
-			if len(toks) == cap(toks) {
-				l.toks, l.pos = toks, start
-				l.grow()
-				toks = l.toks
-			}
-			toks = append(toks, Token{Kind: Punct, Start: start, End: pos + n})
-			if parse {
-				pt := ptok{Start: int32(start), End: int32(pos + n), Kind: Punct}
-				if n == 1 {
-					pt.pb = c
-				} else {
-					pt.kw = punctID(src[start : pos+n])
-					if n == 2 && (c == '<' || c == ':') {
-						l.digraphs = append(l.digraphs, int32(len(view))) // maybe; the parser checks
-					}
-				}
-				view = append(view, pt)
-			}
-			l.lineStart = false
-			pos += n
 			continue
 		}
 		l.toks, l.view, l.pos = toks, view, pos
@@ -248,6 +241,22 @@ func (l *lexer) run() {
 	}
 	l.toks, l.view, l.pos = toks, view, pos
 }
+
+// reservedWord sets the word class and token id of l.view[k], the
+// identifier [start, end), and lists it for prescan if it is one of its
+// words.
+func (l *lexer) reservedWord(k, start, end int) {
+	pt := &l.view[k]
+	pt.cls, pt.kw = wordInfo(l.src[start:end])
+	if prescanWord[pt.kw] {
+		l.prescans = append(l.prescans, int32(k))
+	}
+}
+
+// punctMore marks the bytes that can be the second byte of a punctuator
+// of several bytes starting with one of run's fPunct bytes (punctLen):
+// before any other byte such a punctuator is one byte long.
+var punctMore = [256]bool{'<': true, '=': true, '%': true, ':': true, '>': true, '-': true, '+': true, '&': true, '|': true}
 
 // Classes of a token's first byte for run's inline cases; fSlow for the
 // rest.
