@@ -212,9 +212,13 @@ func (l *lexer) run() {
 			continue
 		case fPunct:
 			// A punctuator that the next byte cannot extend is one byte
-			// long (see punctMore); the others go to next (punctLen).
+			// long (see punctMore); the others take punctLen (what next
+			// would do for these bytes), with the slices stored.
 			if pos+1 < len(src) && punctMore[src[pos+1]] {
-				break
+				l.toks, l.view, l.pos = toks, view, pos
+				l.punct(start)
+				toks, view, pos = l.toks, l.view, l.pos
+				continue
 			}
 			fallthrough
 		case fPunct1:
@@ -240,6 +244,14 @@ func (l *lexer) run() {
 		toks, view, pos = l.toks, l.view, l.pos
 	}
 	l.toks, l.view, l.pos = toks, view, pos
+}
+
+// punct lexes the punctuator at start, as next does for run's fPunct
+// bytes (they are no trivia and no other literal).
+func (l *lexer) punct(start int) {
+	l.lineStart = false
+	l.pos = start + punctLen(l.src, start)
+	l.emit(Punct, start)
 }
 
 // reservedWord sets the word class and token id of l.view[k], the
