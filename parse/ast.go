@@ -215,13 +215,13 @@ func (s *Scope) Lookup(name string, pos int) *Symbol {
 	if s == nil {
 		return nil
 	}
-	var found *Symbol
-	for _, sym := range s.Symbols {
-		if sym.Name == name && sym.Decl.Pos() <= pos {
-			found = sym
+	// The last match is the first from the end.
+	for i := len(s.Symbols) - 1; i >= 0; i-- {
+		if sym := s.Symbols[i]; sym.Name == name && sym.Decl.Pos() <= pos {
+			return sym
 		}
 	}
-	return found
+	return nil
 }
 
 // ---------------------------------------------------------------------------

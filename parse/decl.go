@@ -57,11 +57,11 @@ func (p *parser) parseDecl(ctx *declCtx, out []Decl) []Decl {
 		return append(out, p.parseUsing(ctx))
 	case kw == kwStaticAssert || kw == kwAsm || kw == kwAsmUU || kw == kwAsmU:
 		return append(out, p.harmless(start, p.word()))
-	case (kw == kwPublic || kw == kwPrivate || kw == kwProtected) && p.isAt(1, ":"):
+	case (kw == kwPublic || kw == kwPrivate || kw == kwProtected) && p.pbAt(1, ':'):
 		p.next()
 		p.next()
 		return out
-	case p.toks[p.i].Kind != Identifier && !p.isK(tkScope) && !p.is("~") && !(p.is("[") && p.isAt(1, "[")):
+	case p.toks[p.i].Kind != Identifier && !p.isK(tkScope) && !p.is("~") && !(p.is("[") && p.pbAt(1, '[')):
 		return append(out, p.opaqueDecl(start, "unexpected '"+string(p.textOf(p.tok()))+"'"))
 	}
 	return p.parseDeclaration(ctx, out)
@@ -131,7 +131,7 @@ func (p *parser) parseTemplate(ctx *declCtx, out []Decl) []Decl {
 	for p.is("<") {
 		p.i = p.skipAnglesIdx(p.i)
 		p.lastEnd = int(p.toks[p.i-1].End)
-		if !p.isK(kwTemplate) || !p.isAt(1, "<") {
+		if !p.isK(kwTemplate) || !p.pbAt(1, '<') {
 			break
 		}
 		p.next()
@@ -155,7 +155,7 @@ func (p *parser) skipRequires() {
 			p.next()
 		}
 		if !p.isK(tkAndAnd) && !p.isK(tkOrOr) && !p.isK(tkScope) && !p.is("<") {
-			if p.isIdent() && (p.isAt(1, "<") || p.isAtK(1, tkScope)) && p.toks[p.i-1].Kind == Punct {
+			if p.isIdent() && (p.pbAt(1, '<') || p.isAtK(1, tkScope)) && p.toks[p.i-1].Kind == Punct {
 				continue
 			}
 			return
@@ -185,7 +185,7 @@ func (p *parser) parseTypedef(out []Decl) []Decl {
 		if d.name == "" {
 			return append(out, p.opaqueDecl(start, "typedef without a name"))
 		}
-		p.types[d.name] = true
+		p.types.add(d.name)
 		tds = append(tds, &TypedefDecl{Name: d.name, Type: d.typ})
 		if !p.got(",") {
 			break
@@ -208,11 +208,11 @@ func (p *parser) parseUsing(ctx *declCtx) Decl {
 		start = ctx.template.Start
 	}
 	p.next()
-	if p.isIdent() && p.isAt(1, "=") {
+	if p.isIdent() && p.pbAt(1, '=') {
 		name := p.keep(p.word())
 		p.next()
 		p.next()
-		p.types[name] = true
+		p.types.add(name)
 		if t := p.parseTypeID(); t != nil && p.got(";") {
 			return &TypedefDecl{Span: p.spanFrom(start), Name: name, Type: t}
 		}
@@ -419,12 +419,12 @@ func (p *parser) declarators(ctx *declCtx, ds *declSpec, start int, out []Decl) 
 	if !p.got(";") {
 		return append(out, p.opaqueDecl(start, "expected ';' after declaration"))
 	}
-	return append(out, &VarDeclGroup{Span: p.spanFrom(start), Vars: vars})
+	return append(out, newNode(&p.slabs.sGroup, VarDeclGroup{Span: p.spanFrom(start), Vars: vars}))
 }
 
 // newVar builds the VarDecl for a declarator (initializer parsed later).
 func (p *parser) newVar(ds *declSpec, d *declarator) *VarDecl {
-	specs := ds.specs
+	specs := ds.specs[:len(ds.specs):len(ds.specs)] // shared by the declarators: appending copies
 	if len(d.specs) > 0 {
 		specs = append(append([]string{}, ds.specs...), d.specs...)
 	}
@@ -443,7 +443,7 @@ func (p *parser) tryConstructor(ctx *declCtx, ds *declSpec, start int) *FuncDecl
 	case p.is("~") && p.peek(1).Kind == Identifier && !ds.hasType:
 		d = &declarator{}
 		p.declName(d)
-	case p.isK(tkScope) && p.isAt(1, "~") && ds.hasType:
+	case p.isK(tkScope) && p.pbAt(1, '~') && ds.hasType:
 		nameStart := ds.baseSpan.Start
 		p.next()
 		p.next()
@@ -491,11 +491,11 @@ func (p *parser) isCtorName(ctx *declCtx, base string) bool {
 // finishFunc completes a function after its parameter list: trailing
 // qualifiers, constructor initializers, and the body or ';'.
 func (p *parser) finishFunc(ctx *declCtx, ds *declSpec, d *declarator, start int) *FuncDecl {
-	fn := &FuncDecl{
+	fn := newNode(&p.slabs.sFuncDecl, FuncDecl{
 		Name: d.name, NameSpan: d.nameSpan, Qualifier: d.qualifier, Template: ctx.template,
-		Specifiers: ds.specs, LaunchBounds: ds.launch, Result: d.typ,
-		Params: d.params, ParamsSpan: d.paramsSpan, Scope: &Scope{},
-	}
+		Specifiers: ds.specs[:len(ds.specs):len(ds.specs)], LaunchBounds: ds.launch, Result: d.typ,
+		Params: d.params, ParamsSpan: d.paramsSpan, Scope: newNode(&p.slabs.sScope, Scope{}),
+	})
 	if len(d.specs) > 0 {
 		fn.Specifiers = append(append([]string{}, ds.specs...), d.specs...)
 	}
@@ -546,7 +546,7 @@ func (p *parser) funcTrailer() {
 			if p.is("(") {
 				p.skipBalanced()
 			}
-		case p.is("[") && p.isAt(1, "["):
+		case p.is("[") && p.pbAt(1, '['):
 			p.skipBalanced()
 		case p.isK(tkArrow):
 			p.next()
@@ -566,7 +566,7 @@ func (p *parser) funcTrailer() {
 func (p *parser) skipCtorInits() {
 	p.next()
 	for !p.atEOF() && !p.is(";") {
-		if p.is("(") || p.is("{") && !p.isAt(-1, ")") && !p.isAt(-1, "}") && p.toks[p.i-1].Kind == Identifier {
+		if p.is("(") || p.is("{") && !p.pbAt(-1, ')') && !p.pbAt(-1, '}') && p.toks[p.i-1].Kind == Identifier {
 			p.skipBalanced()
 			continue
 		}
@@ -588,7 +588,7 @@ func (p *parser) parseFuncBody(fn *FuncDecl) *BlockStmt {
 	p.scope = fn.Scope
 	for _, prm := range fn.Params {
 		if prm.Name != "" {
-			p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: true}))
+			p.addSymbol(Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: true})
 		}
 	}
 	body := p.parseBlock()
@@ -606,7 +606,7 @@ func (p *parser) parseVarInit(v *VarDecl, mode declMode) {
 		v.Init = p.parseInitList(nil)
 	case p.is("("):
 		v.Init = p.parseParenInit()
-	case p.is(":") && !p.isAt(1, ":") && mode == declFile:
+	case p.is(":") && !p.pbAt(1, ':') && mode == declFile:
 		p.next() // bit-field width
 		p.parseCond()
 	}

@@ -126,7 +126,7 @@ func (p *parser) parseCondRest(x Expr) Expr {
 		return p.badExpr(x.Pos(), "expected ':' in conditional expression")
 	}
 	els := p.parseAssign()
-	return &CondExpr{Span: Span{x.Pos(), els.End()}, Cond: x, Then: then, Else: els}
+	return newNode(&p.slabs.sCondExpr, CondExpr{Span: Span{x.Pos(), els.End()}, Cond: x, Then: then, Else: els})
 }
 
 // binaryOp returns the canonical operator and its precedence (higher binds
@@ -402,14 +402,14 @@ func (p *parser) parseCCast(start int) Expr {
 		return il
 	}
 	x := p.parseUnary()
-	return &CastExpr{Span: Span{start, x.End()}, Kind: "c", Type: t, X: x}
+	return newNode(&p.slabs.sCastExpr, CastExpr{Span: Span{start, x.End()}, Kind: "c", Type: t, X: x})
 }
 
 // parseSizeof parses sizeof/alignof of a type or an expression, and
 // `sizeof...(pack)`.
 func (p *parser) parseSizeof(start int, kw string) Expr {
 	p.next()
-	se := &SizeofExpr{Keyword: kw}
+	se := newNode(&p.slabs.sSizeofExpr, SizeofExpr{Keyword: kw})
 	if p.gotK(tkEllipsis) {
 		se.Keyword = p.keep(kw + "...")
 	}
@@ -492,7 +492,7 @@ func (p *parser) parseNew(start int) Expr {
 func (p *parser) parseDelete(start int) Expr {
 	p.next()
 	de := &DeleteExpr{}
-	if p.is("[") && p.isAt(1, "]") {
+	if p.is("[") && p.pbAt(1, ']') {
 		p.next()
 		p.next()
 		de.Array = true
@@ -530,7 +530,7 @@ func (p *parser) parsePostfix(x Expr) Expr {
 			x = p.parseCall(x)
 			continue
 		case '[':
-			if p.isAt(1, "[") {
+			if p.pbAt(1, '[') {
 				return x
 			}
 			x = p.parseIndex(x)
@@ -730,8 +730,11 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 	p.next()
 	save := p.noGT
 	p.noGT = 0
-	le := &LaunchExpr{Kernel: kernel}
+	le := newNode(&p.slabs.sLaunch, LaunchExpr{Kernel: kernel})
 	for !p.atEOF() && !p.isK(tkLaunchClose) {
+		if le.Config == nil {
+			le.Config = carve(&p.slabs.argChunk, 4)
+		}
 		le.Config = append(le.Config, p.parseArg())
 		if !p.got(",") {
 			break

@@ -48,6 +48,7 @@ type lexer struct {
 	parse     bool    // build view (ParseFile)
 	view      []ptok  // the parser's view of the non-trivia tokens
 	digraphs  []int32 // indices in view of digraph punctuators ("<:" ...)
+	prescans  []int32 // indices in view of the words prescan looks at (prescanWord)
 	diags     []diag.Diagnostic
 	lineStart bool        // only trivia since the last newline: '#' starts a directive
 	conds     []condFrame // open #if groups
@@ -91,6 +92,9 @@ func (l *lexer) addView(k TokenKind, start int) {
 		case k == Identifier && (c >= 'a' && c <= 'z' || c == '_'):
 			// Every reserved word starts with a lower-case letter or '_'.
 			pt.cls, pt.kw = wordInfo(l.src[start:l.pos])
+			if prescanWord[pt.kw] {
+				l.prescans = append(l.prescans, int32(len(l.view)))
+			}
 		}
 	}
 	l.view = append(l.view, pt)
@@ -130,10 +134,17 @@ func (l *lexer) peekAt(i int) byte {
 }
 
 // run lexes the whole source. The frequent simple tokens (identifiers
-// that are not literal prefixes, runs of blanks, newlines, punctuators
-// other than '.', '/', '%' and '#') are lexed inline with the token and
-// view slices in locals; anything else, or any doubt, goes to next from
-// the token's first byte, which lexes it exactly as before.
+// that are not literal prefixes, runs of blanks, newlines, one-byte
+// punctuators other than '.', '/', '%' and '#') are lexed inline with the
+// token and view slices in locals; anything else, any doubt, or a full
+// slice goes to next from the token's first byte, which lexes it (and
+// grows the slices) exactly as before.
+//
+// The loop makes no call that returns with the slices or the position
+// live in registers: writes go through reslicing (no append, whose
+// growth path is a call), and the one frequent call, wordInfo, is made
+// with them stored in l and reloaded after. A value live across a call on
+// any path is spilled on every iteration (at the loop head).
 func (l *lexer) run() {
 	src := l.src
 	pos := l.pos
@@ -152,23 +163,26 @@ func (l *lexer) run() {
 			if i < len(src) && fastIdentStop[src[i]] {
 				break // a literal prefix or a non-ASCII letter: slow path
 			}
-			if len(toks) == cap(toks) {
-				l.toks, l.pos = toks, start
-				l.grow()
-				toks = l.toks
+			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
+				break // next grows the slices
 			}
-			toks = append(toks, Token{Kind: Identifier, Start: start, End: i})
-			if parse {
-				pt := ptok{Start: int32(start), End: int32(i), Kind: Identifier}
-				if n := i - start; n < 32 && classLens[c]&(1<<n) != 0 {
-					// Only a name with a reserved word's first byte and
-					// length pays for the call (and the spills around it).
-					pt.cls, pt.kw = wordInfo(src[start:i])
-				}
-				view = append(view, pt)
-			}
+			n := len(toks)
+			toks = toks[:n+1]
+			toks[n] = Token{Kind: Identifier, Start: start, End: i}
 			l.lineStart = false
 			pos = i
+			if parse {
+				k := len(view)
+				view = view[:k+1]
+				view[k] = ptok{Start: int32(start), End: int32(i), Kind: Identifier}
+				if w := i - start; w < 32 && classLens[c]&(1<<w) != 0 {
+					// Only a name with a reserved word's first byte and
+					// length pays for the call.
+					l.toks, l.view, l.pos = toks, view, pos
+					l.reservedWord(k, start, i)
+					toks, view, pos = l.toks, l.view, l.pos
+				}
+			}
 			continue
 		case fSpace:
 			i := pos + 1
@@ -179,60 +193,50 @@ func (l *lexer) run() {
 				break // whitespace decides about '\r'
 			}
 			if len(toks) == cap(toks) {
-				l.toks, l.pos = toks, start
-				l.grow()
-				toks = l.toks
+				break
 			}
-			toks = append(toks, Token{Kind: Whitespace, Start: start, End: i})
+			n := len(toks)
+			toks = toks[:n+1]
+			toks[n] = Token{Kind: Whitespace, Start: start, End: i}
 			pos = i
 			continue
 		case fNewline:
 			if len(toks) == cap(toks) {
-				l.toks, l.pos = toks, start
-				l.grow()
-				toks = l.toks
+				break
 			}
-			toks = append(toks, Token{Kind: Newline, Start: start, End: pos + 1})
+			n := len(toks)
+			toks = toks[:n+1]
+			toks[n] = Token{Kind: Newline, Start: start, End: pos + 1}
 			l.lineStart = true
 			pos++
 			continue
+		case fPunct:
+			// A punctuator that the next byte cannot extend is one byte
+			// long (see punctMore); the others take punctLen (what next
+			// would do for these bytes), with the slices stored.
+			if pos+1 < len(src) && punctMore[src[pos+1]] {
+				l.toks, l.view, l.pos = toks, view, pos
+				l.punct(start)
+				toks, view, pos = l.toks, l.view, l.pos
+				continue
+			}
+			fallthrough
 		case fPunct1:
 			// Brackets, ';', ',', '?', '~' never start a longer
 			// punctuator: no punctLen call, no digraph test.
-			if len(toks) == cap(toks) {
-				l.toks, l.pos = toks, start
-				l.grow()
-				toks = l.toks
+			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
+				break
 			}
-			toks = append(toks, Token{Kind: Punct, Start: start, End: pos + 1})
+			n := len(toks)
+			toks = toks[:n+1]
+			toks[n] = Token{Kind: Punct, Start: start, End: pos + 1}
 			if parse {
-				view = append(view, ptok{Start: int32(start), End: int32(pos + 1), Kind: Punct, pb: c})
+				k := len(view)
+				view = view[:k+1]
+				view[k] = ptok{Start: int32(start), End: int32(pos + 1), Kind: Punct, pb: c}
 			}
 			l.lineStart = false
 			pos++
-			continue
-		case fPunct:
-			n := punctLen(src, pos)
-			if len(toks) == cap(toks) {
-				l.toks, l.pos = toks, start
-				l.grow()
-				toks = l.toks
-			}
-			toks = append(toks, Token{Kind: Punct, Start: start, End: pos + n})
-			if parse {
-				pt := ptok{Start: int32(start), End: int32(pos + n), Kind: Punct}
-				if n == 1 {
-					pt.pb = c
-				} else {
-					pt.kw = punctID(src[start : pos+n])
-					if n == 2 && (c == '<' || c == ':') {
-						l.digraphs = append(l.digraphs, int32(len(view))) // maybe; the parser checks
-					}
-				}
-				view = append(view, pt)
-			}
-			l.lineStart = false
-			pos += n
 			continue
 		}
 		l.toks, l.view, l.pos = toks, view, pos
@@ -241,6 +245,30 @@ func (l *lexer) run() {
 	}
 	l.toks, l.view, l.pos = toks, view, pos
 }
+
+// punct lexes the punctuator at start, as next does for run's fPunct
+// bytes (they are no trivia and no other literal).
+func (l *lexer) punct(start int) {
+	l.lineStart = false
+	l.pos = start + punctLen(l.src, start)
+	l.emit(Punct, start)
+}
+
+// reservedWord sets the word class and token id of l.view[k], the
+// identifier [start, end), and lists it for prescan if it is one of its
+// words.
+func (l *lexer) reservedWord(k, start, end int) {
+	pt := &l.view[k]
+	pt.cls, pt.kw = wordInfo(l.src[start:end])
+	if prescanWord[pt.kw] {
+		l.prescans = append(l.prescans, int32(k))
+	}
+}
+
+// punctMore marks the bytes that can be the second byte of a punctuator
+// of several bytes starting with one of run's fPunct bytes (punctLen):
+// before any other byte such a punctuator is one byte long.
+var punctMore = [256]bool{'<': true, '=': true, '%': true, ':': true, '>': true, '-': true, '+': true, '&': true, '|': true}
 
 // Classes of a token's first byte for run's inline cases; fSlow for the
 // rest.
@@ -465,10 +493,11 @@ func (l *lexer) blockComment() {
 
 // indexFrom returns the index of the first "ab" pair at or after i, or -1.
 func indexFrom(src []byte, i int, a, b byte) int {
-	for ; i+1 < len(src); i++ {
-		if src[i] == a && src[i+1] == b {
-			return i
-		}
+	if i >= len(src) {
+		return -1
+	}
+	if j := bytes.Index(src[i:], []byte{a, b}); j >= 0 {
+		return i + j
 	}
 	return -1
 }

@@ -203,3 +203,28 @@ func TestLineEndContinuations(t *testing.T) {
 		}
 	}
 }
+
+// TestPunctMore checks run's shortcut: a punctuator starting with one of
+// its fPunct bytes is one byte long when the next byte is not in
+// punctMore, whatever follows.
+func TestPunctMore(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		if fastClass[c] != fPunct {
+			continue
+		}
+		for d := 0; d < 256; d++ {
+			if punctMore[d] {
+				continue
+			}
+			for _, rest := range []string{"", "=", ">", ":", "<", "*", "%", "x"} {
+				src := append([]byte{byte(c), byte(d)}, rest...)
+				if n := punctLen(src, 0); n != 1 {
+					t.Errorf("punctLen(%q) = %d, want 1", src, n)
+				}
+			}
+		}
+		if n := punctLen([]byte{byte(c)}, 0); n != 1 {
+			t.Errorf("punctLen(%q) = %d at the end, want 1", string(rune(c)), n)
+		}
+	}
+}

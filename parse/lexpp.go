@@ -12,6 +12,14 @@ func (l *lexer) directive() {
 	start := l.pos
 	i := start + 1
 	for i < len(l.src) {
+		// Only '\\', '\n', '\r' and '/' can end the line or start
+		// something that does: skip the other bytes with one table load.
+		for i < len(l.src) && !directiveStop[l.src[i]] {
+			i++
+		}
+		if i >= len(l.src) {
+			break
+		}
 		if n := l.continuationLen(i); n > 0 {
 			i += n
 			continue
@@ -41,6 +49,9 @@ func (l *lexer) directive() {
 	l.lineStart = false
 	l.conditional(start, i)
 }
+
+// directiveStop marks the bytes directive must look at.
+var directiveStop = [256]bool{'\\': true, '\n': true, '\r': true, '/': true}
 
 // directiveName returns the directive's name ("if", "define", ...) and the
 // offset just after it.

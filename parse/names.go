@@ -68,10 +68,12 @@ var keywords = map[string]bool{
 // Word classes, computed once per identifier token (p.cls) so that the hot
 // paths test a byte instead of looking words up in several maps.
 const (
-	clsSpec    = 1 << iota // specifierWords
-	clsBuiltin             // builtinTypeWords
-	clsKeyword             // keywords
-	clsMacro               // a macro #defined in this file (set by notInType only; see isMacroTok)
+	clsSpec     = 1 << iota // specifierWords
+	clsBuiltin              // builtinTypeWords
+	clsKeyword              // keywords
+	clsMacro                // a macro #defined in this file (set by notInType only; see isMacroTok)
+	clsOpWord               // offsetof, __builtin_offsetof, _Generic: operator-like names that are no keywords
+	clsExprWord             // clsOpWord and __func__, __FUNCTION__, __PRETTY_FUNCTION__ (see parseIdentExpr)
 )
 
 // classTable is an open-addressing hash table from reserved words to their
@@ -147,6 +149,12 @@ func init() {
 	for w := range keywords {
 		addClass(w, clsKeyword)
 	}
+	for _, w := range []string{"offsetof", "__builtin_offsetof", "_Generic"} {
+		addClass(w, clsOpWord|clsExprWord)
+	}
+	for _, w := range []string{"__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"} {
+		addClass(w, clsExprWord)
+	}
 	for id, w := range tokIDText {
 		if w != "" && (w[0] == '_' || w[0] >= 'a' && w[0] <= 'z') {
 			addWord(w, 0, uint8(id))
@@ -169,34 +177,74 @@ var wellKnownTemplates = map[string]bool{
 // isTypeName reports whether a (possibly qualified) name names a type as far
 // as this file and common knowledge tell.
 func (p *parser) isTypeName(name string) bool {
-	if p.types[name] || knownTypeNames[name] || strings.HasSuffix(name, "_t") {
+	if p.types.has(name) || knownTypeNames.has(name) || strings.HasSuffix(name, "_t") {
 		return true
 	}
 	if i := strings.LastIndex(name, "::"); i >= 0 {
 		last := name[i+2:]
-		return p.types[last] || strings.HasSuffix(last, "_t") || (strings.HasPrefix(name, "std::") && stdTypes[last])
+		return p.types.has(last) || strings.HasSuffix(last, "_t") || (strings.HasPrefix(name, "std::") && stdTypes[last])
 	}
 	return false
 }
 
-// knownTypeNames is wellKnownTypes and builtinTypeWords in one map (one
+// knownTypeNames is wellKnownTypes and builtinTypeWords in one set (one
 // lookup instead of two per isTypeName).
-var knownTypeNames = map[string]bool{}
+var knownTypeNames = newNameSet()
+
+// wellKnownTemplateSet is wellKnownTemplates with a length filter.
+var wellKnownTemplateSet = newNameSet()
 
 func init() {
+	m := map[string]bool{}
 	for w, v := range wellKnownTypes {
-		knownTypeNames[w] = v
+		m[w] = v
 	}
 	for w, v := range builtinTypeWords {
-		knownTypeNames[w] = knownTypeNames[w] || v
+		m[w] = m[w] || v
 	}
+	for w, v := range m {
+		knownTypeNames.set(w, v)
+	}
+	for w, v := range wellKnownTemplates {
+		wellKnownTemplateSet.set(w, v)
+	}
+}
+
+// nameSet is a set of names with a filter on the lengths of its names per
+// first byte (as macroLens): most names that are not in it are rejected
+// with two loads, without hashing. The names declared as types in a file
+// are few, and isTypeName is asked for most identifiers in declarations.
+type nameSet struct {
+	m    map[string]bool
+	lens [256]uint64
+}
+
+func newNameSet() *nameSet { return &nameSet{m: map[string]bool{}} }
+
+// add puts w in the set.
+func (s *nameSet) add(w string) { s.set(w, true) }
+
+// set records w with value v (has reports v).
+func (s *nameSet) set(w string, v bool) {
+	s.m[w] = v
+	if w != "" {
+		s.lens[w[0]] |= lenBit(len(w))
+	}
+}
+
+// has reports the value recorded for w, false if none: s.m[w].
+func (s *nameSet) has(w string) bool {
+	if w == "" {
+		return s.m[w]
+	}
+	return s.lens[w[0]]&lenBit(len(w)) != 0 && s.m[w]
 }
 
 var stdTypes = map[string]bool{"string": true, "vector": true, "size_t": true, "ptrdiff_t": true, "nullptr_t": true}
 
 // isTemplateName reports whether '<' after name surely opens template arguments.
 func (p *parser) isTemplateName(name string) bool {
-	if p.templates[name] || wellKnownTemplates[name] {
+	if p.templates.has(name) || wellKnownTemplateSet.has(name) {
 		return true
 	}
 	for _, pre := range wellKnownTemplatePrefixes {
@@ -205,7 +253,7 @@ func (p *parser) isTemplateName(name string) bool {
 		}
 	}
 	if i := strings.LastIndex(name, "::"); i >= 0 {
-		return p.templates[name[i+2:]]
+		return p.templates.has(name[i+2:])
 	}
 	return false
 }
@@ -338,7 +386,7 @@ func (p *parser) learnMacro(m *Macro) {
 	if allSpecs {
 		p.specMacro[m.Name] = append([]string{}, specs...)
 	} else if allType {
-		p.types[m.Name] = true
+		p.types.add(m.Name)
 	}
 }
 
@@ -405,19 +453,17 @@ func stripComments(s string) string {
 
 // prescan walks the tokens once and records the names the file declares as
 // types and templates, so uses before the declaration parse the same way.
+// The lexer lists the tokens it has to look at (prescanWord), so it does
+// not walk the whole view.
 func (p *parser) prescan() {
-	toks := p.toks // a local: the loop below is over every token
-	for i := range toks {
-		kw := toks[i].kw
-		if kw == kwNone {
-			continue // the common case, one test
-		}
-		switch kw {
+	for _, k := range p.prescans {
+		i := int(k)
+		switch p.toks[i].kw {
 		case kwStruct, kwClass, kwUnion, kwEnum, kwTypename:
 			p.prescanTag(i)
 		case kwUsing:
 			if p.toks[i+1].Kind == Identifier && p.textIs(i+2, "=") {
-				p.types[p.wordIdx(i+1)] = true
+				p.types.add(p.wordIdx(i + 1))
 			}
 		case kwTypedef:
 			p.prescanTypedef(i)
@@ -426,6 +472,10 @@ func (p *parser) prescan() {
 		}
 	}
 }
+
+// prescanWord marks the token ids of the words prescan dispatches on.
+var prescanWord = [256]bool{kwStruct: true, kwClass: true, kwUnion: true, kwEnum: true, kwTypename: true,
+	kwUsing: true, kwTypedef: true, kwTemplate: true}
 
 // wordIdx returns the identifier text of toks[i], or "".
 func (p *parser) wordIdx(i int) string {
@@ -453,7 +503,7 @@ func (p *parser) prescanTag(i int) {
 		j = p.skipParensIdx(j + 1)
 	}
 	if w := p.wordIdx(j); w != "" && !keywords[w] && !p.textIsK(j+1, tkScope) {
-		p.types[w] = true
+		p.types.add(w)
 	}
 }
 
@@ -489,13 +539,13 @@ func (p *parser) prescanTypedef(i int) {
 		case ";":
 			if depth <= 0 {
 				if last != "" {
-					p.types[last] = true
+					p.types.add(last)
 				}
 				return
 			}
 		case "{", "(", "[":
 			if p.textIs(j, "(") && p.textIs(j+1, "*") && p.wordIdx(j+2) != "" && depth == 0 {
-				p.types[p.wordIdx(j+2)] = true
+				p.types.add(p.wordIdx(j + 2))
 				return
 			}
 			depth++
@@ -528,19 +578,19 @@ func (p *parser) prescanTemplate(i int) {
 				k = p.skipParensIdx(k+2) - 1
 			}
 			if n := p.wordIdx(k + 1); n != "" {
-				p.templates[n] = true
-				p.types[n] = true
+				p.templates.add(n)
+				p.types.add(n)
 			}
 			return
 		case w == "using" && p.textIs(k+2, "="):
-			p.templates[p.wordIdx(k+1)] = true
-			p.types[p.wordIdx(k+1)] = true
+			p.templates.add(p.wordIdx(k + 1))
+			p.types.add(p.wordIdx(k + 1))
 			return
 		case w != "" && !keywords[w]:
 			last = w
 		case p.textIs(k, "("):
 			if last != "" {
-				p.templates[last] = true
+				p.templates.add(last)
 			}
 			return
 		case p.textIs(k, ";") || p.textIs(k, "{") || p.textIs(k, "<"):

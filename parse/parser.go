@@ -39,7 +39,7 @@ func ParseFile(name string, src []byte) *File {
 		return f
 	}
 	p := newParser(f)
-	p.toks, p.directs, p.digraphIdx = l.view, l.directs, l.digraphs
+	p.toks, p.directs, p.digraphIdx, p.prescans = l.view, l.directs, l.digraphs, l.prescans
 	p.parseFile()
 	f.Diags = p.diags
 	p.release()
@@ -52,6 +52,7 @@ type parser struct {
 	toks       []ptok  // non-trivia tokens, EOF last; may be split (see closeAngle)
 	directs    []int32 // index in File.Tokens of each Directive token
 	digraphIdx []int32 // indices in toks of possible digraphs (see finishToks)
+	prescans   []int32 // indices in toks of the words prescan looks at
 	i          int
 	lastEnd    int // end offset of the last consumed token (or half token)
 	diags      []diag.Diagnostic
@@ -73,8 +74,8 @@ type parser struct {
 	slabs     slabs
 
 	names     map[string]string // interned identifier and type texts
-	types     map[string]bool   // names declared as types in this file
-	templates map[string]bool   // names declared as templates in this file
+	types     *nameSet          // names declared as types in this file
+	templates *nameSet          // names declared as templates in this file
 	macros    map[string]*Macro
 	macroLens [256]uint64         // lengths of the names in macros by first byte (see maybeMacro)
 	specMacro map[string][]string // object-like macros expanding to specifiers
@@ -113,8 +114,8 @@ func newParser(f *File) *parser {
 		file:      f,
 		diags:     f.Diags,
 		names:     make(map[string]string, 256),
-		types:     make(map[string]bool),
-		templates: make(map[string]bool),
+		types:     newNameSet(),
+		templates: newNameSet(),
 		macros:    make(map[string]*Macro),
 		specMacro: make(map[string][]string),
 		attrMacro: make(map[string]int),
@@ -266,6 +267,14 @@ func (p *parser) textOf(t Token) []byte { return p.src[t.Start:t.End] }
 
 // textAt returns the text of p.toks[i].
 func (p *parser) textAt(i int) []byte { return p.src[p.toks[i].Start:p.toks[i].End] }
+
+// pbAt is isAt(k, s) for a one-byte s: small enough to inline. (Past
+// either end of the view isAt is false for such s.)
+func (p *parser) pbAt(k int, c byte) bool {
+	toks := p.toks
+	j := uint(p.i + k) // a negative index wraps past len
+	return j < uint(len(toks)) && toks[j].pb == c
+}
 
 // isAt reports whether the token k ahead spells s (digraphs canonicalised).
 func (p *parser) isAt(k int, s string) bool {
@@ -430,6 +439,23 @@ type slabs struct {
 	sReturnStmt slab[ReturnStmt]
 	sSymbol     slab[Symbol]
 	sVarPtr     slab[*VarDecl]
+	sIfStmt     slab[IfStmt]
+	sForStmt    slab[ForStmt]
+	sCastExpr   slab[CastExpr]
+	sSizeofExpr slab[SizeofExpr]
+	sFuncDecl   slab[FuncDecl]
+	sScope      slab[Scope]
+	sGroup      slab[VarDeclGroup]
+	sParenList  slab[ParenListExpr]
+	sCondExpr   slab[CondExpr]
+	sTmplIdent  slab[TemplateIdent]
+	sLaunch     slab[LaunchExpr]
+
+	symChunk   []*Symbol // room for the first symbols of each scope (see addSymbol)
+	paramChunk []*Param  // room for the first parameters of each list
+	argChunk   []Expr    // room for launch configurations
+	nodeChunk  []Node    // room for template argument lists
+	specChunk  []string  // room for specifier lists (see addSpec)
 
 	stmts listStack[Stmt]
 	exprs listStack[Expr]
@@ -468,6 +494,39 @@ func (s *listStack[T]) finish(mark int) []T {
 	clear(items) // the stack must not keep nodes alive
 	s.items = s.items[:mark]
 	return out
+}
+
+// carve returns an empty slice with room for n items, cut from *chunk (a
+// new chunk when it has less room). The room belongs to that slice alone,
+// so appending to it never touches another list. A list that grows past n
+// is reallocated by append as usual. It replaces the allocations that the
+// first appends to a nil slice make (1, 2, 4, 8 items).
+func carve[T any](chunk *[]T, n int) []T {
+	if cap(*chunk)-len(*chunk) < n {
+		*chunk = make([]T, 0, slabSize)
+	}
+	k := len(*chunk)
+	*chunk = (*chunk)[:k+n]
+	return (*chunk)[k : k : k+n]
+}
+
+// addSymbol appends sym to the current scope's symbols; the first symbols
+// go to room carved from a chunk. A scope without symbols keeps a nil list.
+func (p *parser) addSymbol(sym Symbol) {
+	s := p.scope
+	if s.Symbols == nil {
+		s.Symbols = carve(&p.slabs.symChunk, 8)
+	}
+	s.Symbols = append(s.Symbols, newNode(&p.slabs.sSymbol, sym))
+}
+
+// addSpec appends specifier w to ds.specs, the first ones in room carved
+// from a chunk.
+func (p *parser) addSpec(ds *declSpec, w string) {
+	if ds.specs == nil {
+		ds.specs = carve(&p.slabs.specChunk, 4)
+	}
+	ds.specs = append(ds.specs, w)
 }
 
 // one returns a one-element slice holding x, carved from slab s.

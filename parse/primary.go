@@ -69,13 +69,13 @@ func (p *parser) parseIdentExpr() Expr {
 	t := p.tok()
 	w := p.word()
 	c := p.toks[p.i].cls
-	// Every word below is a keyword or starts with '_' or 'o': most names
-	// skip the string switch.
-	if c&clsKeyword != 0 || w != "" && (w[0] == '_' || w[0] == 'o') {
+	// Every word below is a keyword or has the clsExprWord class: most
+	// names skip the string switch.
+	if c&(clsKeyword|clsExprWord) != 0 {
 		switch w {
 		case "this", "nullptr", "true", "false", "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__":
 			p.next()
-			return &Ident{Span: Span{t.Start, t.End}, Name: p.keep(w)}
+			return p.newIdent(Span{t.Start, t.End}, p.keep(w))
 		case "static_cast", "dynamic_cast", "const_cast", "reinterpret_cast":
 			return p.parseNamedCast(p.keep(w))
 		case "typename", "template":
@@ -180,11 +180,8 @@ func (p *parser) parseName() Expr {
 // (consuming nothing) when the general loop must decide.
 func (p *parser) plainName() *Ident {
 	t := &p.toks[p.i]
-	if t.Kind != Identifier || t.cls&clsKeyword != 0 {
-		return nil
-	}
-	if c := p.src[t.Start]; (c == 'o' || c == '_') && isOperatorWord(p.word()) {
-		return nil // offsetof, __builtin_offsetof, _Generic are no keywords
+	if t.Kind != Identifier || t.cls&(clsKeyword|clsOpWord) != 0 {
+		return nil // keywords, and offsetof and kin (isOperatorWord)
 	}
 	n := &p.toks[p.i+1] // an identifier is never the last (EOF) token
 	if n.pb == '<' || n.Kind == Punct && n.End-n.Start == 2 && p.src[n.Start] == ':' && p.src[n.Start+1] == ':' {
@@ -199,7 +196,7 @@ func (p *parser) plainName() *Ident {
 // continue a qualified name.
 func (p *parser) qualifierFollows() bool {
 	t := p.peek(1)
-	return t.Kind == Identifier || p.isAt(1, "~") || p.isAt(1, "*")
+	return t.Kind == Identifier || p.pbAt(1, '~') || p.pbAt(1, '*')
 }
 
 // maybeTemplateArgs parses template arguments after the name [start,
@@ -218,7 +215,7 @@ func (p *parser) maybeTemplateArgs(start int) *TemplateIdent {
 		p.reset(m)
 		return nil
 	}
-	return &TemplateIdent{Span: p.spanFrom(start), Name: name, Args: args, ArgsSpan: as}
+	return newNode(&p.slabs.sTmplIdent, TemplateIdent{Span: p.spanFrom(start), Name: name, Args: args, ArgsSpan: as})
 }
 
 // templateAhead decides whether the '<' after name opens template
@@ -311,7 +308,7 @@ func (p *parser) parseParen() Expr {
 func (p *parser) parseParenInit() Expr {
 	start := p.curStart()
 	args, lp, rp := p.parseArgs()
-	return &ParenListExpr{Span: p.spanFrom(start), Args: args, Lparen: lp, Rparen: rp}
+	return newNode(&p.slabs.sParenList, ParenListExpr{Span: p.spanFrom(start), Args: args, Lparen: lp, Rparen: rp})
 }
 
 // parseNamedCast parses `static_cast<T>(x)` and friends.
@@ -408,7 +405,7 @@ func (p *parser) skipDesignator() {
 		case p.is(".") && p.peek(1).Kind == Identifier:
 			p.next()
 			p.next()
-		case p.is("[") && !p.isAt(1, "["):
+		case p.is("[") && !p.pbAt(1, '['):
 			m := p.mark()
 			p.skipBalanced()
 			if !p.is("=") && !p.is("[") && !p.is(".") {
@@ -471,7 +468,7 @@ func (p *parser) lambdaSpecifiers() {
 			if p.is("(") {
 				p.skipBalanced()
 			}
-		case p.is("[") && p.isAt(1, "["):
+		case p.is("[") && p.pbAt(1, '['):
 			p.skipBalanced()
 		case p.isK(tkArrow):
 			p.next()

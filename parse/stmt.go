@@ -40,7 +40,7 @@ func (p *parser) parseStmt() Stmt {
 		return &OpaqueStmt{Span: p.spanFrom(start), Reason: "nesting too deep"}
 	}
 	defer p.leave()
-	for p.is("[") && p.isAt(1, "[") {
+	for p.is("[") && p.pbAt(1, '[') {
 		p.skipBalanced() // [[likely]], [[maybe_unused]]
 	}
 	switch {
@@ -56,7 +56,7 @@ func (p *parser) parseStmt() Stmt {
 		if s := p.macroStmt(start); s != nil {
 			return s
 		}
-		if p.isAt(1, ":") && !p.isKeyword() {
+		if p.pbAt(1, ':') && !p.isKeyword() {
 			return p.parseLabeled(start)
 		}
 		if d := p.tryDeclStmt(false); d != nil {
@@ -90,7 +90,7 @@ func (p *parser) parseKeywordStmt(start int) Stmt {
 	case kwCase:
 		return p.parseCase(start)
 	case kwDefault:
-		if p.isAt(1, ":") {
+		if p.pbAt(1, ':') {
 			p.next()
 			p.next()
 			return &CaseStmt{Span: p.spanFrom(start)}
@@ -196,7 +196,7 @@ func (p *parser) parseIf(start int) Stmt {
 	if !p.expect(")") {
 		return p.opaqueStmt(start, "expected ')' after if condition")
 	}
-	s := &IfStmt{Init: init, Cond: cond, Then: p.parseStmt()}
+	s := newNode(&p.slabs.sIfStmt, IfStmt{Init: init, Cond: cond, Then: p.parseStmt()})
 	p.parseElse(s)
 	s.Span = p.spanFrom(start)
 	return s
@@ -270,7 +270,7 @@ func (p *parser) parseFor(start int) Stmt {
 		}
 		init = newNode(&p.slabs.sExprStmt, ExprStmt{Span: Span{initStart, p.lastEnd}, X: x})
 	}
-	fs := &ForStmt{Init: init}
+	fs := newNode(&p.slabs.sForStmt, ForStmt{Init: init})
 	if !p.is(";") {
 		_, fs.Cond = p.parseCondition(false)
 	}
@@ -450,7 +450,7 @@ func (p *parser) parseTry(start int) Stmt {
 // declareParam adds a lambda parameter (isParam) or a catch parameter.
 func (p *parser) declareParam(prm *Param, isParam bool) {
 	if prm != nil && prm.Name != "" && p.scope != nil {
-		p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: isParam}))
+		p.addSymbol(Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: isParam})
 	}
 }
 
@@ -507,7 +507,10 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(w) {
 		return nil
 	}
-	if w != "" && p.toks[p.i].cls == 0 && !p.isMacroTok(p.i) && p.exprFollows() {
+	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && !p.isMacroTok(p.i) && p.exprFollows() {
+		return nil
+	}
+	if w != "" && p.macroCallStmt(w) {
 		return nil
 	}
 	m := p.mark()
@@ -536,6 +539,27 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 	return newNode(&p.slabs.sDeclStmt, DeclStmt{Span: p.spanFrom(start), Record: ds.record, Vars: vars})
 }
 
+// macroCallStmt reports whether the statement starts with a use of a
+// function-like (or non-empty) macro followed by '(', `CUDA_CHECK(...)`,
+// that the speculative declaration parse would reject: the macro is no
+// specifier or attribute, so the specifiers end with it as the base type,
+// and no block declarator starts with '(' but `(*name)(`. It decides
+// exactly as that parse would, without it and its backtracking.
+func (p *parser) macroCallStmt(w string) bool {
+	if p.toks[p.i].cls&(clsSpec|clsBuiltin|clsKeyword) != 0 || !p.pbAt(1, '(') {
+		return false
+	}
+	if p.pbAt(2, '*') && p.at(3).Kind == Identifier && p.pbAt(4, ')') && p.pbAt(5, '(') {
+		return false // `T (*fp)(...)`
+	}
+	m := p.macro(w)
+	if m == nil || !m.IsFunc && m.Body == "" || p.specMacro[w] != nil {
+		return false
+	}
+	a := p.attrMacro[w]
+	return a == attrNone || a == attrStmt
+}
+
 // exprFollows reports whether the token after a leading plain identifier
 // rules out a declaration (`f(`, `x =`, `a.b`, `i++`), which spares the
 // speculative declaration parse for most expression statements.
@@ -544,13 +568,24 @@ func (p *parser) exprFollows() bool {
 	if t.Kind != Punct {
 		return t.Kind != Identifier
 	}
+	if t.End-t.Start == 1 {
+		// A one-byte punctuator (the common case): a table load.
+		if c := p.src[t.Start]; c != '(' {
+			return exprFollowsByte[c]
+		}
+	}
 	switch string(p.src[t.Start:t.End]) {
 	case "(", "=", ".", "->", "[", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
 		"<<=", ">>=", "<<", ">>", "<<<", ";", ",", ")", "?", "==", "!=", "+", "-", "/", "%", "|", "^", "||":
-		return !(t.End-t.Start == 1 && p.src[t.Start] == '(' && p.isAt(2, "*") && p.isAt(4, ")")) // `T (*fp)(...)`
+		return !(t.End-t.Start == 1 && p.src[t.Start] == '(' && p.pbAt(2, '*') && p.pbAt(4, ')')) // `T (*fp)(...)`
 	}
 	return false
 }
+
+// exprFollowsByte holds exprFollows' answer for the one-byte punctuators
+// other than '(' (its list's one-byte entries).
+var exprFollowsByte = [256]bool{'=': true, '.': true, '[': true, ';': true, ',': true, ')': true, '?': true,
+	'+': true, '-': true, '/': true, '%': true, '|': true, '^': true}
 
 // startsDeclKeyword reports whether keyword w can begin a declaration.
 func startsDeclKeyword(w string) bool {
@@ -595,12 +630,12 @@ func (p *parser) declareVar(v *VarDecl, d *declarator) {
 		return
 	}
 	if len(d.bindings) == 0 {
-		p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: v.Name, Type: v.Type, Decl: v}))
+		p.addSymbol(Symbol{Name: v.Name, Type: v.Type, Decl: v})
 		return
 	}
 	for _, b := range d.bindings {
 		name := p.intern(p.src[b.Start:b.Stop])
-		p.scope.Symbols = append(p.scope.Symbols, newNode(&p.slabs.sSymbol, Symbol{Name: name, Type: v.Type, Decl: v}))
+		p.addSymbol(Symbol{Name: name, Type: v.Type, Decl: v})
 	}
 }
 
@@ -613,7 +648,7 @@ func (p *parser) declaratorFollows(first bool) bool {
 	case p.is("(") || p.isK(kwAttributeUU):
 		return true
 	case p.is(":"):
-		return first && !p.isAt(1, ":")
+		return first && !p.pbAt(1, ':')
 	}
 	return false
 }

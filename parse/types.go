@@ -40,7 +40,7 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 	t := p.tok()
 	if t.Kind != Identifier {
 		switch {
-		case p.is("[") && p.isAt(1, "["):
+		case p.is("[") && p.pbAt(1, '['):
 			p.skipBalanced() // [[attribute]]
 			return true
 		case p.isK(tkScope) && !ds.hasType:
@@ -52,7 +52,7 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 	w := p.word()
 	switch c := p.toks[p.i].cls; {
 	case c&clsSpec != 0:
-		ds.specs = append(ds.specs, p.keep(w))
+		p.addSpec(ds, p.keep(w))
 		p.next()
 		return true
 	case c&clsBuiltin != 0:
@@ -116,16 +116,17 @@ func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
 // standing for specifiers or attributes, the type name, or (after the
 // type) the end of the sequence.
 func (p *parser) nameSpec(ds *declSpec, w string) bool {
-	if p.isMacroTok(p.i) {
+	if m := p.macro(w); m != nil { // w is the current identifier: isMacroTok
 		if a := p.attrMacro[w]; a != attrNone && a != attrStmt {
 			if sp := p.skipAttrMacro(&ds.restrict); sp != nil {
 				ds.launch = sp
 			}
 			return true
 		}
-		m := p.macros[w]
 		if p.specMacro[w] != nil || m != nil && !m.IsFunc && m.Body == "" && !ds.hasType {
-			ds.specs = append(ds.specs, p.specMacro[w]...)
+			for _, s := range p.specMacro[w] {
+				p.addSpec(ds, s)
+			}
 			p.next()
 			return true
 		}
@@ -134,7 +135,7 @@ func (p *parser) nameSpec(ds *declSpec, w string) bool {
 	case ds.hasType:
 		return false
 	case p.unknownQualifier(w):
-		ds.specs = append(ds.specs, p.keep(w))
+		p.addSpec(ds, p.keep(w))
 		p.next()
 	default:
 		p.parseNamedBase(ds)
@@ -245,14 +246,15 @@ func (p *parser) tagBase(ds *declSpec, ctx *declCtx) bool {
 // position is a macro standing for specifiers (`DEVICE_FN float f()`), when
 // a type and a declarator still follow it.
 func (p *parser) unknownQualifier(w string) bool {
-	if !isAllCaps(w) || p.types[w] || p.peek(1).Kind != Identifier {
+	if !isAllCaps(w) || p.types.has(w) || p.peek(1).Kind != Identifier {
 		return false
 	}
 	next := p.wordAt(1)
-	if specifierWords[next] || builtinTypeWords[next] || next == "const" || next == "auto" || next == "struct" {
+	cls := p.at(1).cls // the word classes of next: no map lookups
+	if cls&(clsSpec|clsBuiltin) != 0 || next == "const" || next == "auto" || next == "struct" {
 		return true
 	}
-	if keywords[next] {
+	if cls&clsKeyword != 0 {
 		return false
 	}
 	// `MACRO Type name` or `MACRO Type *name`, `MACRO ns::Type`, `MACRO T<...>`.
@@ -260,7 +262,7 @@ func (p *parser) unknownQualifier(w string) bool {
 	if after.Kind == Identifier {
 		return true
 	}
-	return p.isAt(2, "*") || p.isAt(2, "&") || p.isAtK(2, tkScope) || p.isAt(2, "<")
+	return p.pbAt(2, '*') || p.pbAt(2, '&') || p.isAtK(2, tkScope) || p.pbAt(2, '<')
 }
 
 // parseNamedBase parses a possibly qualified, possibly templated type name
@@ -340,6 +342,9 @@ func (p *parser) templateArgs() ([]Node, Span, bool) {
 		a := p.parseTemplateArg()
 		if a == nil {
 			return nil, Span{}, false
+		}
+		if args == nil {
+			args = carve(&p.slabs.nodeChunk, 4)
 		}
 		args = append(args, a)
 		p.gotK(tkEllipsis)
@@ -482,7 +487,7 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 		last = p.i
 	}
 	namePos := p.curStart()
-	if p.isAt(0, "(") && (p.isAt(1, "*") || p.isAt(1, "&") || p.isAt(1, "^") || p.isAt(2, "*") && isAllCaps(p.wordAt(1))) && mode != declBlock || (mode == declBlock && p.isAt(0, "(") && p.isAt(1, "*") && p.peek(2).Kind == Identifier && p.isAt(3, ")") && p.isAt(4, "(")) {
+	if p.pbAt(0, '(') && (p.pbAt(1, '*') || p.pbAt(1, '&') || p.pbAt(1, '^') || p.pbAt(2, '*') && isAllCaps(p.wordAt(1))) && mode != declBlock || (mode == declBlock && p.pbAt(0, '(') && p.pbAt(1, '*') && p.peek(2).Kind == Identifier && p.pbAt(3, ')') && p.pbAt(4, '(')) {
 		p.parenDeclarator(d, mode)
 	} else if mode == declBlock && p.is("[") && ds.base == "auto" {
 		p.bindingNames(d)
@@ -614,11 +619,11 @@ func (p *parser) isCallingConvention() bool {
 	if w == "__stdcall" || w == "__cdecl" || w == "__fastcall" {
 		return true
 	}
-	if !isAllCaps(w) || p.types[w] || p.macro(w) != nil && p.macro(w).IsFunc {
+	if !isAllCaps(w) || p.types.has(w) || p.macro(w) != nil && p.macro(w).IsFunc {
 		return false
 	}
 	next := p.peek(1)
-	return next.Kind == Identifier && !keywords[p.wordAt(1)] || p.isAt(1, "*") || p.isAt(1, "&")
+	return next.Kind == Identifier && p.at(1).cls&clsKeyword == 0 || p.pbAt(1, '*') || p.pbAt(1, '&')
 }
 
 // skipAttrMacro consumes an attribute-like macro (with its arguments when
@@ -689,7 +694,7 @@ func (p *parser) declName(d *declarator) {
 			break
 		}
 		p.next()
-		if p.is("<") && p.isAt(1, ">") {
+		if p.is("<") && p.pbAt(1, '>') {
 			p.next() // `f<>` explicit specialisation name
 			p.next()
 		} else if p.is("<") {
@@ -721,12 +726,12 @@ func (p *parser) declName(d *declarator) {
 func (p *parser) operatorName() {
 	p.next()
 	switch {
-	case p.is("(") && p.isAt(1, ")"), p.is("[") && p.isAt(1, "]"):
+	case p.is("(") && p.pbAt(1, ')'), p.is("[") && p.pbAt(1, ']'):
 		p.next()
 		p.next()
 	case p.isK(kwNew) || p.isK(kwDelete):
 		p.next()
-		if p.is("[") && p.isAt(1, "]") {
+		if p.is("[") && p.pbAt(1, ']') {
 			p.next()
 			p.next()
 		}
@@ -774,24 +779,25 @@ func (p *parser) declSuffixes(d *declarator, mode declMode) {
 // looksLikeParams decides whether the '(' at the current token opens a
 // parameter list rather than a constructor initializer (`Foo g(42);`).
 func (p *parser) looksLikeParams() bool {
-	if p.isAt(1, ")") || p.isAtK(1, tkEllipsis) {
+	if p.pbAt(1, ')') || p.isAtK(1, tkEllipsis) {
 		return true
 	}
 	t := p.peek(1)
 	if t.Kind != Identifier {
-		return p.isAtK(1, tkScope) || p.isAt(1, "[") && p.isAt(2, "[")
+		return p.isAtK(1, tkScope) || p.pbAt(1, '[') && p.pbAt(2, '[')
 	}
 	w := p.wordAt(1)
-	if keywords[w] {
+	cls := p.at(1).cls // the word classes of w: no map lookups
+	if cls&clsKeyword != 0 {
 		return w == "const" || w == "volatile" || w == "struct" || w == "class" || w == "enum" || w == "union" ||
 			w == "typename" || w == "auto" || w == "decltype" || w == "__restrict__" || w == "unsigned"
 	}
-	if builtinTypeWords[w] || specifierWords[w] || p.isTypeName(w) || p.specMacro[w] != nil {
+	if cls&(clsBuiltin|clsSpec) != 0 || p.isTypeName(w) || p.maybeMacro(w[0], len(w)) && p.specMacro[w] != nil {
 		return true
 	}
 	// `(Type name`, `(Type *`, `(Type &`, `(ns::Type`, `(Tmpl<...>`.
-	return p.peek(2).Kind == Identifier || p.isAt(2, "*") || p.isAt(2, "&") || p.isAtK(2, tkAndAnd) || p.isAtK(2, tkScope) ||
-		p.isAt(2, "<") || p.isAtK(2, tkEllipsis)
+	return p.peek(2).Kind == Identifier || p.pbAt(2, '*') || p.pbAt(2, '&') || p.isAtK(2, tkAndAnd) || p.isAtK(2, tkScope) ||
+		p.pbAt(2, '<') || p.isAtK(2, tkEllipsis)
 }
 
 // parseParams parses `( param, ... )` into d.
@@ -799,7 +805,7 @@ func (p *parser) parseParams(d *declarator) {
 	start := p.curStart()
 	p.next()
 	d.isFunc = true
-	if p.isK(kwVoid) && p.isAt(1, ")") {
+	if p.isK(kwVoid) && p.pbAt(1, ')') {
 		p.next()
 	}
 	for !p.atEOF() && !p.is(")") {
@@ -809,6 +815,9 @@ func (p *parser) parseParams(d *declarator) {
 		}
 		before := p.i
 		if prm := p.parseParam(); prm != nil {
+			if d.params == nil {
+				d.params = carve(&p.slabs.paramChunk, 4)
+			}
 			d.params = append(d.params, prm)
 		}
 		if !p.got(",") && !p.is(")") {
