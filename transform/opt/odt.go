@@ -582,7 +582,7 @@ scan:
 				break scan
 			}
 		case *parse.IfStmt:
-			if x.Init != nil || x.Else != nil || !sideEffectFree(x.Cond) {
+			if x.Init != nil || x.Else != nil || !r.pureQuiet(x.Cond) {
 				break scan
 			}
 			if contains(x.Then, w.Loop) {
@@ -606,7 +606,7 @@ scan:
 // pureDecls: every initializer of the declaration is side-effect free.
 func (r *rewriter) pureDecls(d *parse.DeclStmt) bool {
 	for _, v := range d.Vars {
-		if v.Init != nil && !sideEffectFree(v.Init) {
+		if v.Init != nil && !r.pureQuiet(v.Init) {
 			return false
 		}
 	}
@@ -620,24 +620,6 @@ func isBareReturn(s parse.Stmt) bool {
 	}
 	ret, ok := s.(*parse.ReturnStmt)
 	return ok && ret.X == nil
-}
-
-// sideEffectFree: no assignment, increment, call, lambda, launch or new,
-// and nothing the parser kept opaque.
-func sideEffectFree(e parse.Expr) bool {
-	ok := true
-	parse.Inspect(e, func(n parse.Node) bool {
-		switch x := n.(type) {
-		case *parse.BinaryExpr:
-			ok = ok && !parse.IsAssign(x.Op)
-		case *parse.UnaryExpr:
-			ok = ok && x.Op != "++" && x.Op != "--"
-		case *parse.CallExpr, *parse.LambdaExpr, *parse.LaunchExpr, *parse.NewExpr, *parse.Opaque:
-			ok = false
-		}
-		return ok
-	})
-	return ok
 }
 
 // namesOnly: every local e names is v (parameters, globals and macros are
