@@ -105,7 +105,21 @@ func (r *rewriter) claware() {
 	driver := fmt.Sprintf("bam::for_each_thread_by_line<%d>(%s, bam_body)", r.opts.LanesPerLine, epl)
 	r.wrap(m.Tid, "bam_v", driver, "claware")
 	r.note(r.fn.Decl.NameSpan.Start, "kernel %s: claware applied (%d lanes per cache line of %s); line requests in flight "+
-		"grow from SM*W*WS*sizeof(T)/CL to SM*W*WS/%d", r.name(), r.opts.LanesPerLine, strings.Join(arrays, ", "), r.opts.LanesPerLine)
+		"grow from SM*W*WS*sizeof(T)/CL to SM*W*WS/%d; %s", r.name(), r.opts.LanesPerLine, strings.Join(arrays, ", "), r.opts.LanesPerLine,
+		clawareCacheAdvice(len(arrays), r.opts.LanesPerLine))
+}
+
+// clawareCacheAdvice: each lane group works through one line of every
+// array it reads, so all resident groups' lines must fit in the cache, or
+// lines are evicted between the group's passes and fetched again (the
+// benchmark's vectoradd, 3 arrays on a 64 MiB cache, fetched each line 16
+// times). Sized for 132 SMs x 64 warps and 4 KiB lines (H100/H200).
+func clawareCacheAdvice(arrays int, lanesPerLine int) string {
+	const sms, warpsPerSM, line = 132, 64, 4096
+	groups := sms * warpsPerSM * 32 / lanesPerLine
+	mib := float64(groups*arrays*line) / (1 << 20)
+	return fmt.Sprintf("the cache should hold SM*W*WS/%d groups x %d line(s) each: %.0f MiB with 4 KiB lines on an H100/H200 "+
+		"(BAM_CACHE_BYTES), or lines are fetched again between passes", lanesPerLine, arrays, mib)
 }
 
 // warpRemap: warp-per-item kernels get a new virtual-warp order (transpose,
