@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "backing.h"
+#include "bamtest.h"
 
 #include <bam/config.h>
 #include <bam/error.h>
@@ -35,50 +36,13 @@
 
 namespace {
 
-int failures;
-std::mutex out_lock;
-
-__attribute__((format(printf, 3, 4))) bool check(bool ok, const char* name, const char* fmt, ...)
-{
-	const char* pfx = getenv("BAMTEST_PREFIX");
-	std::lock_guard<std::mutex> g(out_lock);
-	if (ok) {
-		printf("BAMTEST: PASS %sbackend.%s\n", pfx ? pfx : "", name);
-	} else {
-		failures++;
-		printf("BAMTEST: FAIL %sbackend.%s: ", pfx ? pfx : "", name);
-		va_list ap;
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		printf("\n");
-	}
-	fflush(stdout);
-	return ok;
-}
+using bamtest::check;
+using bamtest::failures;
+using bamtest::fill;
+using bamtest::first_diff;
 
 constexpr uint32_t LINE = 16384;
 constexpr int THREADS = 8;
-
-uint64_t word(uint64_t off, uint64_t seed)
-{
-	return (off * 0x9e3779b97f4a7c15ull) ^ seed;
-}
-
-void fill(uint8_t* p, uint64_t off, size_t n, uint64_t seed)
-{
-	for (size_t i = 0; i < n; i += 8) {
-		uint64_t w = word(off + i, seed);
-		memcpy(p + i, &w, 8);
-	}
-}
-
-long first_diff(const uint8_t* a, const uint8_t* b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (a[i] != b[i]) return (long)i;
-	return -1;
-}
 
 long pinned_pages(const char* path)
 {
@@ -264,6 +228,7 @@ int run(const char* path)
 
 int main(int argc, char** argv)
 {
+	bamtest::group = "backend";
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s /dev/bam_nvmeN\n", argv[0]);
 		return 2;

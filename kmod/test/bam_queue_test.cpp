@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "bam_nvme_host.h"
+#include "bamtest.h"
 
 #include <bam/nvme/direct.h>
 
@@ -50,27 +51,10 @@ namespace {
 using bam::nvme::queue;
 using bam::nvme::queue_counters;
 
-int failures;
-std::mutex out_lock;
-
-__attribute__((format(printf, 3, 4))) bool check(bool ok, const char* name, const char* fmt, ...)
-{
-	const char* pfx = getenv("BAMTEST_PREFIX");
-	std::lock_guard<std::mutex> g(out_lock);
-	if (ok) {
-		printf("BAMTEST: PASS %squeue.%s\n", pfx ? pfx : "", name);
-	} else {
-		failures++;
-		printf("BAMTEST: FAIL %squeue.%s: ", pfx ? pfx : "", name);
-		va_list ap;
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		printf("\n");
-	}
-	fflush(stdout);
-	return ok;
-}
+using bamtest::check;
+using bamtest::failures;
+using bamtest::fill;
+using bamtest::out_lock;
 
 __attribute__((format(printf, 1, 2))) void info(const char* fmt, ...)
 {
@@ -102,30 +86,6 @@ uint64_t rng(uint64_t& s)
 	s ^= s >> 7;
 	s ^= s << 17;
 	return s;
-}
-
-// The 8-byte word at device byte offset `off` (a multiple of 8) of data
-// written with `seed`.
-inline uint64_t word(uint64_t off, uint64_t seed)
-{
-	return (off * 0x9e3779b97f4a7c15ull) ^ seed ^ (off >> 9 << 40);
-}
-
-void fill(void* p, uint64_t dev_off, uint32_t bytes, uint64_t seed)
-{
-	for (uint32_t i = 0; i < bytes; i += 8) {
-		uint64_t w = word(dev_off + i, seed);
-		memcpy((uint8_t*)p + i, &w, 8);
-	}
-}
-
-// Index of the first byte of p that differs from `want`, or -1.
-long compare(const void* p, const void* want, uint32_t bytes)
-{
-	if (!memcmp(p, want, bytes)) return -1;
-	for (uint32_t i = 0; i < bytes; i++)
-		if (((const uint8_t*)p)[i] != ((const uint8_t*)want)[i]) return (long)i;
-	return -1;
 }
 
 constexpr uint8_t CANARY = 0xa5;
@@ -209,7 +169,7 @@ struct worker {
 				   op == BAM_NVME_CMD_READ ? "read" : "write", len, off, boff, q.qid, st,
 				   bam::nvme::status_str(st));
 		if (op == BAM_NVME_CMD_READ) {
-			long d = compare(buf, want, len);
+			long d = bamtest::first_diff(buf, want, len);
 			if (d >= 0)
 				return bad("read of %u bytes at %" PRIu64 " (buffer +%u) on qid %u: byte %ld differs "
 					   "(got %#x want %#x)",
@@ -334,7 +294,7 @@ bool verify_with_lib(ctx& c, struct bam_nvme_qp* qp)
 	uint64_t off = 0;
 	for (; off < total && !ret && d < 0; off += chunk) {
 		ret = bam_nvme_read(qp, (WRITE_BASE + off) / c.lba, chunk / c.lba, &b, 0);
-		if (!ret) d = compare(b.vaddr, c.shadow.data() + off, chunk);
+		if (!ret) d = bamtest::first_diff(b.vaddr, c.shadow.data() + off, chunk);
 	}
 	bam_nvme_dma_free(c.dev, &b);
 	return check(!ret && d < 0, "writes_seen_by_library", "ret %d (%s), byte %ld of chunk at %" PRIu64 " differs",
@@ -414,7 +374,7 @@ void failure_cases(ctx& c)
 			fill(want.data(), off, 8192, KNOWN_SEED);
 			memset(buf, 0, 8192);
 			int st = q.io(BAM_NVME_CMD_READ, off, 8192, buf);
-			if (st || compare(buf, want.data(), 8192) >= 0) {
+			if (st || bamtest::first_diff(buf, want.data(), 8192) >= 0) {
 				all = false;
 				snprintf(why, sizeof why, "qid %u: status %#x", q.qid, st);
 			}
@@ -668,6 +628,7 @@ int run_timeout(const char* path)
 
 int main(int argc, char** argv)
 {
+	bamtest::group = "queue";
 	if (argc == 3 && !strcmp(argv[1], "timeout")) return run_timeout(argv[2]);
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s [timeout] /dev/bam_nvmeN\n", argv[0]);
