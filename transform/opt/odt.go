@@ -513,11 +513,7 @@ func (r *rewriter) threadFVL(w *analysis.CSRWalk, nIndex int) {
 		arg := func(i int) string { return r.launchArg(l.Expr, i) }
 		grid, block := l.Expr.Config[0], l.Expr.Config[1]
 		r.edit(grid.Pos(), grid.End(), fmt.Sprintf("bam::odt_grid(%s, %s)", arg(edgeIdx), src.Text(block)), "odt")
-		shmem := ""
-		if len(l.Expr.Config) > 2 {
-			shmem = ", " + src.Text(l.Expr.Config[2])
-		}
-		r.edit(block.Pos(), block.End(), fmt.Sprintf("bam::odt_block(%s, %s%s)", src.Text(l.Expr.Kernel), src.Text(block), shmem), "odt")
+		r.edit(block.Pos(), block.End(), fmt.Sprintf("bam::odt_block(%s, %s)", src.Text(l.Expr.Kernel), src.Text(block)), "odt")
 		r.edit(l.Expr.Rparen, l.Expr.Rparen, fmt.Sprintf(", bam::first_vertex_list(%s, %s, %s)", arg(rowIdx), arg(nIndex), arg(edgeIdx)), "odt")
 	}
 }

@@ -1,9 +1,9 @@
 package opt
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/bamgen/bamgen/analysis"
@@ -113,10 +113,11 @@ func (r *rewriter) claware() {
 // array it reads, so all resident groups' lines must fit in the cache, or
 // lines are evicted between the group's passes and fetched again (the
 // benchmark's vectoradd, 3 arrays on a 64 MiB cache, fetched each line 16
-// times). Sized for 132 SMs x 64 warps and 4 KiB lines (H100/H200).
+// times). Sized with the model's H100 preset and 4 KiB lines.
 func clawareCacheAdvice(arrays int, lanesPerLine int) string {
-	const sms, warpsPerSM, line = 132, 64, 4096
-	groups := sms * warpsPerSM * 32 / lanesPerLine
+	const line = 4096
+	g := analysis.GPUs["h100"]
+	groups := g.SMs * g.WarpsPerSM * g.WarpSize / lanesPerLine
 	mib := float64(groups*arrays*line) / (1 << 20)
 	return fmt.Sprintf("the cache should hold SM*W*WS/%d groups x %d line(s) each: %.0f MiB with 4 KiB lines on an H100/H200 "+
 		"(BAM_CACHE_BYTES), or lines are fetched again between passes", lanesPerLine, arrays, mib)
@@ -167,7 +168,7 @@ func (r *rewriter) checkBlockers(kind string, lists ...[]analysis.Blocker) bool 
 			all = append(all, blocker{b, codes[i]})
 		}
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].Pos < all[j].Pos })
+	slices.SortStableFunc(all, func(a, b blocker) int { return cmp.Compare(a.Pos, b.Pos) })
 	for i, b := range all {
 		if i == maxBlockersShown {
 			rest := all[i:]

@@ -157,8 +157,7 @@ dim3 odt_grid(const array<T>& edges, dim3 block) {
 // refuses kernels that use threadIdx, shared memory or barriers), so this
 // changes speed only.
 template <class... Args>
-dim3 odt_block(void (*kernel)(Args...), dim3 block, size_t dynamic_shmem = 0) {
-  const unsigned threads = block.x * block.y * block.z;
+dim3 odt_block(void (*kernel)(Args...), dim3 block) {
   if (block.y != 1 || block.z != 1) {
     return block;  // the kernel traps with a message naming the launch
   }
@@ -167,19 +166,8 @@ dim3 odt_block(void (*kernel)(Args...), dim3 block, size_t dynamic_shmem = 0) {
     (void)cudaGetLastError();  // the launch itself will report it
     return block;
   }
-  unsigned fit = static_cast<unsigned>(attr.maxThreadsPerBlock) / 32u * 32u;
-  // Dynamic shared memory can lower the limit further.
-  while (fit > 32 && threads > fit) {
-    int blocks = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, static_cast<int>(fit), dynamic_shmem) ==
-            cudaSuccess &&
-        blocks > 0) {
-      break;
-    }
-    (void)cudaGetLastError();
-    fit -= 32;
-  }
-  return threads <= fit || fit == 0 ? block : dim3(fit);
+  const unsigned fit = static_cast<unsigned>(attr.maxThreadsPerBlock) / 32u * 32u;
+  return block.x <= fit || fit == 0 ? block : dim3(fit);
 }
 
 }  // namespace bam
