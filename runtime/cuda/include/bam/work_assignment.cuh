@@ -121,6 +121,11 @@ BAM_HD bool odt_tiles(const launch_1d& l, const unsigned long long* fvl, const R
 }
 
 #if defined(__CUDACC__) || defined(BAM_WARP_EMULATION)
+// The default vertex test of odt_tiles_warp: every vertex may be active.
+struct every_vertex {
+  BAM_HD bool operator()(unsigned long long) const { return true; }
+};
+
 // odt_tiles for hardware warps (blocks of whole warps): the same tiles, the
 // same vertices in the same order, the same body calls, but the warp tests
 // 32 candidate vertices of its tile at once instead of one after another.
@@ -131,10 +136,6 @@ BAM_HD bool odt_tiles(const launch_1d& l, const unsigned long long* fvl, const R
 // `active(v)` is a test the body makes before it does anything (bamgen
 // passes the vertex guard it found, e.g. BFS's `label[v] == level`): the
 // warp skips the vertices it rejects without entering them.
-struct every_vertex {
-  BAM_HD bool operator()(unsigned long long) const { return true; }
-};
-
 template <class RowPtr, class Body, class View, class Active = every_vertex>
 __device__ void odt_tiles_warp(const launch_1d& l, const unsigned long long* fvl, const RowPtr& rowptr,
                                unsigned long long n_edges, unsigned long long edges_per_tile, Body&& body, View& view,
