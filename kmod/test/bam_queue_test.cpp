@@ -68,6 +68,18 @@ __attribute__((format(printf, 1, 2))) void info(const char* fmt, ...)
 	fflush(stdout);
 }
 
+// What direct.h needs to know of a kmod/lib DMA buffer: its range and
+// per-page bus addresses.
+bam::nvme::dma_region dma_region_of(const struct bam_nvme_dma& m)
+{
+	bam::nvme::dma_region r{};
+	r.va = (uint64_t)(uintptr_t)m.vaddr;
+	r.bytes = m.size;
+	r.page_shift = (uint32_t)__builtin_ctz(m.page_size);
+	r.bus = m.bus;
+	return r;
+}
+
 [[noreturn]] void die(const char* what, int err)
 {
 	printf("BAMTEST: FAIL queue.%s: %s [%s]\n", what, bam_nvme_strerror(err), bam_nvme_errmsg());
@@ -443,23 +455,15 @@ int run(const char* path)
 	}
 	check(ok, "create_io_queues", "-");
 
-	auto region = [](const struct bam_nvme_dma& m) {
-		bam::nvme::dma_region r{};
-		r.va = (uint64_t)(uintptr_t)m.vaddr;
-		r.bytes = m.size;
-		r.page_shift = (uint32_t)__builtin_ctz(m.page_size);
-		r.bus = m.bus;
-		return r;
-	};
 	if ((ret = bam_nvme_dma_alloc(c.dev, (size_t)THREADS * THREAD_BUF, &c.data)) ||
 	    (ret = bam_nvme_dma_alloc(c.dev, bam::nvme::direct_prp_bytes(s), &c.prp)) ||
 	    (ret = bam_nvme_dma_alloc(c.dev, bam::nvme::direct_bounce_bytes(s), &c.bounce)))
 		die("buffer_alloc", ret);
-	s.data = region(c.data);
+	s.data = dma_region_of(c.data);
 	s.prp_lists = (uint64_t*)c.prp.vaddr;
-	s.prp_map = region(c.prp);
+	s.prp_map = dma_region_of(c.prp);
 	s.bounce = (uint8_t*)c.bounce.vaddr;
-	s.bounce_map = region(c.bounce);
+	s.bounce_map = dma_region_of(c.bounce);
 	try {
 		c.qs.reset(new bam::nvme::host_queue_set(s));
 	} catch (const std::exception& e) {
@@ -552,22 +556,14 @@ int run_timeout(const char* path)
 	ret = bam_nvme_create_io_queues(dev, (uint16_t)qid, depth, bam_nvme_dma_addr(&ring, 0),
 					bam_nvme_dma_addr(&ring, 4096));
 	if (ret) die("timeout_create", ret);
-	auto region = [](const struct bam_nvme_dma& m) {
-		bam::nvme::dma_region r{};
-		r.va = (uint64_t)(uintptr_t)m.vaddr;
-		r.bytes = m.size;
-		r.page_shift = (uint32_t)__builtin_ctz(m.page_size);
-		r.bus = m.bus;
-		return r;
-	};
 	bam::nvme::direct_setup s;
 	s.nsid = ci->nsid;
 	s.block_bytes = ci->lba_size;
 	s.max_io_bytes = MAX_IO;
 	s.timeout_ms = 300;
-	s.data = region(data);
+	s.data = dma_region_of(data);
 	s.prp_lists = (uint64_t*)prp.vaddr;
-	s.prp_map = region(prp);
+	s.prp_map = dma_region_of(prp);
 	bam::nvme::direct_queue_desc d;
 	d.qid = (uint16_t)qid;
 	d.depth = depth;
