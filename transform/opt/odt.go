@@ -44,7 +44,7 @@ func (r *rewriter) odt() {
 			r.name(), w.Vertex.Name, w.Vertex.Name)
 		ok = false
 	}
-	if !ok {
+	if !ok || !r.odtLaunchArgsPure(w, nIndex) {
 		return
 	}
 	r.odtEdits(w, nIndex)
@@ -75,6 +75,27 @@ func (r *rewriter) odtLaunchesOK() bool {
 			r.refuse(CodeNotCSR, l.Expr.Pos(), l.Expr.End(), "odt does not apply to kernel %s: this launch passes %d arguments "+
 				"for %d parameters, so bamgen cannot add the first vertex list to it", r.name(), len(l.Expr.Args), len(r.fn.Decl.Params))
 			return false
+		}
+	}
+	return true
+}
+
+// odtLaunchArgsPure: the port evaluates a launch's offsets, vertex count,
+// edge array and block expressions more than once (to find the ODT plan
+// and to size the grid and block), so they must be free of side effects.
+func (r *rewriter) odtLaunchArgsPure(w *analysis.CSRWalk, nIndex int) bool {
+	for _, l := range r.file.LaunchesOf(r.name()) {
+		exprs := []parse.Expr{l.Expr.Config[1]}
+		for _, i := range []int{r.paramPos(w.RowPtr), nIndex, r.paramPos(w.Edges)} {
+			exprs = append(exprs, l.Expr.Args[i])
+		}
+		for _, e := range exprs {
+			if !r.pureQuiet(e) {
+				r.refuse(CodeNotCSR, e.Pos(), e.End(), "odt does not apply to kernel %s: the port evaluates `%s` of this launch "+
+					"more than once (to find the ODT plan), and it has side effects; compute it into a variable before the launch",
+					r.name(), strings.TrimSpace(r.file.Parse.Text(e)))
+				return false
+			}
 		}
 	}
 	return true
@@ -355,25 +376,25 @@ func (r *rewriter) odtEdits(w *analysis.CSRWalk, nIndex int) {
 		"const unsigned long long bam_hi) {", "odt")
 	r.redefineVertex(w)
 	r.clampWalk(w)
-	driver := fmt.Sprintf("bam::odt_for_each_tile(bam_fvl, %s, %s.size(), %s.elems_per_line(), bam_body)", w.RowPtr, w.Edges, w.Edges)
+	driver := fmt.Sprintf("bam::odt_for_each_tile(bam_plan, %s, %s.size(), %s.elems_per_line(), bam_body)", w.RowPtr, w.Edges, w.Edges)
 	if len(reads) > 0 {
 		// The walk's reads of the edge array go through the tile view: one
 		// pin per tile instead of a cache probe per vertex.
 		for _, ix := range reads {
 			r.edit(ix.X.Pos(), ix.X.End(), "bam_tile", "odt")
 		}
-		driver = fmt.Sprintf("bam::odt_for_each_tile(bam_fvl, %s, bam_tile, bam_body)", w.RowPtr)
+		driver = fmt.Sprintf("bam::odt_for_each_tile(bam_plan, %s, bam_tile, bam_body)", w.RowPtr)
 		if guard := r.vertexGuard(w); guard != "" {
 			// The driver tests the guard for 32 candidate vertices at once
 			// and runs the body only where it holds (the body still tests it).
 			driver = fmt.Sprintf("auto bam_active = [&](const unsigned long long bam_v) -> bool { %s }; "+
-				"bam::odt_for_each_tile(bam_fvl, %s, bam_tile, bam_body, bam_active)", guard, w.RowPtr)
+				"bam::odt_for_each_tile(bam_plan, %s, bam_tile, bam_body, bam_active)", guard, w.RowPtr)
 		}
 	}
 	r.edit(body.End()-1, body.End()-1, "}; "+driver+"; ", "odt")
 	ps := r.fn.Decl.ParamsSpan
-	r.edit(ps.End()-1, ps.End()-1, ", const unsigned long long *__restrict__ bam_fvl", "odt")
-	r.threadFVL(w, nIndex)
+	r.edit(ps.End()-1, ps.End()-1, ", const bam::odt_plan bam_plan", "odt")
+	r.threadPlan(w, nIndex)
 }
 
 // tileReads lists the walk's reads `edges[e]` of the edge array at the loop
@@ -502,19 +523,21 @@ func (r *rewriter) loopVarConversion(w *analysis.CSRWalk, value string) string {
 	return fmt.Sprintf("static_cast<decltype(%s)>(%s)", w.IVar, value)
 }
 
-// threadFVL adds the first vertex list to each launch of the kernel (the
-// runtime builds it once per offsets and edge array, and caches it), sizes
-// the grid in tiles, and lets the runtime shrink the block if the ported
-// kernel cannot run the original one (bam::odt_block).
-func (r *rewriter) threadFVL(w *analysis.CSRWalk, nIndex int) {
+// threadPlan adds the ODT plan (first vertex list and work items; the
+// runtime builds it once per offsets and edge array, and caches it) to each
+// launch of the kernel, sizes the grid by it (a warp per work item), and
+// lets the runtime shrink the block if the ported kernel cannot run the
+// original one (bam::odt_block).
+func (r *rewriter) threadPlan(w *analysis.CSRWalk, nIndex int) {
 	rowIdx, edgeIdx := r.paramPos(w.RowPtr), r.paramPos(w.Edges)
 	src := r.file.Parse
 	for _, l := range r.file.LaunchesOf(r.name()) {
 		arg := func(i int) string { return r.launchArg(l.Expr, i) }
 		grid, block := l.Expr.Config[0], l.Expr.Config[1]
-		r.edit(grid.Pos(), grid.End(), fmt.Sprintf("bam::odt_grid(%s, %s)", arg(edgeIdx), src.Text(block)), "odt")
+		plan := fmt.Sprintf("bam::odt_plan_of(%s, %s, %s)", arg(rowIdx), arg(nIndex), arg(edgeIdx))
+		r.edit(grid.Pos(), grid.End(), fmt.Sprintf("bam::odt_grid(%s, %s)", plan, src.Text(block)), "odt")
 		r.edit(block.Pos(), block.End(), fmt.Sprintf("bam::odt_block(%s, %s)", src.Text(l.Expr.Kernel), src.Text(block)), "odt")
-		r.edit(l.Expr.Rparen, l.Expr.Rparen, fmt.Sprintf(", bam::first_vertex_list(%s, %s, %s)", arg(rowIdx), arg(nIndex), arg(edgeIdx)), "odt")
+		r.edit(l.Expr.Rparen, l.Expr.Rparen, ", "+plan, "odt")
 	}
 }
 

@@ -132,17 +132,25 @@ func TestTransposeAndCoarsen(t *testing.T) {
 
 func TestODT(t *testing.T) {
 	expectRewrite(t, bfsWarp, "odt", []string{"colidx"},
-		"bool *changed, const unsigned long long *__restrict__ bam_fvl)",
+		"bool *changed, const bam::odt_plan bam_plan)",
 		"bam::odt_first_strided((start & ~31ull) + lane, bam_lo, WARP_SIZE)",
 		"(e < end) && e < bam_hi",
 		"{ bam::odt_tile bam_tile(colidx); auto bam_body",
 		"unsigned v = bam_tile[e];",
 		"auto bam_active = [&](const unsigned long long bam_v) -> bool { const unsigned long long w = static_cast<const unsigned long long>(bam_v); "+
-			"return (w < n && label[w] == level); }; bam::odt_for_each_tile(bam_fvl, rowptr, bam_tile, bam_body, bam_active); }",
-		"bfs<<<bam::odt_grid(c, 256), bam::odt_block(bfs, 256)>>>(r, c, l, 0, n, ch, bam::first_vertex_list(r, n, c));")
+			"return (w < n && label[w] == level); }; bam::odt_for_each_tile(bam_plan, rowptr, bam_tile, bam_body, bam_active); }",
+		"bfs<<<bam::odt_grid(bam::odt_plan_of(r, n, c), 256), bam::odt_block(bfs, 256)>>>(r, c, l, 0, n, ch, bam::odt_plan_of(r, n, c));")
 	// The edges must be ported; the offsets may be.
-	expectRewrite(t, bfsWarp, "odt", []string{"colidx", "rowptr"}, "bam::first_vertex_list(r, n, c)")
+	expectRewrite(t, bfsWarp, "odt", []string{"colidx", "rowptr"}, "bam::odt_plan_of(r, n, c)")
 	expectRefusal(t, bfsWarp, "odt", CodeNotPorted, "label")
+	// The port evaluates the launch's offsets, count, edges and block again.
+	for _, impure := range []string{"(r, c, l, 0, n++, ch)", "(next(r), c, l, 0, n, ch)", "<<<(n * 32 + 255) / 256, b = 256>>>"} {
+		src := strings.Replace(bfsWarp, "(r, c, l, 0, n, ch)", impure, 1)
+		if strings.HasPrefix(impure, "<<<") {
+			src = strings.Replace(bfsWarp, "<<<(n * 32 + 255) / 256, 256>>>", impure, 1)
+		}
+		expectRefusal(t, src, "odt", CodeNotCSR, "colidx")
+	}
 }
 
 // The driver gets the checks the body makes before its walk (early returns
@@ -171,7 +179,7 @@ func TestODTTileReads(t *testing.T) {
 	expectRewrite(t, other, "odt", []string{"colidx"}, "unsigned v = bam_tile[e] + colidx[start];")
 	moved := strings.Replace(bfsWarp, "unsigned v = colidx[e];", "unsigned v = colidx[e]; e += 0;", 1)
 	expectRewrite(t, moved, "odt", []string{"colidx"}, "unsigned v = colidx[e]; e += 0;",
-		"bam::odt_for_each_tile(bam_fvl, rowptr, colidx.size(), colidx.elems_per_line(), bam_body); }")
+		"bam::odt_for_each_tile(bam_plan, rowptr, colidx.size(), colidx.elems_per_line(), bam_body); }")
 }
 
 func TestODTRefusesPerVertexSums(t *testing.T) {

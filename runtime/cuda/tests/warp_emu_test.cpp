@@ -7,6 +7,7 @@
 //            -Iinclude tests/warp_emu_test.cpp
 #include "warp_emu.h"
 
+#include <algorithm>
 #include <atomic>
 
 // Storage backends (emu, nvme) reach the cache through nvme::queue_set;
@@ -431,8 +432,10 @@ void cast_view()
 // warps over 128-edge tiles, a cache of 6 lines. Every tile must call the
 // body for exactly the vertices the one-by-one walk would (rowptr[v] < hi
 // and rowptr[v+1] > lo), in increasing order, and every edge must be
-// summed once.
-void odt_warp_scan(bool filtered)
+// summed once. With item_vertices > 0 the plan splits tiles into work items
+// of that many candidates (several warps share a tile): the same calls per
+// tile, each warp's in increasing order within an item.
+void odt_warp_scan(bool filtered, unsigned long long item_vertices)
 {
   auto t0 = std::chrono::steady_clock::now();
   using ull = unsigned long long;
@@ -462,6 +465,20 @@ void odt_warp_scan(bool filtered)
   for (ull t = 0; t < tiles; ++t)
     longest = std::max<ull>(longest, fvl[t + 1] - fvl[t]);
   CHECK(longest > 256, "the graph should have a tile spanning many vertices (longest %llu)", longest);
+  bam::odt_plan plan = bam::odt_plan::whole_tiles(fvl.data(), tiles);
+  std::vector<ull> first_item(tiles + 1, 0), item_tile;
+  if (item_vertices > 0) {
+    for (ull t = 0; t < tiles; ++t)
+      first_item[t + 1] = first_item[t] + bam::odt::tile_items(fvl.data(), tiles, t, item_vertices);
+    item_tile.resize(first_item[tiles]);
+    for (ull t = 0; t < tiles; ++t)
+      bam::odt::item_fill_step(first_item.data(), t, item_tile.data());
+    CHECK(item_tile.size() > tiles + 8, "the plan should split tiles (%zu items for %llu tiles)", item_tile.size(), tiles);
+    plan.first_item = first_item.data();
+    plan.item_tile = item_tile.data();
+    plan.items = item_tile.size();
+    plan.item_vertices = item_vertices;
+  }
 
   std::vector<std::vector<ull>> called(tiles);
   std::mutex mu;
@@ -471,7 +488,7 @@ void odt_warp_scan(bool filtered)
     const bam::detail::launch_1d l{t, T, 32, true};
     bam::odt_tile<const uint32_t> view(a);
     auto active = [&](ull v) { return !filtered || v % 3 != 0; };  // a guard like BFS's label[v] == level
-    bam::detail::odt_tiles_warp(l, fvl.data(), rp.data(), m, ept, [&](ull v, ull lo, ull hi) {
+    bam::detail::odt_tiles_warp(l, plan, rp.data(), m, ept, [&](ull v, ull lo, ull hi) {
       if (t % 32 == 0) {  // every call, so a driver that does not skip fails
         std::lock_guard<std::mutex> g(mu);
         called[lo / ept].push_back(v);
@@ -491,6 +508,8 @@ void odt_warp_scan(bool filtered)
   });
   for (ull t = 0; t < tiles; ++t) {
     const ull lo = t * ept, hi = lo + ept < m ? lo + ept : m;
+    if (item_vertices > 0) // warps share the tile: compare the sets
+      std::sort(called[t].begin(), called[t].end());
     std::vector<ull> want;
     for (ull v = 0; v < n; ++v)
       if (rp[v] < hi && rp[v + 1] > lo && (!filtered || v % 3 != 0))
@@ -504,7 +523,9 @@ void odt_warp_scan(bool filtered)
     CHECK(sums[v] == want, "vertex %zu: edge sum %llu, want %llu", v, sums[v], want);
   }
   c.flush_and_check();
-  report(filtered ? "odt warp scan, vertex guard" : "odt warp scan, tile view", c, since(t0));
+  report(item_vertices > 0 ? (filtered ? "odt work items, vertex guard" : "odt work items, tile view")
+                           : (filtered ? "odt warp scan, vertex guard" : "odt warp scan, tile view"),
+         c, since(t0));
 }
 
 int main()
@@ -518,8 +539,10 @@ int main()
   mixed_stress(true);
   storage_errors();
   cast_view();
-  odt_warp_scan(false);
-  odt_warp_scan(true);
+  odt_warp_scan(false, 0);
+  odt_warp_scan(true, 0);
+  odt_warp_scan(false, 40);
+  odt_warp_scan(true, 33);
   std::printf("warp_emu_test: all passed\n");
   return 0;
 }

@@ -1,8 +1,9 @@
 // Host support for kernels that `bamgen port --opt odt` rewrote: their
-// launches pass bam::first_vertex_list(rowptr, n, edges), which builds the
-// first vertex list of the edge array's tiles on the first launch and
-// returns the cached copy on every later one (BFS and CC launch the same
-// kernel once per level or sweep, over the same graph).
+// launches pass bam::odt_plan_of(rowptr, n, edges), which builds the first
+// vertex list of the edge array's tiles and the launch's work items
+// (odt.cuh) on the first launch and returns the cached plan on every later
+// one (BFS and CC launch the same kernel once per level or sweep, over the
+// same graph).
 //
 // The cache is keyed by the offsets pointer and the edge array's geometry,
 // so the offsets must not change while the edge array is in use — the
@@ -29,33 +30,34 @@
 namespace bam {
 namespace detail {
 
-// One first vertex list per (offsets, vertex count, edge count, tile size).
-class fvl_cache {
+// One plan (first vertex list and work items) per (offsets, vertex count,
+// edge count, tile size).
+class odt_plan_cache {
  public:
   // (offsets pointer or array id, vertices, edges, edges per tile)
   using key = std::tuple<const void*, size_t, size_t, size_t>;
 
-  static fvl_cache& instance() {
-    static fvl_cache c;
+  static odt_plan_cache& instance() {
+    static odt_plan_cache c;
     return c;
   }
 
   template <class Off>
-  const unsigned long long* get(const Off* d_rowptr, size_t n_vertices, size_t n_edges, size_t edges_per_tile) {
+  const odt_plan& get(const Off* d_rowptr, size_t n_vertices, size_t n_edges, size_t edges_per_tile) {
     std::lock_guard<std::mutex> lock(mu_);
     return get_locked(key{d_rowptr, n_vertices, n_edges, edges_per_tile}, d_rowptr, n_vertices, n_edges, edges_per_tile);
   }
 
   // Offsets that were ported too: stage their |V|+1 entries in GPU memory
-  // once to build the list (the walk itself reads them through the cache).
+  // once to build the plan (the walk itself reads them through the cache).
   template <class Off, class T>
-  const unsigned long long* get(const array<Off>& rowptr, size_t n_vertices, const array<T>& edges) {
+  const odt_plan& get(const array<Off>& rowptr, size_t n_vertices, const array<T>& edges) {
     using O = std::remove_const_t<Off>;
     std::lock_guard<std::mutex> lock(mu_);
     const key k{reinterpret_cast<const void*>(uintptr_t(rowptr.id()) | (uintptr_t(1) << 63)), n_vertices, edges.size(),
                 edges.elems_per_line()};
-    auto it = lists_.find(k);
-    if (it != lists_.end()) {
+    auto it = plans_.find(k);
+    if (it != plans_.end()) {
       return it->second;
     }
     std::vector<O> host(n_vertices + 1);
@@ -63,89 +65,104 @@ class fvl_cache {
     O* staged = nullptr;
     check(cudaMalloc(reinterpret_cast<void**>(&staged), host.size() * sizeof(O)), "cudaMalloc");
     check(cudaMemcpy(staged, host.data(), host.size() * sizeof(O), cudaMemcpyHostToDevice), "cudaMemcpy");
-    const unsigned long long* fvl = get_locked(k, staged, n_vertices, edges.size(), edges.elems_per_line());
+    const odt_plan& plan = get_locked(k, staged, n_vertices, edges.size(), edges.elems_per_line());
     check(cudaFree(staged), "cudaFree");
-    return fvl;
+    return plan;
   }
 
-  fvl_cache(const fvl_cache&) = delete;
-  fvl_cache& operator=(const fvl_cache&) = delete;
+  odt_plan_cache(const odt_plan_cache&) = delete;
+  odt_plan_cache& operator=(const odt_plan_cache&) = delete;
 
  private:
   template <class Off>
-  const unsigned long long* get_locked(const key& k, const Off* d_rowptr, size_t n_vertices, size_t n_edges,
-                                       size_t edges_per_tile) {
-    auto it = lists_.find(k);
-    if (it != lists_.end()) {
+  const odt_plan& get_locked(const key& k, const Off* d_rowptr, size_t n_vertices, size_t n_edges,
+                             size_t edges_per_tile) {
+    auto it = plans_.find(k);
+    if (it != plans_.end()) {
       return it->second;
     }
-    const size_t entries = odt::fvl_entries(n_edges, edges_per_tile);
-    unsigned long long* d_fvl = nullptr;
     const auto t0 = std::chrono::steady_clock::now();
-    // One allocation for the list and the winner scratch of its build
-    // (kept: a few bytes per tile), so the build needs no memory pool.
-    check(cudaMalloc(reinterpret_cast<void**>(&d_fvl), (2 * entries) * sizeof(unsigned long long)), "cudaMalloc");
-    build_first_vertex_list(d_rowptr, n_vertices, n_edges, edges_per_tile, d_fvl, 0, d_fvl + entries);
-    check(cudaStreamSynchronize(0), "building the first vertex list");
-    lists_.emplace(k, d_fvl);
+    const odt_plan& plan = plans_.emplace(k, build_odt_plan(d_rowptr, n_vertices, n_edges, edges_per_tile)).first->second;
     if (default_runtime().cfg().stats) {  // a one-time cost of the first launch: say what it was
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      std::fprintf(stderr, "bam: first vertex list of %zu tiles (%zu vertices) built in %.2f ms\n", entries - 1, n_vertices,
-                   ms);
+      std::fprintf(stderr, "bam: ODT plan of %llu tiles, %llu work items (%zu vertices) built in %.2f ms\n", plan.tiles,
+                   plan.items, n_vertices, ms);
     }
-    return d_fvl;
+    return plan;
   }
 
-  fvl_cache() = default;
+  odt_plan_cache() = default;
   // Device memory is released with the CUDA context at exit; freeing it
   // from a static destructor could run after the context is gone.
-  ~fvl_cache() = default;
+  ~odt_plan_cache() = default;
 
   static void check(cudaError_t e, const char* what) {
     if (e != cudaSuccess) {
-      throw error(std::string("bam::first_vertex_list: ") + what + ": " + cudaGetErrorString(e));
+      throw error(std::string("bam::odt_plan_of: ") + what + ": " + cudaGetErrorString(e));
     }
   }
 
   std::mutex mu_;
-  std::map<key, unsigned long long*> lists_;
+  std::map<key, odt_plan> plans_;  // std::map: references stay valid as it grows
 };
 
 }  // namespace detail
 
-// The first vertex list for ODT over `edges` (a CSR edge array of
-// n_vertices + 1 offsets at d_rowptr, in GPU-accessible memory).
+// The ODT plan for `edges` (a CSR edge array of n_vertices + 1 offsets at
+// d_rowptr, in GPU-accessible memory): built on the first call, cached for
+// every later launch over the same graph. bamgen's ports pass it to the
+// kernel and size the grid by it (odt_grid).
 template <class Off, class T>
-const unsigned long long* first_vertex_list(const Off* d_rowptr, size_t n_vertices, const array<T>& edges) {
+const odt_plan& odt_plan_of(const Off* d_rowptr, size_t n_vertices, const array<T>& edges) {
   if (d_rowptr == nullptr) {
-    throw error("bam::first_vertex_list: the offsets pointer is null; pass the device copy of the CSR offsets");
+    throw error("bam::odt_plan_of: the offsets pointer is null; pass the device copy of the CSR offsets");
   }
-  return detail::fvl_cache::instance().get(d_rowptr, n_vertices, edges.size(), edges.elems_per_line());
+  return detail::odt_plan_cache::instance().get(d_rowptr, n_vertices, edges.size(), edges.elems_per_line());
 }
 
 // The same when the offsets were ported to a bam::array as well.
 template <class Off, class T>
-const unsigned long long* first_vertex_list(const array<Off>& rowptr, size_t n_vertices, const array<T>& edges) {
+const odt_plan& odt_plan_of(const array<Off>& rowptr, size_t n_vertices, const array<T>& edges) {
   if (rowptr.size() < n_vertices + 1) {
-    throw error("bam::first_vertex_list: the offsets array has " + std::to_string(rowptr.size()) + " entries, " +
+    throw error("bam::odt_plan_of: the offsets array has " + std::to_string(rowptr.size()) + " entries, " +
                 std::to_string(n_vertices + 1) + " needed for " + std::to_string(n_vertices) + " vertices");
   }
-  return detail::fvl_cache::instance().get(rowptr, n_vertices, edges);
+  return detail::odt_plan_cache::instance().get(rowptr, n_vertices, edges);
 }
 
-// A grid for an ODT kernel launched with `block`: one warp per tile of
-// `edges`. (Any grid is correct — the tile loop is grid-strided — but the
-// original grid, sized in vertices, would start far more warps than tiles.)
-template <class T>
-dim3 odt_grid(const array<T>& edges, dim3 block) {
+// Just the first vertex list of that plan (one warp per whole tile).
+template <class Off, class T>
+const unsigned long long* first_vertex_list(const Off* d_rowptr, size_t n_vertices, const array<T>& edges) {
+  return odt_plan_of(d_rowptr, n_vertices, edges).fvl;
+}
+
+template <class Off, class T>
+const unsigned long long* first_vertex_list(const array<Off>& rowptr, size_t n_vertices, const array<T>& edges) {
+  return odt_plan_of(rowptr, n_vertices, edges).fvl;
+}
+
+namespace detail {
+// A grid of `warps` warps in blocks of `block` (whole warps).
+inline dim3 odt_warps_grid(unsigned long long warps, dim3 block) {
   const unsigned long long threads = static_cast<unsigned long long>(block.x) * block.y * block.z;
   if (threads == 0 || threads % 32 != 0) {
     throw error("bam::odt_grid: ODT kernels need blocks of whole warps; the launch asks for " + std::to_string(threads) +
                 " threads per block");
   }
-  const unsigned long long tiles = odt::tile_count(edges.size(), edges.elems_per_line());
-  const unsigned long long blocks = (tiles * 32 + threads - 1) / threads;
+  const unsigned long long blocks = (warps * 32 + threads - 1) / threads;
   return dim3(static_cast<unsigned>(blocks == 0 ? 1 : (blocks > 0x7fffffffull ? 0x7fffffffull : blocks)));
+}
+}  // namespace detail
+
+// A grid for an ODT kernel launched with `block`: one warp per work item of
+// the plan. (Any grid is correct — the item loop is grid-strided — but the
+// original grid, sized in vertices, would start far more warps than items.)
+inline dim3 odt_grid(const odt_plan& plan, dim3 block) { return detail::odt_warps_grid(plan.items, block); }
+
+// One warp per tile of `edges` (for kernels given a bare first vertex list).
+template <class T>
+dim3 odt_grid(const array<T>& edges, dim3 block) {
+  return detail::odt_warps_grid(odt::tile_count(edges.size(), edges.elems_per_line()), block);
 }
 
 // The block an ODT launch runs with: `block`, unless the ported kernel

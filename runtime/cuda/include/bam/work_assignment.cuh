@@ -15,6 +15,7 @@
 #define BAM_WORK_ASSIGNMENT_CUH
 
 #include <bam/detail/config.cuh>
+#include <bam/odt.cuh>
 
 #include <cstdio>
 
@@ -126,30 +127,36 @@ struct every_vertex {
   BAM_HD bool operator()(unsigned long long) const { return true; }
 };
 
-// odt_tiles for hardware warps (blocks of whole warps): the same tiles, the
-// same vertices in the same order, the same body calls, but the warp tests
-// 32 candidate vertices of its tile at once instead of one after another.
-// fvl[t] .. fvl[t+1] bounds a tile's vertices (fvl[n_tiles] is the vertex
-// count). A tile can hold thousands of vertices with empty or tiny lists
-// (power-law graphs): walking them one by one left a single warp busy long
-// after every other tile was done. (Also run by tests/warp_emu_test.cpp.)
+// odt_tiles for hardware warps (blocks of whole warps), over the work items
+// of an odt_plan: the same vertices of each tile in the same order and the
+// same body calls, but the warp tests 32 candidate vertices of its item at
+// once instead of one after another, and a tile with many candidates is
+// shared by several warps (one per item). fvl[t] .. tile_last(t) bounds a
+// tile's candidates (fvl[n_tiles] is the vertex count). A tile can hold
+// thousands of vertices with empty or tiny lists (power-law graphs):
+// walking them one by one, in one warp, left that warp busy long after
+// every other tile was done. (Also run by tests/warp_emu_test.cpp.)
 // `active(v)` is a test the body makes before it does anything (bamgen
 // passes the vertex guard it found, e.g. BFS's `label[v] == level`): the
 // warp skips the vertices it rejects without entering them.
 template <class RowPtr, class Body, class View, class Active = every_vertex>
-__device__ void odt_tiles_warp(const launch_1d& l, const unsigned long long* fvl, const RowPtr& rowptr,
+__device__ void odt_tiles_warp(const launch_1d& l, const odt_plan& plan, const RowPtr& rowptr,
                                unsigned long long n_edges, unsigned long long edges_per_tile, Body&& body, View& view,
                                Active&& active = Active{}) {
   const unsigned lane = static_cast<unsigned>(l.gtid & 31u);
   const unsigned long long groups = l.total / 32;
-  const unsigned long long tiles = (n_edges + edges_per_tile - 1) / edges_per_tile;
-  for (unsigned long long t = l.gtid / 32; t < tiles; t += groups) {
+  for (unsigned long long i = l.gtid / 32; i < plan.items; i += groups) {
+    const unsigned long long t = plan.item_tile != nullptr ? plan.item_tile[i] : i;
     const unsigned long long lo = t * edges_per_tile;
     const unsigned long long hi = lo + edges_per_tile < n_edges ? lo + edges_per_tile : n_edges;
-    // Vertices after fvl[t+1] (the owner of edge hi) start at or past hi.
-    const unsigned long long last = t + 1 < tiles ? fvl[t + 1] : fvl[tiles] - 1;
+    // Vertices after tile_last(t) (the owner of edge hi) start at or past hi.
+    unsigned long long first = plan.fvl[t], last = odt::tile_last(plan.fvl, plan.tiles, t);
+    if (plan.item_tile != nullptr) {  // this item's share of the tile's candidates
+      first += (i - plan.first_item[t]) * plan.item_vertices;
+      last = last - first < plan.item_vertices ? last : first + plan.item_vertices - 1;
+    }
     view.enter(t);
-    for (unsigned long long base = fvl[t]; base <= last; base += 32) {
+    for (unsigned long long base = first; base <= last; base += 32) {
       const unsigned long long v = base + lane;
       bool past = true, overlaps = false;
       if (v <= last) {
@@ -268,18 +275,27 @@ __device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& r
   }
 }
 
-// The same, with a tile view (bam::odt_tile over the edge array): the body
-// reads the tile's edges through it, so the warp pins the tile's line once
-// (on the first read) instead of probing the cache for every vertex, and the
-// reads themselves are plain loads. `active(v)`, if given, must be false
-// only for vertices whose body would do nothing (a guard the body tests
-// first); those are skipped 32 at a time.
+// The same with a plan (what bamgen's ports receive): this walk takes whole
+// tiles, one vertex at a time, so it needs only the plan's list.
+template <class RowPtr, class Body>
+__device__ void odt_for_each_tile(const odt_plan& plan, const RowPtr& rowptr, unsigned long long n_edges,
+                                  unsigned long long edges_per_tile, Body&& body) {
+  odt_for_each_tile(plan.fvl, rowptr, n_edges, edges_per_tile, body);
+}
+
+// The same, with a tile view (bam::odt_tile over the edge array), over the
+// work items of a plan (bam::odt_plan_of, build_odt_plan): the body reads
+// the tile's edges through the view, so the warp pins the tile's line once
+// (on the first read) instead of probing the cache for every vertex, and
+// the reads themselves are plain loads. `active(v)`, if given, must be
+// false only for vertices whose body would do nothing (a guard the body
+// tests first); those are skipped 32 at a time.
 template <class RowPtr, class View, class Body, class Active = detail::every_vertex>
-__device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& rowptr, View& view, Body&& body,
+__device__ void odt_for_each_tile(const odt_plan& plan, const RowPtr& rowptr, View& view, Body&& body,
                                   Active&& active = Active{}) {
   const detail::launch_1d l = detail::this_launch();
   // The view's pins and the vertex votes are per hardware warp, so the
-  // tiles must be too: one-dimensional blocks of whole warps.
+  // items must be too: one-dimensional blocks of whole warps.
   if (!detail::remappable(l, 32) || view.elems_per_line() == 0) {
     if (l.gtid == 0) {
       printf("bam::odt_for_each_tile: the launch must have one-dimensional blocks of whole warps (got %ux%ux%u threads per block)\n",
@@ -287,7 +303,22 @@ __device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& r
     }
     __trap();
   }
-  detail::odt_tiles_warp(l, fvl, rowptr, view.size(), view.elems_per_line(), body, view, active);
+  if (plan.tiles != odt::tile_count(view.size(), view.elems_per_line())) {
+    if (l.gtid == 0) {
+      printf("bam::odt_for_each_tile: the plan has %llu tiles, the edge array %llu; build the plan for this edge array\n",
+             plan.tiles, static_cast<unsigned long long>(odt::tile_count(view.size(), view.elems_per_line())));
+    }
+    __trap();
+  }
+  detail::odt_tiles_warp(l, plan, rowptr, view.size(), view.elems_per_line(), body, view, active);
+}
+
+// The same over a bare first vertex list: one warp per whole tile.
+template <class RowPtr, class View, class Body, class Active = detail::every_vertex>
+__device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& rowptr, View& view, Body&& body,
+                                  Active&& active = Active{}) {
+  odt_for_each_tile(odt_plan::whole_tiles(fvl, odt::tile_count(view.size(), view.elems_per_line())), rowptr, view, body,
+                    active);
 }
 
 #endif  // __CUDACC__
