@@ -125,6 +125,8 @@ config config::from_env()
   if (const char* v = getenv_nonempty("BAM_EMU_FAULT_RATE")) c.emu_fault_rate = parse_double(v, "BAM_EMU_FAULT_RATE", 0);
   if (const char* v = getenv_nonempty("BAM_NVME_DEVICE")) c.nvme_device = v;
   if (const char* v = getenv_nonempty("BAM_STALL_TIMEOUT_S")) c.stall_timeout_s = parse_double(v, "BAM_STALL_TIMEOUT_S", 0.001);
+  if (const char* v = getenv_nonempty("BAM_ODT_ITEM_VERTICES"))
+    c.odt_item_vertices = uint64_t(parse_int(v, "BAM_ODT_ITEM_VERTICES", 0, 1ll << 40));
   c.validate();
   return c;
 }

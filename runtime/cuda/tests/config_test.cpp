@@ -71,6 +71,13 @@ int main()
   unsetenv("BAM_NVME_DEVICE");
 
   setenv("BAM_BACKEND", "host", 1);
+  expect_error("BAM_ODT_ITEM_VERTICES", "-1", "BAM_ODT_ITEM_VERTICES: '-1' is not an integer in [0, 1099511627776]");
+  expect_error("BAM_ODT_ITEM_VERTICES", "many", "BAM_ODT_ITEM_VERTICES: 'many' is not an integer in [0, 1099511627776]");
+  setenv("BAM_ODT_ITEM_VERTICES", "0", 1);
+  expect(bam::config::from_env().odt_item_vertices == 0, "BAM_ODT_ITEM_VERTICES=0 (whole tiles)");
+  unsetenv("BAM_ODT_ITEM_VERTICES");
+  expect(bam::config::from_env().odt_item_vertices == 128, "BAM_ODT_ITEM_VERTICES default");
+
   setenv("BAM_CACHE_BYTES", "64M", 1);
   setenv("BAM_LINE_BYTES", "8k", 1);
   setenv("BAM_STATS", "0", 1);

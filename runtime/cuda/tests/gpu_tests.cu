@@ -513,22 +513,19 @@ void test_odt_tile(bam::backend b)
       {"items of 16 vertices", bam::build_odt_plan(drp.p, nv, ne, a.elems_per_line(), 16), true},
       {"default items, managed offsets", bam::build_odt_plan(managed, nv, ne, a.elems_per_line()), true},
   };
-  EXPECT(variants[1].plan.items > nt + nt / 8 && variants[1].plan.item_tile != nullptr,
-         "items of 16 vertices: %llu items for %zu tiles", variants[1].plan.items, nt);
+  EXPECT(variants[1].plan.items > nt && variants[1].plan.item_tile != nullptr,
+         "items of 16 vertices: %llu items for %zu tiles (some tile should be split)", variants[1].plan.items, nt);
   for (const variant& x : variants) {
     dbuf<unsigned long long> sums(nv);
     k_odt_tile_sums<<<bam::odt_grid(x.plan, dim3(128)), 128>>>(x.plan, drp.p, a, sums.p);
     rt->check();
     auto got = sums.host();
-    size_t bad = 0;
     for (size_t v = 0; v < nv; ++v) {
       unsigned long long want = 0;
       for (uint64_t i = rowptr[v]; i < rowptr[v + 1]; ++i)
         want += edges[i];
-      if (got[v] != want && bad++ < 3)
-        EXPECT(false, "%s: vertex %zu: sum %llu, want %llu", x.name, v, got[v], want);
+      EXPECT(got[v] == want, "%s: vertex %zu: sum %llu, want %llu", x.name, v, got[v], want);
     }
-    EXPECT(bad == 0, "%s: %zu vertices wrong", x.name, bad);
     if (x.owned)
       bam::free_odt_plan(x.plan);
   }

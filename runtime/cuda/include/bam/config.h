@@ -29,6 +29,7 @@ struct config {
   std::string emu_trace;                // BAM_EMU_TRACE (extension): CSV of commands per 100 us, written at exit
   std::string nvme_device;              // BAM_NVME_DEVICE
   double stall_timeout_s = 10;          // BAM_STALL_TIMEOUT_S (extension): device-side give-up bound
+  uint64_t odt_item_vertices = 128;     // BAM_ODT_ITEM_VERTICES (extension): candidates per ODT work item; 0 = whole tiles
 
   // Defaults overridden by every BAM_* variable that is set. Bad values
   // throw bam::error naming the variable and what it accepts.

@@ -259,7 +259,8 @@ inline void prefetch_if_managed(const void* p, size_t bytes)
 } // namespace detail
 
 // Builds the first vertex list and the work items of a CSR edge array (see
-// odt_plan) in GPU memory it allocates, and waits for the build. d_rowptr:
+// odt_plan; item_vertices 0: one item per whole tile) in GPU memory it
+// allocates, and waits for the build. d_rowptr:
 // n_vertices + 1 offsets in GPU-accessible memory. Release the memory with
 // free_odt_plan. Throws bam::error on bad arguments or CUDA failures.
 template <class Off>
@@ -267,8 +268,8 @@ odt_plan build_odt_plan(const Off* d_rowptr, size_t n_vertices, size_t n_edges, 
                         unsigned long long item_vertices = odt::default_item_vertices)
 {
   using ull = unsigned long long;
-  if (edges_per_tile == 0 || item_vertices == 0)
-    throw error("build_odt_plan: edges_per_tile and item_vertices must be > 0");
+  if (edges_per_tile == 0)
+    throw error("build_odt_plan: edges_per_tile must be > 0 (use a.elems_per_line())");
   const size_t tiles = odt::tile_count(n_edges, edges_per_tile), entries = tiles + 1;
   if (entries > size_t(INT_MAX))
     throw error("build_odt_plan: " + std::to_string(tiles) + " tiles is more than one prefix sum can take; use longer lines");
@@ -293,7 +294,8 @@ odt_plan build_odt_plan(const Off* d_rowptr, size_t n_vertices, size_t n_edges, 
   ull* first_item = counts + entries;
   void* scan_scratch = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(first_item + entries) + 255) & ~uintptr_t(255));
   odt_plan plan = odt_plan::whole_tiles(fvl, tiles);
-  plan.item_vertices = item_vertices;
+  if (item_vertices != 0)
+    plan.item_vertices = item_vertices;
   if (tiles == 0)
     return plan;
   detail::prefetch_if_managed(d_rowptr, (n_vertices + 1) * sizeof(Off));
@@ -304,7 +306,7 @@ odt_plan build_odt_plan(const Off* d_rowptr, size_t n_vertices, size_t n_edges, 
     throw;
   }
   const unsigned threads = 256, blocks = unsigned(entries / threads + 1 < 65535 ? entries / threads + 1 : 65535);
-  odt::item_count_kernel<<<blocks, threads>>>(fvl, tiles, item_vertices, counts);
+  odt::item_count_kernel<<<blocks, threads>>>(fvl, tiles, plan.item_vertices, counts);
   ok(cudaGetLastError(), "counting work items");
   ok(cub::DeviceScan::ExclusiveSum(scan_scratch, scan_bytes, static_cast<const ull*>(counts), first_item,
                                    int(entries)),

@@ -82,7 +82,9 @@ class odt_plan_cache {
       return it->second;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    const odt_plan& plan = plans_.emplace(k, build_odt_plan(d_rowptr, n_vertices, n_edges, edges_per_tile)).first->second;
+    const odt_plan& plan = plans_.emplace(k, build_odt_plan(d_rowptr, n_vertices, n_edges, edges_per_tile,
+                                                                 default_runtime().cfg().odt_item_vertices))
+                                .first->second;
     if (default_runtime().cfg().stats) {  // a one-time cost of the first launch: say what it was
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       std::fprintf(stderr, "bam: ODT plan of %llu tiles, %llu work items (%zu vertices) built in %.2f ms\n", plan.tiles,
