@@ -6,7 +6,7 @@
 # Run on the GPU machine after bench/rewrites/prepare.sh (here):
 #
 #   bench/rewrites/odt_settings.sh
-#   REPS=2 bench/rewrites/odt_settings.sh items
+#   REPS=2 ITEMS="0 128" bench/rewrites/odt_settings.sh items
 #
 # Prints one line per run: the kernel time and the line fills (misses).
 set -uo pipefail
@@ -32,7 +32,7 @@ run() { # label env...
 SSD="BAM_EMU_LATENCY_US=10 BAM_EMU_IOPS=1000000"
 if [ "${1:-}" = items ]; then
 	for CACHE in 64M 33M; do
-		for iv in 0 64 128 256 512; do
+		for iv in ${ITEMS:-0 64 128 256 512}; do
 			for _ in $(seq "${REPS:-1}"); do
 				# shellcheck disable=SC2086
 				run "cc  $CACHE items=$iv" cc__odt "2097152 7 16 --no-verify" $SSD BAM_EMU_THREADS=8 BAM_ODT_ITEM_VERTICES=$iv

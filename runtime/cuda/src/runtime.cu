@@ -427,6 +427,13 @@ void runtime::print_stats(FILE* out)
 
 const config& runtime::cfg() const noexcept { return p_->cfg; }
 size_t runtime::cache_lines() const noexcept { return p_->n_slots; }
+size_t runtime::live_arrays() const noexcept
+{
+  size_t n = 0;
+  for (const auto& r : p_->arrays)
+    n += r.live ? 1 : 0;
+  return n;
+}
 const detail::cache_ctx* runtime::device_ctx() const noexcept { return p_->d_ctx.get(); }
 unsigned char* runtime::slots() const noexcept { return p_->slots_aligned; }
 uint32_t runtime::line_shift() const noexcept { return p_->line_shift; }

@@ -517,7 +517,7 @@ void test_odt_tile(bam::backend b)
          "items of 16 vertices: %llu items for %zu tiles (some tile should be split)", variants[1].plan.items, nt);
   for (const variant& x : variants) {
     dbuf<unsigned long long> sums(nv);
-    k_odt_tile_sums<<<bam::odt_grid(x.plan, dim3(128)), 128>>>(x.plan, drp.p, a, sums.p);
+    k_odt_tile_sums<<<bam::odt_grid(x.plan, dim3(128), *rt), 128>>>(x.plan, drp.p, a, sums.p);
     rt->check();
     auto got = sums.host();
     for (size_t v = 0; v < nv; ++v) {

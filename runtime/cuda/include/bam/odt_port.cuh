@@ -144,27 +144,57 @@ const unsigned long long* first_vertex_list(const array<Off>& rowptr, size_t n_v
 }
 
 namespace detail {
-// A grid of `warps` warps in blocks of `block` (whole warps).
-inline dim3 odt_warps_grid(unsigned long long warps, dim3 block) {
+// A grid of one warp per work unit (tile or item) in blocks of `block`.
+// Each warp keeps its tile's line pinned while its vertices' code runs, and
+// that code may read other arrays through the same cache: if the running
+// warps pinned every line, none could fetch what it needs and the kernel
+// would stall (a 2 MiB cache of 512 lines under BFS with offsets and levels
+// ported too: 794 tiles at once). So when other arrays share the cache,
+// the grid has at most three quarters of the cache's lines in warps, the
+// rest left for those arrays; the loop over units is grid-strided, so any
+// grid is correct. The bound is not applied when it is at least what the
+// GPU can run at once (the hardware bounds the pins then): a smaller,
+// persistent grid changes the order in which tiles run, and CC's label
+// propagation then needs a fourth sweep. When the edge array is the only
+// array in the cache, a warp waiting for its tile holds no pin, so a cache
+// of one line per running warp (the thesis's SMs x warps x line) is enough.
+inline dim3 odt_warps_grid(unsigned long long units, dim3 block, const runtime& rt) {
   const unsigned long long threads = static_cast<unsigned long long>(block.x) * block.y * block.z;
   if (threads == 0 || threads % 32 != 0) {
     throw error("bam::odt_grid: ODT kernels need blocks of whole warps; the launch asks for " + std::to_string(threads) +
                 " threads per block");
+  }
+  unsigned long long warps = units;
+  if (rt.live_arrays() > 1) {
+    const unsigned long long lines = rt.cache_lines(), bound = lines - lines / 4;
+    int dev = 0, sms = 0, per_sm = 0;
+    const bool known = cudaGetDevice(&dev) == cudaSuccess &&
+                       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+                       cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev) == cudaSuccess;
+    const unsigned long long running = known ? static_cast<unsigned long long>(sms) * per_sm / 32 : 0;
+    if (!known) {
+      (void)cudaGetLastError();
+    }
+    if (bound < units && (!known || bound < running)) {
+      warps = bound;
+    }
   }
   const unsigned long long blocks = (warps * 32 + threads - 1) / threads;
   return dim3(static_cast<unsigned>(blocks == 0 ? 1 : (blocks > 0x7fffffffull ? 0x7fffffffull : blocks)));
 }
 }  // namespace detail
 
-// A grid for an ODT kernel launched with `block`: one warp per work item of
-// the plan. (Any grid is correct — the item loop is grid-strided — but the
-// original grid, sized in vertices, would start far more warps than items.)
-inline dim3 odt_grid(const odt_plan& plan, dim3 block) { return detail::odt_warps_grid(plan.items, block); }
+// A grid for an ODT kernel launched with `block`: a warp per work item of
+// the plan, within the bound above for the cache of `rt` (the runtime that
+// made the edge array).
+inline dim3 odt_grid(const odt_plan& plan, dim3 block, const runtime& rt = default_runtime()) {
+  return detail::odt_warps_grid(plan.items, block, rt);
+}
 
-// One warp per tile of `edges` (for kernels given a bare first vertex list).
+// A warp per tile of `edges` (for kernels given a bare first vertex list).
 template <class T>
-dim3 odt_grid(const array<T>& edges, dim3 block) {
-  return detail::odt_warps_grid(odt::tile_count(edges.size(), edges.elems_per_line()), block);
+dim3 odt_grid(const array<T>& edges, dim3 block, const runtime& rt = default_runtime()) {
+  return detail::odt_warps_grid(odt::tile_count(edges.size(), edges.elems_per_line()), block, rt);
 }
 
 // The block an ODT launch runs with: `block`, unless the ported kernel

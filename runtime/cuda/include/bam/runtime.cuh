@@ -77,6 +77,7 @@ public:
 
   [[nodiscard]] const config& cfg() const noexcept;
   [[nodiscard]] size_t cache_lines() const noexcept;
+  [[nodiscard]] size_t live_arrays() const noexcept; // arrays made and not yet freed
 
 private:
   enum class source { host, file, device, zeros };
