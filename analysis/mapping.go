@@ -91,6 +91,10 @@ func gridStrides(fn *Function) map[string]int {
 	return out
 }
 
+// Definitions counts the definitions (initialisers and assignments) of the
+// local `name`: a value defined once keeps its initialiser's meaning.
+func (fn *Function) Definitions(name string) int { return defCounts(fn)[name] }
+
 // defCounts counts the definitions (initialisers and assignments) of each
 // local name; index variables must be defined exactly once.
 func defCounts(fn *Function) map[string]int {

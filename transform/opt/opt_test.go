@@ -72,7 +72,42 @@ func TestClaware(t *testing.T) {
 	expectRewrite(t, `__global__ void f(float *p, float v, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = v;
 }
-`, "claware", []string{"p"}, "for (int i = static_cast<int>(bam_v); i < n; i += gridDim.x * blockDim.x)")
+`, "claware", []string{"p"},
+		"for (int i = static_cast<int>(bam::by_line_first<32>(bam::min_elems_per_line(p))); i < n; "+
+			"i = static_cast<int>(bam::by_line_next<32>(i, bam::min_elems_per_line(p), gridDim.x * blockDim.x))) p[i] = v;")
+	// A stride kept in a local, `n > i`, continue and nested loops as written.
+	expectRewrite(t, `__global__ void f(float *p, const float *q, unsigned n) {
+  const unsigned stride = gridDim.x * blockDim.x;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; n > i; i += stride) {
+    if (q[i] < 0) continue;
+    for (int k = 0; k < 4; k++) { if (k == 2) continue; if (q[i] > k) break; p[i] += k; }
+  }
+}
+`, "claware", []string{"p", "q"}, "n > i; i = static_cast<unsigned>(bam::by_line_next<32>(i, bam::min_elems_per_line(q, p), stride))) {",
+		"if (q[i] < 0) continue;")
+	// A step that is not the thread count (overlapping per-thread ranges):
+	// each virtual thread keeps its own loop.
+	expectRewrite(t, `__global__ void f(float *p, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += 1) p[i] += 1;
+}
+`, "claware", []string{"p"}, "for (int i = static_cast<int>(bam_v); i < n; i += 1)", "bam::for_each_thread_by_line<32>")
+}
+
+// Grid-stride loops whose indices cannot be dealt out to other threads.
+func TestClawareLoopRefusals(t *testing.T) {
+	loop := func(body string) string {
+		return "__global__ void f(float *p, float *out, int n, int *m) {\n  float acc = 0;\n" +
+			"  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) { " + body + " }\n" +
+			"  atomicAdd(out, acc);\n}\n"
+	}
+	for _, body := range []string{"acc += p[i];", "if (p[i] < 0) break; p[i] = 1;", "if (p[i] < 0) return; p[i] = 1;", "n = 3; p[i] = 1;"} {
+		expectRefusal(t, loop(body), "claware", CodeUnsafeWrites, "p")
+	}
+	// The bound must be the same for every thread, with no side effects.
+	for _, cond := range []string{"i < p[0]", "i < (*m)++", "i != n"} {
+		src := strings.Replace(loop("p[i] = 1;"), "i < n;", cond+";", 1)
+		expectRefusal(t, src, "claware", CodeNoThreadID, "p")
+	}
 }
 
 func TestClawareRefusals(t *testing.T) {

@@ -102,8 +102,13 @@ func (r *rewriter) claware() {
 		return
 	}
 	epl := "bam::min_elems_per_line(" + strings.Join(arrays, ", ") + ")"
-	driver := fmt.Sprintf("bam::for_each_thread_by_line<%d>(%s, bam_body)", r.opts.LanesPerLine, epl)
-	r.wrap(m.Tid, "bam_v", driver, "claware")
+	if loop := r.gridStrideLoop(); m.GridStride && loop != nil {
+		if !r.clawareLoop(loop, epl) {
+			return
+		}
+	} else {
+		r.wrap(m.Tid, "bam_v", fmt.Sprintf("bam::for_each_thread_by_line<%d>(%s, bam_body)", r.opts.LanesPerLine, epl), "claware")
+	}
 	r.note(r.fn.Decl.NameSpan.Start, "kernel %s: claware applied (%d lanes per cache line of %s); line requests in flight "+
 		"grow from SM*W*WS*sizeof(T)/CL to SM*W*WS/%d; %s", r.name(), r.opts.LanesPerLine, strings.Join(arrays, ", "), r.opts.LanesPerLine,
 		clawareCacheAdvice(len(arrays), r.opts.LanesPerLine))

@@ -47,6 +47,26 @@ static void thread_drivers() {
         expect_once("claware/32 " + shape + " epl " + std::to_string(epl), c32);
         expect_once("claware/8 " + shape + " epl " + std::to_string(epl), c8);
       }
+      for (ull count : {0ull, 1ull, 1000ull, 4097ull, 3 * total + 5}) {  // grid-stride loops over [0, count)
+        for (ull epl : {8ull, 16ull, 128ull, 1000ull}) {
+          std::vector<unsigned> i32(count), i16(count), i2d(count);
+          auto loop = [&](std::vector<unsigned>& c, auto first, auto next) {
+            return [&, first, next](launch_1d l) {
+              for (ull i = first(l); i < count; i = next(l, i)) c.at(i)++;
+            };
+          };
+          play(grid, block, true, loop(i32, [&](launch_1d l) { return bam::detail::by_line_first<32>(l, epl); },
+                                       [&](launch_1d l, ull i) { return bam::detail::by_line_next<32>(l, i, epl); }));
+          play(grid, block, true, loop(i16, [&](launch_1d l) { return bam::detail::by_line_first<16>(l, epl); },
+                                       [&](launch_1d l, ull i) { return bam::detail::by_line_next<16>(l, i, epl); }));
+          play(grid, block, false, loop(i2d, [&](launch_1d l) { return bam::detail::by_line_first<32>(l, epl); },
+                                        [&](launch_1d l, ull i) { return bam::detail::by_line_next<32>(l, i, epl); }));
+          const std::string what = " " + shape + " count " + std::to_string(count) + " epl " + std::to_string(epl);
+          expect_once("claware loop/32" + what, i32);
+          expect_once("claware loop/16" + what, i16);
+          expect_once("claware loop 2-D fallback" + what, i2d);
+        }
+      }
       std::vector<unsigned> c2d(total);  // 2-D launches fall back to the identity
       play(grid, block, false, [&](launch_1d l) { bam::detail::thread_by_line<32>(l, 1024, [&](ull v) { c2d.at(v)++; }); });
       expect_once("claware 2-D fallback " + shape, c2d);

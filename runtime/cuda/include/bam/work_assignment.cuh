@@ -53,6 +53,39 @@ BAM_HD void thread_by_line(const launch_1d& l, unsigned long long elems_per_line
   }
 }
 
+// A grid-stride loop `for (i = tid; i < n; i += stride)` (stride = the
+// launch's thread count) walked line by line instead: the thread's first
+// index and the one after i, so that groups of Lanes lanes take lines of
+// elems_per_line consecutive indices, consecutive groups consecutive
+// lines, and a group moves `groups` lines on when it leaves one. Every
+// index below any n is visited exactly once, as by the original loop.
+// Shapes it cannot remap (and lines shorter than a group) keep the
+// original order.
+template <unsigned Lanes>
+BAM_HD bool by_line_remappable(const launch_1d& l, unsigned long long elems_per_line) {
+  return remappable(l, Lanes) && l.total >= Lanes && elems_per_line >= Lanes;
+}
+
+template <unsigned Lanes>
+BAM_HD unsigned long long by_line_first(const launch_1d& l, unsigned long long elems_per_line) {
+  if (!by_line_remappable<Lanes>(l, elems_per_line)) {
+    return l.gtid;
+  }
+  return (l.gtid / Lanes) * elems_per_line + l.gtid % Lanes;
+}
+
+template <unsigned Lanes>
+BAM_HD unsigned long long by_line_next(const launch_1d& l, unsigned long long i, unsigned long long elems_per_line) {
+  if (!by_line_remappable<Lanes>(l, elems_per_line)) {
+    return i + l.total;
+  }
+  const unsigned long long k = i % elems_per_line;  // the index's place in its line
+  if (k + Lanes < elems_per_line) {
+    return i + Lanes;
+  }
+  return i - k + (l.total / Lanes) * elems_per_line + l.gtid % Lanes;
+}
+
 template <class Body>
 BAM_HD void warp_transposed(const launch_1d& l, unsigned long long stride, Body&& body) {
   const unsigned long long warps = l.total / 32;
@@ -207,6 +240,29 @@ template <unsigned Lanes = 32, class Body>
 __device__ void for_each_thread_by_line(unsigned long long elems_per_line, Body&& body) {
   static_assert(Lanes == 32 || Lanes == 16 || Lanes == 8 || Lanes == 4, "for_each_thread_by_line: Lanes must be 32, 16, 8 or 4");
   detail::thread_by_line<Lanes>(detail::this_launch(), elems_per_line, body);
+}
+
+// claware for grid-stride loops (bamgen writes these into the loop's
+// header): `for (i = by_line_first<L>(epl); i < n; i = by_line_next<L>(i,
+// epl, stride))` visits the indices the original `for (i = tid; i < n; i +=
+// stride)` visited, each once, a line of each array per group at a time.
+// (Dealing out the launch's threads instead would leave each thread's loop
+// in place: a group would touch one element of n / threads lines before
+// returning for the next element of the first.) `stride` must be the
+// launch's thread count, gridDim.x * blockDim.x, as in the original loop.
+template <unsigned Lanes = 32>
+__device__ __forceinline__ unsigned long long by_line_first(unsigned long long elems_per_line) {
+  static_assert(Lanes == 32 || Lanes == 16 || Lanes == 8 || Lanes == 4, "by_line_first: Lanes must be 32, 16, 8 or 4");
+  return detail::by_line_first<Lanes>(detail::this_launch(), elems_per_line);
+}
+
+template <unsigned Lanes = 32>
+__device__ __forceinline__ unsigned long long by_line_next(unsigned long long i, unsigned long long elems_per_line,
+                                                          unsigned long long stride) {
+  const detail::launch_1d l = detail::this_launch();
+  BAM_ASSERT(stride == l.total, "bam::by_line_next: the loop's stride is not the launch's thread count");
+  (void)stride;
+  return detail::by_line_next<Lanes>(l, i, elems_per_line);
 }
 
 // Transposed work assignment (thesis §6.3.2): virtual warp ids are handed
