@@ -116,9 +116,8 @@ func (r *rewriter) claware() {
 
 // clawareCacheAdvice: each lane group works through one line of every
 // array it reads, so all resident groups' lines must fit in the cache, or
-// lines are evicted between the group's passes and fetched again (the
-// benchmark's vectoradd, 3 arrays on a 64 MiB cache, fetched each line 16
-// times). Sized with the model's H100 preset and 4 KiB lines.
+// lines are evicted between the group's passes and fetched again. Sized
+// with the model's H100 preset and 4 KiB lines.
 func clawareCacheAdvice(arrays int, lanesPerLine int) string {
 	const line = 4096
 	g := analysis.GPUs["h100"]
