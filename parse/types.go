@@ -989,19 +989,25 @@ func (p *parser) origStart(k int) int {
 	return s
 }
 
-// appendSrc appends txt, the source bytes at offset off, with appendWord
-// and keeps p.bufSrc: the source offset that p.buf copies byte for byte,
-// or -1 once a space was inserted or a gap skipped.
+// appendSrc appends txt, the source bytes at offset off, after a space if
+// spaceBefore asks for one, and keeps p.bufSrc: the source offset that
+// p.buf copies byte for byte, or -1 once a space was inserted or a gap
+// skipped.
 func (p *parser) appendSrc(txt []byte, off int) {
 	n := len(p.buf)
-	contiguous := n == 0 || p.bufSrc >= 0 && p.bufSrc+n == off
-	p.appendWord(txt)
-	switch {
-	case !contiguous || len(p.buf) != n+len(txt):
-		p.bufSrc = -1
-	case n == 0:
+	if n == 0 {
+		p.buf = append(p.buf, txt...)
 		p.bufSrc = off
+		return
 	}
+	// A space or a gap ends the byte-for-byte copy.
+	if len(txt) > 0 && p.spaceBefore(p.buf[n-1], txt) {
+		p.buf = append(p.buf, ' ')
+		p.bufSrc = -1
+	} else if p.bufSrc >= 0 && p.bufSrc+n != off {
+		p.bufSrc = -1
+	}
+	p.buf = append(p.buf, txt...)
 }
 
 // bufText returns p.buf as a string. Most type texts are written exactly
@@ -1057,24 +1063,22 @@ func (p *parser) toksEndingAfter(off int) int {
 	return k
 }
 
-// appendWord appends txt to p.buf with a space where C++ needs or people
-// write one: between words, and around '*' and '&' next to words or '>'.
-func (p *parser) appendWord(txt []byte) {
-	if len(p.buf) > 0 && len(txt) > 0 {
-		prev := p.buf[len(p.buf)-1]
-		c := txt[0]
-		switch {
-		case isIdentChar(prev) && isIdentChar(c):
-			p.buf = append(p.buf, ' ')
-		case (c == '*' || c == '&') && (isIdentChar(prev) || prev == '>'):
-			p.buf = append(p.buf, ' ')
-		case (prev == '*' || prev == '&') && isIdentChar(c), prev == ',':
-			p.buf = append(p.buf, ' ')
-		case c == '(' && isIdentChar(prev) && len(txt) == 1 && p.inGroup:
-			p.buf = append(p.buf, ' ')
-		}
+// spaceBefore reports whether a space goes between prev, the last byte of
+// p.buf, and txt (not empty) where C++ needs or people write one: between
+// words, and around '*' and '&' next to words or '>'.
+func (p *parser) spaceBefore(prev byte, txt []byte) bool {
+	c := txt[0]
+	switch {
+	case isIdentChar(prev) && isIdentChar(c):
+		return true
+	case (c == '*' || c == '&') && (isIdentChar(prev) || prev == '>'):
+		return true
+	case (prev == '*' || prev == '&') && isIdentChar(c), prev == ',':
+		return true
+	case c == '(' && isIdentChar(prev) && len(txt) == 1 && p.inGroup:
+		return true
 	}
-	p.buf = append(p.buf, txt...)
+	return false
 }
 
 // tokIndexAt returns the index of the non-trivia token starting at or after
