@@ -413,13 +413,18 @@ const slabSize = 256
 // slab hands out pointers into a chunk of preallocated values.
 type slab[T any] struct{ buf []T }
 
-// newNode stores v in s and returns a pointer to it.
+// newNode stores v in s and returns a pointer to it. The slot is taken by
+// reslicing, not append: only the length is stored back, and the slab's
+// pointer (a write barrier while the collector runs) stays as it is.
 func newNode[T any](s *slab[T], v T) *T {
 	if len(s.buf) == cap(s.buf) {
 		s.buf = make([]T, 0, slabSize)
 	}
-	s.buf = append(s.buf, v)
-	return &s.buf[len(s.buf)-1]
+	n := len(s.buf)
+	s.buf = s.buf[:n+1]
+	e := &s.buf[n]
+	*e = v
+	return e
 }
 
 // slabs holds one slab per frequent node type.
@@ -536,16 +541,24 @@ func (p *parser) newIdent(sp Span, name string) *Ident {
 	if len(p.identSlab) == cap(p.identSlab) {
 		p.identSlab = make([]Ident, 0, slabSize)
 	}
-	p.identSlab = append(p.identSlab, Ident{Span: sp, Name: name})
-	return &p.identSlab[len(p.identSlab)-1]
+	// As newNode; the slot is zeroed (fresh from make), so only the
+	// fields are stored.
+	n := len(p.identSlab)
+	p.identSlab = p.identSlab[:n+1]
+	id := &p.identSlab[n]
+	id.Span, id.Name = sp, name
+	return id
 }
 
 func (p *parser) newBinary(sp Span, op string, opPos int, x, y Expr) *BinaryExpr {
 	if len(p.binSlab) == cap(p.binSlab) {
 		p.binSlab = make([]BinaryExpr, 0, slabSize)
 	}
-	p.binSlab = append(p.binSlab, BinaryExpr{Span: sp, Op: op, OpPos: opPos, X: x, Y: y})
-	return &p.binSlab[len(p.binSlab)-1]
+	n := len(p.binSlab)
+	p.binSlab = p.binSlab[:n+1]
+	b := &p.binSlab[n]
+	b.Span, b.Op, b.OpPos, b.X, b.Y = sp, op, opPos, x, y
+	return b
 }
 
 // ---------------------------------------------------------------------------
