@@ -410,7 +410,10 @@ func (p *parser) inScope(name string) *Symbol {
 
 const slabSize = 256
 
-// slab hands out pointers into a chunk of preallocated values.
+// slab hands out pointers into a chunk of preallocated values. A slot is
+// handed out once and never reused, so a new slot is still zero (fresh
+// from make): newIdent, newBinary and newTypeRef store only the fields
+// they set.
 type slab[T any] struct{ buf []T }
 
 // newNode stores v in s and returns a pointer to it. The slot is taken by

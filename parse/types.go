@@ -474,7 +474,7 @@ type declShape struct{ first, last, namePos int }
 // be an expression (`a * b;`, `x < y;`); building the text only after the
 // declarator is accepted spares that work (see blockDeclarators).
 func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) declShape {
-	*d = declarator{typ: newNode(&p.slabs.sTypeRef, TypeRef{Base: ds.base, BaseSpan: ds.baseSpan, Const: ds.isConst, Restrict: ds.restrict})}
+	*d = declarator{typ: p.newTypeRef(ds)}
 	first, last := -1, -1 // token range of this declarator's own type operators
 	for {
 		k := p.i
@@ -496,6 +496,21 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 	}
 	p.declSuffixes(d, mode)
 	return declShape{first, last, namePos}
+}
+
+// newTypeRef returns a TypeRef with ds's base type, as newNode would, with
+// the fields stored into the zeroed slab slot (a declarator's TypeRef is
+// the most frequent node, and all but four of its 13 words stay zero).
+func (p *parser) newTypeRef(ds *declSpec) *TypeRef {
+	s := &p.slabs.sTypeRef
+	if len(s.buf) == cap(s.buf) {
+		s.buf = make([]TypeRef, 0, slabSize)
+	}
+	n := len(s.buf)
+	s.buf = s.buf[:n+1]
+	t := &s.buf[n]
+	t.Base, t.BaseSpan, t.Const, t.Restrict = ds.base, ds.baseSpan, ds.isConst, ds.restrict
+	return t
 }
 
 // finishDeclarator builds the type's text and span of a declarator parsed
