@@ -81,7 +81,7 @@ type parser struct {
 	specMacro map[string][]string // object-like macros expanding to specifiers
 	attrMacro map[string]int      // macros expanding to attributes etc. (attrLaunch, ...)
 	digraphs  map[int]string      // token index -> canonical punctuator
-	badAngle  map[int]bool        // token indices of '<' that do not open template arguments
+	badAngle  []uint64            // bit set of the token indices of '<' that do not open template arguments
 }
 
 // ptok is the parser's copy of one non-trivia token: 12 bytes holding all

@@ -309,16 +309,17 @@ func (p *parser) parseTemplateArgs() ([]Node, Span, bool) {
 	// A '<' that failed to open template arguments fails again: remembering
 	// it keeps nested speculation (type, then expression, at every level)
 	// linear instead of exponential on hostile input.
+	// A bit set over the token indices, not a map: no hashing per '<'.
 	at := p.i
-	if p.badAngle[at] {
+	if w := at >> 6; w < len(p.badAngle) && p.badAngle[w]&(1<<(at&63)) != 0 {
 		return nil, Span{}, false
 	}
 	args, sp, ok := p.templateArgs()
 	if !ok {
 		if p.badAngle == nil {
-			p.badAngle = make(map[int]bool)
+			p.badAngle = make([]uint64, (len(p.toks)+63)>>6)
 		}
-		p.badAngle[at] = true
+		p.badAngle[at>>6] |= 1 << (at & 63)
 	}
 	return args, sp, ok
 }
