@@ -978,8 +978,15 @@ func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) {
 			break
 		}
 		txt := p.src[max(t.Start, start):min(t.End, end)]
-		if skipSpecs && t.Kind == Identifier && p.notInType(k, txt, len(txt) == t.End-t.Start) {
-			continue
+		if skipSpecs && t.Kind == Identifier && len(txt) > 0 {
+			// notInType is false for a whole word of no specifier class
+			// that names no macro while no calling convention is
+			// dropped: most type words skip the call.
+			whole := len(txt) == t.End-t.Start
+			if (!whole || p.toks[k].cls&clsSpec != 0 || p.callConvSkip || len(txt) == len("__launch_bounds__") ||
+				p.maybeMacro(txt[0], len(txt))) && p.notInType(k, txt, whole) {
+				continue
+			}
 		}
 		p.appendSrc(txt, max(t.Start, start))
 	}
