@@ -505,7 +505,7 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 func (p *parser) newTypeRef(ds *declSpec) *TypeRef {
 	s := &p.slabs.sTypeRef
 	if len(s.buf) == cap(s.buf) {
-		s.buf = make([]TypeRef, 0, slabSize)
+		s.buf = make([]TypeRef, 0, nextChunk(cap(s.buf), 1))
 	}
 	n := len(s.buf)
 	s.buf = s.buf[:n+1]
