@@ -140,8 +140,7 @@ BAM_HD void fill_step(const Off* rowptr, size_t n_vertices, size_t n_edges, size
 
 #if defined(__CUDACC__)
 template <class V>
-__global__ void item_count_kernel(const V* fvl, size_t n_tiles, unsigned long long item_vertices,
-                                         unsigned long long* counts)
+__global__ void item_count_kernel(const V* fvl, size_t n_tiles, unsigned long long item_vertices, unsigned long long* counts)
 {
   for (size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x; t <= n_tiles; t += size_t(gridDim.x) * blockDim.x)
     counts[t] = t < n_tiles ? tile_items(fvl, n_tiles, t, item_vertices) : 0;
@@ -258,11 +257,38 @@ inline void prefetch_if_managed(const void* p, size_t bytes)
 }
 } // namespace detail
 
+namespace detail {
+// The plan's work items over its (built) list: counts per tile, their
+// exclusive prefix sum into plan.first_item's storage, the total, and the
+// item -> tile map when some tile is split (allocated into *item_tile).
+// `ok` frees and throws on a CUDA error.
+template <class Ok>
+void plan_items(odt_plan& plan, unsigned long long* counts, unsigned long long* first_item, void* scan_scratch,
+                size_t scan_bytes, unsigned long long** item_tile, Ok ok)
+{
+  using ull = unsigned long long;
+  const size_t entries = plan.tiles + 1;
+  const unsigned threads = 256, blocks = unsigned(entries / threads + 1 < 65535 ? entries / threads + 1 : 65535);
+  odt::item_count_kernel<<<blocks, threads>>>(plan.fvl, plan.tiles, plan.item_vertices, counts);
+  ok(cudaGetLastError(), "counting work items");
+  ok(cub::DeviceScan::ExclusiveSum(scan_scratch, scan_bytes, static_cast<const ull*>(counts), first_item, int(entries)),
+     "summing work items");
+  ok(cudaMemcpy(&plan.items, first_item + plan.tiles, sizeof plan.items, cudaMemcpyDeviceToHost), "reading the item count");
+  if (plan.items == plan.tiles)
+    return; // no tile is split: item i is tile i
+  ok(cudaMalloc(reinterpret_cast<void**>(item_tile), plan.items * sizeof(ull)), "cudaMalloc");
+  odt::item_fill_kernel<<<blocks, threads>>>(static_cast<const ull*>(first_item), size_t(plan.tiles), *item_tile);
+  ok(cudaGetLastError(), "filling work items");
+  plan.first_item = first_item;
+  plan.item_tile = *item_tile;
+}
+} // namespace detail
+
 // Builds the first vertex list and the work items of a CSR edge array (see
 // odt_plan; item_vertices 0: one item per whole tile) in GPU memory it
-// allocates, and waits for the build. d_rowptr:
-// n_vertices + 1 offsets in GPU-accessible memory. Release the memory with
-// free_odt_plan. Throws bam::error on bad arguments or CUDA failures.
+// allocates, and waits for the build. d_rowptr: n_vertices + 1 offsets in
+// GPU-accessible memory. Release the memory with free_odt_plan. Throws
+// bam::error on bad arguments or CUDA failures.
 template <class Off>
 odt_plan build_odt_plan(const Off* d_rowptr, size_t n_vertices, size_t n_edges, size_t edges_per_tile,
                         unsigned long long item_vertices = odt::default_item_vertices)
@@ -305,22 +331,7 @@ odt_plan build_odt_plan(const Off* d_rowptr, size_t n_vertices, size_t n_edges, 
     cudaFree(block);
     throw;
   }
-  const unsigned threads = 256, blocks = unsigned(entries / threads + 1 < 65535 ? entries / threads + 1 : 65535);
-  odt::item_count_kernel<<<blocks, threads>>>(fvl, tiles, plan.item_vertices, counts);
-  ok(cudaGetLastError(), "counting work items");
-  ok(cub::DeviceScan::ExclusiveSum(scan_scratch, scan_bytes, static_cast<const ull*>(counts), first_item,
-                                   int(entries)),
-     "summing work items");
-  ull items = 0;
-  ok(cudaMemcpy(&items, first_item + tiles, sizeof items, cudaMemcpyDeviceToHost), "reading the item count");
-  plan.items = items;
-  if (items != tiles) { // some tile is split: the launch needs the item -> tile map
-    ok(cudaMalloc(reinterpret_cast<void**>(&item_tile), items * sizeof(ull)), "cudaMalloc");
-    odt::item_fill_kernel<<<blocks, threads>>>(static_cast<const ull*>(first_item), tiles, item_tile);
-    ok(cudaGetLastError(), "filling work items");
-    plan.first_item = first_item;
-    plan.item_tile = item_tile;
-  }
+  detail::plan_items(plan, counts, first_item, scan_scratch, scan_bytes, &item_tile, ok);
   ok(cudaStreamSynchronize(0), "building the ODT plan");
   return plan;
 }
