@@ -38,24 +38,13 @@ namespace {
 
 using bamtest::check;
 using bamtest::failures;
+using bamtest::pinned_pages;
 using bamtest::fill;
 using bamtest::first_diff;
 
 constexpr uint32_t LINE = 16384;
 constexpr int THREADS = 8;
 
-long pinned_pages(const char* path)
-{
-	char p[300];
-	snprintf(p, sizeof p, "/sys/class/bam_nvme/%s/pinned_pages", strrchr(path, '/') + 1);
-	FILE* f = fopen(p, "r");
-	long v = -1;
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1) v = -1;
-		fclose(f);
-	}
-	return v;
-}
 
 // As uid 1000 the node (0600 root) cannot be opened: the error says why.
 void unprivileged_open(const char* path)

@@ -54,19 +54,7 @@ using bam::nvme::queue_counters;
 using bamtest::check;
 using bamtest::failures;
 using bamtest::fill;
-using bamtest::out_lock;
-
-__attribute__((format(printf, 1, 2))) void info(const char* fmt, ...)
-{
-	std::lock_guard<std::mutex> g(out_lock);
-	printf("BAMTEST: INFO queue: ");
-	va_list ap;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
+using bamtest::info;
 
 // What direct.h needs to know of a kmod/lib DMA buffer: its range and
 // per-page bus addresses.
@@ -520,14 +508,7 @@ int run(const char* path)
 	bam_nvme_qp_destroy(qp);
 	bam_nvme_close(c.dev);
 
-	char p[300];
-	snprintf(p, sizeof p, "/sys/class/bam_nvme/%s/pinned_pages", strrchr(path, '/') + 1);
-	FILE* f = fopen(p, "r");
-	long pinned = -1;
-	if (f) {
-		if (fscanf(f, "%ld", &pinned) != 1) pinned = -1;
-		fclose(f);
-	}
+	const long pinned = bamtest::pinned_pages(path);
 	check(pinned == 0, "no_pins_after_close", "pinned_pages %ld", pinned);
 	return failures != 0;
 }
