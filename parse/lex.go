@@ -255,12 +255,17 @@ func (l *lexer) punct(start int) {
 }
 
 // reservedWord sets the word class and token id of l.view[k], the
-// identifier [start, end), and lists it for prescan if it is one of its
-// words.
+// identifier [start, end) that passed run's classLens filter, and lists it
+// for prescan if it is one of its words. An ordinary name leaves the
+// entry's zero class and id as run wrote them.
 func (l *lexer) reservedWord(k, start, end int) {
+	e := &classTable[classHash(l.src[start:end])]
+	if !e.spells(l.src, start, end) {
+		return
+	}
 	pt := &l.view[k]
-	pt.cls, pt.kw = wordInfo(l.src[start:end])
-	if prescanWord[pt.kw] {
+	pt.cls, pt.kw = e.cls, e.kw
+	if prescanWord[e.kw] {
 		l.prescans = append(l.prescans, int32(k))
 	}
 }

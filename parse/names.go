@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"encoding/binary"
 	"strings"
 	"unsafe"
 )
@@ -76,44 +77,133 @@ const (
 	clsExprWord             // clsOpWord and __func__, __FUNCTION__, __PRETTY_FUNCTION__ (see parseIdentExpr)
 )
 
-// classTable is an open-addressing hash table from reserved words to their
-// class. It replaces a Go map on the hottest lookup (every identifier):
-// most identifiers miss on the first probe after a length comparison.
-var classTable [1024]struct {
+// classTable is a perfect hash table from reserved words to their class:
+// buildClassTable picks classMul so that every word has a slot of its own,
+// so a lookup is one probe and one comparison. It replaces a Go map on the
+// hottest lookup (an identifier with a reserved word's first byte and
+// length, ~77k per 2 MB of source).
+var classTable [1 << classBits]classEntry
+
+type classEntry struct {
 	word string
+	head uint64 // the first 8 bytes of word, little-endian, zero-padded
 	cls  uint8
 	kw   uint8 // token id (tokid.go), 0 if none
 }
 
-func classHash(b []byte) int {
-	n := len(b)
-	return (n*131 + int(b[0])*31 + int(b[n-1])*7 + int(b[n/2])) & (len(classTable) - 1)
+// spells reports whether src[start:end] is e.word. A word of up to 8 bytes
+// is compared as one 8-byte load (no memequal call) when the source has 8
+// bytes at start.
+func (e *classEntry) spells(src []byte, start, end int) bool {
+	n := end - start
+	if n != len(e.word) {
+		return false
+	}
+	if n <= 8 && start+8 <= len(src) {
+		v := binary.LittleEndian.Uint64(src[start : start+8])
+		return v&(^uint64(0)>>(64-8*n)) == e.head
+	}
+	return e.word == string(src[start:end])
 }
+
+const classBits = 10
+
+// classMul is the multiplier of classHash: classMulFound unless the words
+// changed (see buildClassTable).
+var classMul uint64 = classMulFound
+
+const classMulFound = 0xe84b86033afd29fb
+
+// classHash hashes the length, first and last byte and the two middle
+// bytes of b (len(b) >= 2: no reserved word is shorter, see addWord); these
+// tell every pair of reserved words apart.
+func classHash(b []byte) int { return classSlot(classKey(b), classMul) }
+
+func classKey(b []byte) uint64 {
+	n := len(b)
+	return uint64(b[0]) | uint64(b[n-1])<<8 | uint64(b[n/2])<<16 | uint64(b[n/2-1])<<24 | uint64(n)<<32
+}
+
+func classSlot(key, mul uint64) int { return int(key * mul >> (64 - classBits)) }
 
 // classLens[c] has bit n set when a word in classTable starts with byte c
 // and is n bytes long: a two-load filter that rejects most ordinary
 // identifiers before hashing.
 var classLens [256]uint32
 
+// classWords collects the reserved words and their bits until
+// buildClassTable places them in classTable.
+var classWords = map[string]classEntry{}
+
 func addClass(w string, c uint8) { addWord(w, c, kwNone) }
 
 // addWord adds class bits c and, if not kwNone, token id kw to word w.
 func addWord(w string, c, kw uint8) {
-	if len(w) >= 32 {
-		panic("parse: reserved word too long for classLens: " + w)
+	if len(w) < 2 || len(w) >= 32 {
+		panic("parse: reserved word length outside classHash and classLens: " + w)
 	}
 	classLens[w[0]] |= 1 << len(w)
-	for h := classHash([]byte(w)); ; h = (h + 1) & (len(classTable) - 1) {
-		e := &classTable[h]
-		if e.word == "" || e.word == w {
-			e.word = w
-			e.cls |= c
-			if kw != kwNone {
-				e.kw = kw
-			}
-			return
+	e := classWords[w]
+	e.word = w
+	e.cls |= c
+	if kw != kwNone {
+		e.kw = kw
+	}
+	classWords[w] = e
+}
+
+// buildClassTable fills classTable. The multiplier found for the current
+// words is checked, not searched (a search costs ~0.3 ms at every start);
+// if the words changed and it no longer fits, a search finds one and
+// TestClassMul fails with it, to be pasted into classMulFound.
+func buildClassTable() {
+	if keys := classKeys(); !isPerfectClassMul(keys, classMul) {
+		classMul = searchClassMul(keys)
+	}
+	for w, e := range classWords {
+		var head [8]byte
+		copy(head[:], w)
+		e.head = binary.LittleEndian.Uint64(head[:])
+		classTable[classHash([]byte(w))] = e
+	}
+}
+
+// searchClassMul returns a multiplier that gives every key a slot of its
+// own, trying a fixed pseudo-random sequence (xorshift64).
+func searchClassMul(keys []uint64) uint64 {
+	x := uint64(0x9E3779B97F4A7C15)
+	for range 1 << 24 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		if isPerfectClassMul(keys, x|1) {
+			return x | 1
 		}
 	}
+	panic("parse: no perfect hash for the reserved words: change classKey or classBits")
+}
+
+// classKeys returns the classKey of every reserved word.
+func classKeys() []uint64 {
+	keys := make([]uint64, 0, len(classWords))
+	for w := range classWords {
+		keys = append(keys, classKey([]byte(w)))
+	}
+	return keys
+}
+
+// isPerfectClassMul reports whether classSlot with multiplier mul gives
+// every key a slot of its own.
+func isPerfectClassMul(keys []uint64, mul uint64) bool {
+	var used [len(classTable)]bool
+	for _, k := range keys {
+		h := classSlot(k, mul)
+		if used[h] {
+			return false
+		}
+		used[h] = true
+	}
+	return true
 }
 
 // wordClassOf returns the class bits of identifier b (0 for ordinary names).
@@ -128,15 +218,16 @@ func wordInfo(b []byte) (cls, kw uint8) {
 	if len(b) >= 32 || classLens[b[0]]&(1<<len(b)) == 0 {
 		return 0, 0 // no reserved word has this first byte and length
 	}
-	for h := classHash(b); ; h = (h + 1) & (len(classTable) - 1) {
-		e := &classTable[h]
-		if e.word == "" {
-			return 0, 0
-		}
-		if len(e.word) == len(b) && e.word == string(b) {
-			return e.cls, e.kw
-		}
+	return classLookup(b)
+}
+
+// classLookup is wordInfo for a b that passed the classLens filter.
+func classLookup(b []byte) (cls, kw uint8) {
+	e := &classTable[classHash(b)]
+	if e.word == string(b) {
+		return e.cls, e.kw
 	}
+	return 0, 0
 }
 
 func init() {
@@ -160,6 +251,7 @@ func init() {
 			addWord(w, 0, uint8(id))
 		}
 	}
+	buildClassTable()
 }
 
 // wellKnownTemplatePrefixes mark qualified names whose '<' opens template

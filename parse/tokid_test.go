@@ -26,3 +26,12 @@ func TestTokIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestClassMul checks that classMulFound still gives every reserved word
+// a classTable slot of its own; if not, init searched another multiplier,
+// which the failure prints for names.go.
+func TestClassMul(t *testing.T) {
+	if classMul != classMulFound {
+		t.Fatalf("classMulFound gives two reserved words one slot; use classMulFound = %#x", classMul)
+	}
+}
