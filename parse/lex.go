@@ -134,8 +134,8 @@ func (l *lexer) peekAt(i int) byte {
 }
 
 // run lexes the whole source. The frequent simple tokens (identifiers
-// that are not literal prefixes, runs of blanks, newlines, one-byte
-// punctuators other than '.', '/', '%' and '#') are lexed inline with the
+// that are not literal prefixes, runs of blanks, newlines, punctuators
+// other than '#', numbers of digits and letters) are lexed inline with the
 // token and view slices in locals; anything else, any doubt, or a full
 // slice goes to next from the token's first byte, which lexes it (and
 // grows the slices) exactly as before.
@@ -227,16 +227,48 @@ func (l *lexer) run() {
 			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
 				break
 			}
+			toks, view = appendPunct1(toks, view, parse, start, c)
+			l.lineStart = false
+			pos++
+			continue
+		case fPunctX:
+			// '.', '/', '%' are one byte long unless the next byte may
+			// make a number, a comment, a longer punctuator or a
+			// directive ("%:"); then next decides.
+			if pos+1 < len(src) && punctMoreX[src[pos+1]] {
+				break
+			}
+			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
+				break
+			}
+			toks, view = appendPunct1(toks, view, parse, start, c)
+			l.lineStart = false
+			pos++
+			continue
+		case fDigit:
+			// A number of digits and letters; anything that may continue
+			// it otherwise ('.', a digit separator, an exponent's sign)
+			// goes to next (number).
+			i := pos + 1
+			for i < len(src) && identCharTab[src[i]] {
+				i++
+			}
+			if i < len(src) && numberMore[src[i]] {
+				break
+			}
+			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
+				break
+			}
 			n := len(toks)
 			toks = toks[:n+1]
-			toks[n] = Token{Kind: Punct, Start: start, End: pos + 1}
+			toks[n] = Token{Kind: Number, Start: start, End: i}
 			if parse {
 				k := len(view)
 				view = view[:k+1]
-				view[k] = ptok{Start: int32(start), End: int32(pos + 1), Kind: Punct, pb: c}
+				view[k] = ptok{Start: int32(start), End: int32(i), Kind: Number}
 			}
 			l.lineStart = false
-			pos++
+			pos = i
 			continue
 		}
 		l.toks, l.view, l.pos = toks, view, pos
@@ -244,6 +276,20 @@ func (l *lexer) run() {
 		toks, view, pos = l.toks, l.view, l.pos
 	}
 	l.toks, l.view, l.pos = toks, view, pos
+}
+
+// appendPunct1 appends the one-byte punctuator c at start to toks and, if
+// parse, to view; the caller has checked that both have room.
+func appendPunct1(toks []Token, view []ptok, parse bool, start int, c byte) ([]Token, []ptok) {
+	n := len(toks)
+	toks = toks[:n+1]
+	toks[n] = Token{Kind: Punct, Start: start, End: start + 1}
+	if parse {
+		k := len(view)
+		view = view[:k+1]
+		view[k] = ptok{Start: int32(start), End: int32(start + 1), Kind: Punct, pb: c}
+	}
+	return toks, view
 }
 
 // punct lexes the punctuator at start, as next does for run's fPunct
@@ -275,6 +321,20 @@ func (l *lexer) reservedWord(k, start, end int) {
 // before any other byte such a punctuator is one byte long.
 var punctMore = [256]bool{'<': true, '=': true, '%': true, ':': true, '>': true, '-': true, '+': true, '&': true, '|': true}
 
+// punctMoreX marks the bytes after '.', '/' or '%' that may make more of
+// it than a one-byte punctuator: a number (".5"), a comment, a longer
+// punctuator ("...", ".*", "/=", "%=", "%>", "%:") or a directive ("%:").
+var punctMoreX = func() (t [256]bool) {
+	for _, c := range []byte("0123456789.*/=>:") {
+		t[c] = true
+	}
+	return t
+}()
+
+// numberMore marks the bytes after a number's digits and letters that may
+// continue it (see number): '.', a digit separator, an exponent's sign.
+var numberMore = [256]bool{'.': true, '\'': true, '+': true, '-': true}
+
 // Classes of a token's first byte for run's inline cases; fSlow for the
 // rest.
 const (
@@ -284,6 +344,8 @@ const (
 	fNewline
 	fPunct
 	fPunct1
+	fPunctX
+	fDigit
 )
 
 var fastClass = func() (t [256]uint8) {
@@ -295,6 +357,8 @@ var fastClass = func() (t [256]uint8) {
 			t[c] = fSpace
 		case c == '\n':
 			t[c] = fNewline
+		case byteClass[c] == bDigit:
+			t[c] = fDigit
 		}
 	}
 	// Every punctuator but those starting with '.' (maybe a number), '/'
@@ -304,6 +368,9 @@ var fastClass = func() (t [256]uint8) {
 	}
 	for _, c := range []byte("()[]{};,?~") {
 		t[c] = fPunct1
+	}
+	for _, c := range []byte("./%") {
+		t[c] = fPunctX
 	}
 	return t
 }()
