@@ -1,5 +1,7 @@
 package parse
 
+import "bytes"
+
 // Preprocessor handling in the lexer. bamgen does not run the preprocessor:
 // a directive is one trivia token, and of each #if group the parser sees one
 // branch only (the first, or the #else of an `#if 0`) so that both arms of
@@ -10,7 +12,24 @@ package parse
 // and multi-line block comments included, the newline excluded.
 func (l *lexer) directive() {
 	start := l.pos
-	i := start + 1
+	// Most directives have no '/' on their logical line: then the line's
+	// end (continuations joined, found by lineEnd with IndexByte) is the
+	// directive's end. Otherwise directiveEnd scans from the first '/',
+	// the first byte where it does more than skip.
+	i := l.lineEnd(start + 1)
+	if slash := bytes.IndexByte(l.src[start+1:i], '/'); slash >= 0 {
+		i = l.directiveEnd(start + 1 + slash)
+	}
+	l.pos = i
+	l.emit(Directive, start)
+	l.directs = append(l.directs, int32(len(l.toks)-1))
+	l.lineStart = false
+	l.conditional(start, i)
+}
+
+// directiveEnd returns the end of the directive line that goes on at i:
+// the newline after it, continuations and block comments skipped.
+func (l *lexer) directiveEnd(i int) int {
 	for i < len(l.src) {
 		// Only '\\', '\n', '\r' and '/' can end the line or start
 		// something that does: skip the other bytes with one table load.
@@ -34,20 +53,14 @@ func (l *lexer) directive() {
 				continue
 			}
 			l.errorf(i, len(l.src), "PARSE001", "unterminated /* comment")
-			i = len(l.src)
-			break
+			return len(l.src)
 		}
 		if c == '/' && l.peekAt(i+1) == '/' {
-			i = l.lineEnd(i)
-			break
+			return l.lineEnd(i)
 		}
 		i++
 	}
-	l.pos = i
-	l.emit(Directive, start)
-	l.directs = append(l.directs, int32(len(l.toks)-1))
-	l.lineStart = false
-	l.conditional(start, i)
+	return i
 }
 
 // directiveStop marks the bytes directive must look at.
