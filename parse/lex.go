@@ -28,7 +28,7 @@ func LexDiags(src []byte) ([]Token, []diag.Diagnostic) {
 // parser's view of each non-trivia token to it while the token is fresh in
 // cache; a second pass over all the tokens would cost as much as lexing.
 func lexAll(src []byte, view []ptok) *lexer {
-	l := &lexer{src: src, lineStart: true, view: view, parse: view != nil}
+	l := &lexer{src: src, view: view, parse: view != nil}
 	// Real code averages 2.5 to 3 bytes per token. A small file gets room
 	// for one token per 2 bytes at once; a large one starts with a sample
 	// and grow extrapolates from it (see grow).
@@ -41,17 +41,16 @@ func lexAll(src []byte, view []ptok) *lexer {
 }
 
 type lexer struct {
-	src       []byte
-	pos       int
-	toks      []Token
-	directs   []int32 // indices in toks of the Directive tokens
-	parse     bool    // build view (ParseFile)
-	view      []ptok  // the parser's view of the non-trivia tokens
-	digraphs  []int32 // indices in view of digraph punctuators ("<:" ...)
-	prescans  []int32 // indices in view of the words prescan looks at (prescanWord)
-	diags     []diag.Diagnostic
-	lineStart bool        // only trivia since the last newline: '#' starts a directive
-	conds     []condFrame // open #if groups
+	src      []byte
+	pos      int
+	toks     []Token
+	directs  []int32 // indices in toks of the Directive tokens
+	parse    bool    // build view (ParseFile)
+	view     []ptok  // the parser's view of the non-trivia tokens
+	digraphs []int32 // indices in view of digraph punctuators ("<:" ...)
+	prescans []int32 // indices in view of the words prescan looks at (prescanWord)
+	diags    []diag.Diagnostic
+	conds    []condFrame // open #if groups
 }
 
 // condFrame is one open #if group; taken says whether one of its branches
@@ -169,7 +168,6 @@ func (l *lexer) run() {
 			n := len(toks)
 			toks = toks[:n+1]
 			toks[n] = Token{Kind: Identifier, Start: start, End: i}
-			l.lineStart = false
 			pos = i
 			if parse {
 				k := len(view)
@@ -207,7 +205,6 @@ func (l *lexer) run() {
 			n := len(toks)
 			toks = toks[:n+1]
 			toks[n] = Token{Kind: Newline, Start: start, End: pos + 1}
-			l.lineStart = true
 			pos++
 			continue
 		case fPunct:
@@ -228,7 +225,6 @@ func (l *lexer) run() {
 				break
 			}
 			toks, view = appendPunct1(toks, view, parse, start, c)
-			l.lineStart = false
 			pos++
 			continue
 		case fPunctX:
@@ -242,7 +238,6 @@ func (l *lexer) run() {
 				break
 			}
 			toks, view = appendPunct1(toks, view, parse, start, c)
-			l.lineStart = false
 			pos++
 			continue
 		case fDigit:
@@ -267,7 +262,6 @@ func (l *lexer) run() {
 				view = view[:k+1]
 				view[k] = ptok{Start: int32(start), End: int32(i), Kind: Number}
 			}
-			l.lineStart = false
 			pos = i
 			continue
 		}
@@ -295,7 +289,6 @@ func appendPunct1(toks []Token, view []ptok, parse bool, start int, c byte) ([]T
 // punct lexes the punctuator at start, as next does for run's fPunct
 // bytes (they are no trivia and no other literal).
 func (l *lexer) punct(start int) {
-	l.lineStart = false
 	l.pos = start + punctLen(l.src, start)
 	l.emit(Punct, start)
 }
@@ -416,19 +409,16 @@ func (l *lexer) next() {
 	c := l.src[start]
 	switch byteClass[c] {
 	case bIdent:
-		l.lineStart = false
 		l.identOrPrefixedLiteral()
 		return
 	case bSpace:
 		l.whitespace()
 		return
 	case bDigit:
-		l.lineStart = false
 		l.number()
 		return
 	}
 	if !l.trivia(c, start) {
-		l.lineStart = false
 		l.other(c, start)
 	}
 }
@@ -440,11 +430,9 @@ func (l *lexer) trivia(c byte, start int) bool {
 	case c == '\n':
 		l.pos++
 		l.emit(Newline, start)
-		l.lineStart = true
 	case c == '\r' && l.peekAt(start+1) == '\n':
 		l.pos += 2
 		l.emit(Newline, start)
-		l.lineStart = true
 	case c == '\r':
 		l.whitespace()
 	case c == '\\' && l.continuationLen(start) > 0:
@@ -454,10 +442,27 @@ func (l *lexer) trivia(c byte, start int) bool {
 		l.lineComment()
 	case c == '/' && l.peekAt(start+1) == '*':
 		l.blockComment()
-	case (c == '#' || c == '%' && l.peekAt(start+1) == ':' && l.peekAt(start+2) != '%') && l.lineStart:
+	case (c == '#' || c == '%' && l.peekAt(start+1) == ':' && l.peekAt(start+2) != '%') && l.atLineStart():
 		l.directive() // "%:" is the digraph for '#'
 	default:
 		return false
+	}
+	return true
+}
+
+// atLineStart reports whether only trivia other than directives precede
+// l.pos on its line, so that a '#' there starts a directive. It is asked
+// for '#' and "%:" only, so it looks back over the tokens instead of every
+// token keeping a flag up to date.
+func (l *lexer) atLineStart() bool {
+	for i := len(l.toks) - 1; i >= 0; i-- {
+		switch l.toks[i].Kind {
+		case Newline:
+			return true
+		case Whitespace, Continuation, LineComment, BlockComment, Inactive:
+		default:
+			return false
+		}
 	}
 	return true
 }

@@ -23,7 +23,6 @@ func (l *lexer) directive() {
 	l.pos = i
 	l.emit(Directive, start)
 	l.directs = append(l.directs, int32(len(l.toks)-1))
-	l.lineStart = false
 	l.conditional(start, i)
 }
 
@@ -151,7 +150,6 @@ func (l *lexer) skipInactive() {
 		}
 		l.pos++
 		l.emit(Newline, start)
-		l.lineStart = true
 	}
 	start := l.pos
 	depth := 0
