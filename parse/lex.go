@@ -51,6 +51,11 @@ type lexer struct {
 	prescans []int32 // indices in view of the words prescan looks at (prescanWord)
 	diags    []diag.Diagnostic
 	conds    []condFrame // open #if groups
+
+	// words lists view indices of identifiers that may be reserved words
+	// (see run); nwords wraps to 0 when words is full.
+	words  [256]int32
+	nwords uint8
 }
 
 // condFrame is one open #if group; taken says whether one of its branches
@@ -90,6 +95,8 @@ func (l *lexer) addView(k TokenKind, start int) {
 			}
 		case k == Identifier && (c >= 'a' && c <= 'z' || c == '_'):
 			// Every reserved word starts with a lower-case letter or '_'.
+			// The words run listed come first in prescans.
+			l.flushWords()
 			pt.cls, pt.kw = wordInfo(l.src[start:l.pos])
 			if prescanWord[pt.kw] {
 				l.prescans = append(l.prescans, int32(len(l.view)))
@@ -173,12 +180,17 @@ func (l *lexer) run() {
 				k := len(view)
 				view = view[:k+1]
 				view[k] = ptok{Start: int32(start), End: int32(i), Kind: Identifier}
-				if w := i - start; w < 32 && classLens[c]&(1<<w) != 0 {
+				if w := uint(i - start); w < 32 && classLens[c]&(1<<w) != 0 {
 					// Only a name with a reserved word's first byte and
-					// length pays for the call.
-					l.toks, l.view, l.pos = toks, view, pos
-					l.reservedWord(k, start, i)
-					toks, view, pos = l.toks, l.view, l.pos
+					// length is looked up, in batches: a call per name
+					// would cost as much as the lookup.
+					l.words[l.nwords] = int32(k)
+					l.nwords++
+					if l.nwords == 0 { // wrapped: words is full
+						l.toks, l.view, l.pos = toks, view, pos
+						l.classifyWords(len(l.words))
+						toks, view, pos = l.toks, l.view, l.pos
+					}
 				}
 			}
 			continue
@@ -270,6 +282,7 @@ func (l *lexer) run() {
 		toks, view, pos = l.toks, l.view, l.pos
 	}
 	l.toks, l.view, l.pos = toks, view, pos
+	l.flushWords()
 }
 
 // appendPunct1 appends the one-byte punctuator c at start to toks and, if
@@ -293,19 +306,28 @@ func (l *lexer) punct(start int) {
 	l.emit(Punct, start)
 }
 
-// reservedWord sets the word class and token id of l.view[k], the
-// identifier [start, end) that passed run's classLens filter, and lists it
-// for prescan if it is one of its words. An ordinary name leaves the
-// entry's zero class and id as run wrote them.
-func (l *lexer) reservedWord(k, start, end int) {
-	e := &classTable[classHash(l.src[start:end])]
-	if !e.spells(l.src, start, end) {
-		return
-	}
-	pt := &l.view[k]
-	pt.cls, pt.kw = e.cls, e.kw
-	if prescanWord[e.kw] {
-		l.prescans = append(l.prescans, int32(k))
+// flushWords classifies the identifiers run has listed in words so far.
+func (l *lexer) flushWords() {
+	l.classifyWords(int(l.nwords))
+	l.nwords = 0
+}
+
+// classifyWords sets the word class and token id of the view entries
+// l.words[:n], identifiers that passed run's classLens filter, and lists
+// those that are prescan's words. An ordinary name keeps the zero class
+// and id run wrote.
+func (l *lexer) classifyWords(n int) {
+	for _, k := range l.words[:n] {
+		pt := &l.view[k]
+		start, end := int(pt.Start), int(pt.End)
+		e := &classTable[classHash(l.src[start:end])]
+		if !e.spells(l.src, start, end) {
+			continue
+		}
+		pt.cls, pt.kw = e.cls, e.kw
+		if prescanWord[e.kw] {
+			l.prescans = append(l.prescans, k)
+		}
 	}
 }
 
