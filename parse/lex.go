@@ -320,8 +320,10 @@ func (l *lexer) classifyWords(n int) {
 	for _, k := range l.words[:n] {
 		pt := &l.view[k]
 		start, end := int(pt.Start), int(pt.End)
-		e := &classTable[classHash(l.src[start:end])]
-		if !e.spells(l.src, start, end) {
+		// classLookup, with spells written out: neither is inlined.
+		head, n := wordChunk(l.src, start, end), end-start
+		e := &classTable[classSlot(head, n, classMul)]
+		if head != e.head || n != len(e.word) || n > 8 && !e.tailIs(l.src, start, end) {
 			continue
 		}
 		pt.cls, pt.kw = e.cls, e.kw

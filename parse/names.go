@@ -78,53 +78,78 @@ const (
 )
 
 // classTable is a perfect hash table from reserved words to their class:
-// buildClassTable picks classMul so that every word has a slot of its own,
-// so a lookup is one probe and one comparison. It replaces a Go map on the
-// hottest lookup (an identifier with a reserved word's first byte and
-// length, ~77k per 2 MB of source).
+// classMul is chosen so that every word has a slot of its own, so a lookup
+// is one probe and one comparison. It replaces a Go map on the hottest
+// lookup (an identifier with a reserved word's first byte and length, ~77k
+// per 2 MB of source).
 var classTable [1 << classBits]classEntry
 
 type classEntry struct {
-	word string
-	head uint64 // the first 8 bytes of word, little-endian, zero-padded
-	cls  uint8
-	kw   uint8 // token id (tokid.go), 0 if none
-}
-
-// spells reports whether src[start:end] is e.word. A word of up to 8 bytes
-// is compared as one 8-byte load (no memequal call) when the source has 8
-// bytes at start.
-func (e *classEntry) spells(src []byte, start, end int) bool {
-	n := end - start
-	if n != len(e.word) {
-		return false
-	}
-	if n <= 8 && start+8 <= len(src) {
-		v := binary.LittleEndian.Uint64(src[start : start+8])
-		return v&(^uint64(0)>>(64-8*n)) == e.head
-	}
-	return e.word == string(src[start:end])
+	word       string
+	head, next uint64 // wordChunk of bytes 0-7 and 8-15 of word
+	cls        uint8
+	kw         uint8 // token id (tokid.go), 0 if none
 }
 
 const classBits = 10
 
-// classMul is the multiplier of classHash: classMulFound unless the words
+// classMul is the multiplier of classSlot: classMulFound unless the words
 // changed (see buildClassTable).
 var classMul uint64 = classMulFound
 
-const classMulFound = 0xe84b86033afd29fb
+const classMulFound = 0xc879c11e292b4eaf
 
-// classHash hashes the length, first and last byte and the two middle
-// bytes of b (len(b) >= 2: no reserved word is shorter, see addWord); these
-// tell every pair of reserved words apart.
-func classHash(b []byte) int { return classSlot(classKey(b), classMul) }
-
-func classKey(b []byte) uint64 {
-	n := len(b)
-	return uint64(b[0]) | uint64(b[n-1])<<8 | uint64(b[n/2])<<16 | uint64(b[n/2-1])<<24 | uint64(n)<<32
+// classSlot is the classTable slot of a word of n bytes whose first
+// wordChunk is head. No two reserved words share a first chunk and a
+// length.
+func classSlot(head uint64, n int, mul uint64) int {
+	return int((head ^ uint64(n)<<56) * mul >> (64 - classBits))
 }
 
-func classSlot(key, mul uint64) int { return int(key * mul >> (64 - classBits)) }
+// wordChunk returns the bytes of src[from:end] (at most 8) as one
+// little-endian number, zero-padded: one load where the source has 8
+// bytes at from.
+func wordChunk(src []byte, from, end int) uint64 {
+	if from+8 > len(src) {
+		return wordChunkSlow(src[from:end])
+	}
+	v := binary.LittleEndian.Uint64(src[from : from+8])
+	if n := end - from; n < 8 {
+		v &= 1<<(8*uint(n)) - 1
+	}
+	return v
+}
+
+func wordChunkSlow(b []byte) uint64 {
+	var buf [8]byte
+	copy(buf[:], b)
+	return binary.LittleEndian.Uint64(buf[:])
+}
+
+// classLookup returns the classTable entry of the word src[start:end], or
+// nil.
+func classLookup(src []byte, start, end int) *classEntry {
+	head := wordChunk(src, start, end)
+	e := &classTable[classSlot(head, end-start, classMul)]
+	if !e.spells(head, src, start, end) {
+		return nil
+	}
+	return e
+}
+
+// spells reports whether src[start:end], whose first wordChunk is head,
+// is e.word.
+func (e *classEntry) spells(head uint64, src []byte, start, end int) bool {
+	return head == e.head && end-start == len(e.word) && (end-start <= 8 || e.tailIs(src, start, end))
+}
+
+// tailIs reports whether src[start+8:end] is e.word[8:].
+func (e *classEntry) tailIs(src []byte, start, end int) bool {
+	if end-start <= 16 {
+		return wordChunk(src, start+8, end) == e.next
+	}
+	return e.word[8:] == string(src[start+8:end])
+}
 
 // classLens[c] has bit n set when a word in classTable starts with byte c
 // and is n bytes long: a two-load filter that rejects most ordinary
@@ -139,8 +164,8 @@ func addClass(w string, c uint8) { addWord(w, c, kwNone) }
 
 // addWord adds class bits c and, if not kwNone, token id kw to word w.
 func addWord(w string, c, kw uint8) {
-	if len(w) < 2 || len(w) >= 32 {
-		panic("parse: reserved word length outside classHash and classLens: " + w)
+	if len(w) >= 32 {
+		panic("parse: reserved word too long for classLens: " + w)
 	}
 	classLens[w[0]] |= 1 << len(w)
 	e := classWords[w]
@@ -161,16 +186,32 @@ func buildClassTable() {
 		classMul = searchClassMul(keys)
 	}
 	for w, e := range classWords {
-		var head [8]byte
-		copy(head[:], w)
-		e.head = binary.LittleEndian.Uint64(head[:])
-		classTable[classHash([]byte(w))] = e
+		e.head = wordChunk([]byte(w), 0, len(w))
+		if len(w) > 8 {
+			e.next = wordChunk([]byte(w), 8, len(w))
+		}
+		classTable[classSlot(e.head, len(w), classMul)] = e
 	}
+}
+
+// classKey is what classSlot hashes.
+type classKey struct {
+	head uint64
+	n    int
+}
+
+// classKeys returns the first chunk and the length of every reserved word.
+func classKeys() []classKey {
+	keys := make([]classKey, 0, len(classWords))
+	for w := range classWords {
+		keys = append(keys, classKey{wordChunk([]byte(w), 0, len(w)), len(w)})
+	}
+	return keys
 }
 
 // searchClassMul returns a multiplier that gives every key a slot of its
 // own, trying a fixed pseudo-random sequence (xorshift64).
-func searchClassMul(keys []uint64) uint64 {
+func searchClassMul(keys []classKey) uint64 {
 	x := uint64(0x9E3779B97F4A7C15)
 	for range 1 << 24 {
 		x ^= x << 13
@@ -180,24 +221,15 @@ func searchClassMul(keys []uint64) uint64 {
 			return x | 1
 		}
 	}
-	panic("parse: no perfect hash for the reserved words: change classKey or classBits")
-}
-
-// classKeys returns the classKey of every reserved word.
-func classKeys() []uint64 {
-	keys := make([]uint64, 0, len(classWords))
-	for w := range classWords {
-		keys = append(keys, classKey([]byte(w)))
-	}
-	return keys
+	panic("parse: no perfect hash for the reserved words: change classSlot or classBits")
 }
 
 // isPerfectClassMul reports whether classSlot with multiplier mul gives
 // every key a slot of its own.
-func isPerfectClassMul(keys []uint64, mul uint64) bool {
+func isPerfectClassMul(keys []classKey, mul uint64) bool {
 	var used [len(classTable)]bool
 	for _, k := range keys {
-		h := classSlot(k, mul)
+		h := classSlot(k.head, k.n, mul)
 		if used[h] {
 			return false
 		}
@@ -218,13 +250,7 @@ func wordInfo(b []byte) (cls, kw uint8) {
 	if len(b) >= 32 || classLens[b[0]]&(1<<len(b)) == 0 {
 		return 0, 0 // no reserved word has this first byte and length
 	}
-	return classLookup(b)
-}
-
-// classLookup is wordInfo for a b that passed the classLens filter.
-func classLookup(b []byte) (cls, kw uint8) {
-	e := &classTable[classHash(b)]
-	if e.word == string(b) {
+	if e := classLookup(b, 0, len(b)); e != nil {
 		return e.cls, e.kw
 	}
 	return 0, 0
