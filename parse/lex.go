@@ -148,9 +148,12 @@ func (l *lexer) peekAt(i int) byte {
 //
 // The loop makes no call that returns with the slices or the position
 // live in registers: writes go through reslicing (no append, whose
-// growth path is a call), and the one frequent call, wordInfo, is made
-// with them stored in l and reloaded after. A value live across a call on
-// any path is spilled on every iteration (at the loop head).
+// growth path is a call), reserved words are looked up in batches
+// (classifyWords), and the calls (next, punct, classifyWords) are made
+// with the slices stored in l and reloaded after. A value live across a
+// call on any path is spilled on every iteration (at the loop head). The
+// first byte is read again as src[start] where needed: keeping c live
+// over the switch costs a spill per token.
 func (l *lexer) run() {
 	src := l.src
 	pos := l.pos
@@ -180,7 +183,7 @@ func (l *lexer) run() {
 				k := len(view)
 				view = view[:k+1]
 				view[k] = ptok{Start: int32(start), End: int32(i), Kind: Identifier}
-				if w := uint(i - start); w < 32 && classLens[c]&(1<<w) != 0 {
+				if w := uint(i - start); w < 32 && classLens[src[start]]&(1<<w) != 0 {
 					// Only a name with a reserved word's first byte and
 					// length is looked up, in batches: a call per name
 					// would cost as much as the lookup.
@@ -236,7 +239,7 @@ func (l *lexer) run() {
 			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
 				break
 			}
-			toks, view = appendPunct1(toks, view, parse, start, c)
+			toks, view = appendPunct1(toks, view, parse, start, src[start])
 			pos++
 			continue
 		case fPunctX:
@@ -249,7 +252,7 @@ func (l *lexer) run() {
 			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
 				break
 			}
-			toks, view = appendPunct1(toks, view, parse, start, c)
+			toks, view = appendPunct1(toks, view, parse, start, src[start])
 			pos++
 			continue
 		case fDigit:
