@@ -33,7 +33,11 @@ func lexAll(src []byte, view []ptok) *lexer {
 	// for one token per 2 bytes at once; a large one starts with a sample
 	// and grow extrapolates from it (see grow).
 	l.toks = make([]Token, 0, min(len(src)/2, firstToks)+16)
-	l.run()
+	if l.parse {
+		run[withView](l)
+	} else {
+		run[tokensOnly](l)
+	}
 	l.closeConditionals()
 	l.pos = len(src)
 	l.emit(EOF, len(src))
@@ -139,6 +143,17 @@ func (l *lexer) peekAt(i int) byte {
 	return 0
 }
 
+// lexMode is run's mode as a type parameter, so that each mode gets its own
+// compiled copy of run in which "build the view?" is a constant: as a bool
+// it was one more value live in a loop that has no register to spare, and
+// was reloaded from the stack on most paths of every token.
+type lexMode interface{ tokensOnly | withView }
+
+type (
+	tokensOnly [0]struct{} // Lex, LexDiags: the tokens only
+	withView   [1]struct{} // ParseFile: the parser's view too
+)
+
 // run lexes the whole source. The frequent simple tokens (identifiers
 // that are not literal prefixes, runs of blanks, newlines, punctuators
 // other than '#', numbers of digits and letters) are lexed inline with the
@@ -154,12 +169,13 @@ func (l *lexer) peekAt(i int) byte {
 // call on any path is spilled on every iteration (at the loop head). The
 // first byte is read again as src[start] where needed: keeping c live
 // over the switch costs a spill per token.
-func (l *lexer) run() {
+func run[M lexMode](l *lexer) {
 	src := l.src
 	pos := l.pos
 	toks := l.toks
 	view := l.view
-	parse := l.parse
+	var mode M
+	parse := len(mode) != 0 // a constant in each compiled copy
 	for pos < len(src) {
 		start := pos
 		c := src[pos]
