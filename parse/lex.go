@@ -181,12 +181,18 @@ func run[M lexMode](l *lexer) {
 		c := src[pos]
 		switch fastClass[c] {
 		case fIdent:
+			// The byte that ends the name is tested once, where the
+			// loop stops (a second load and a reload of spilled values
+			// cost more).
 			i := pos + 1
-			for i < len(src) && identCharTab[src[i]] {
+			for i < len(src) {
+				if b := src[i]; !identCharTab[b] {
+					if fastIdentStop[b] {
+						goto slow // a literal prefix or a non-ASCII letter
+					}
+					break
+				}
 				i++
-			}
-			if i < len(src) && fastIdentStop[src[i]] {
-				break // a literal prefix or a non-ASCII letter: slow path
 			}
 			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
 				break // next grows the slices
@@ -296,6 +302,7 @@ func run[M lexMode](l *lexer) {
 			pos = i
 			continue
 		}
+	slow: // next lexes the token at pos, as if run had never looked at it
 		l.toks, l.view, l.pos = toks, view, pos
 		l.next()
 		toks, view, pos = l.toks, l.view, l.pos
