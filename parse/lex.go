@@ -221,11 +221,14 @@ func run[M lexMode](l *lexer) {
 			continue
 		case fSpace:
 			i := pos + 1
-			for i < len(src) && byteClass[src[i]] == bSpace {
+			for i < len(src) {
+				if b := src[i]; byteClass[b] != bSpace {
+					if b == '\r' {
+						goto slow // whitespace decides about '\r'
+					}
+					break
+				}
 				i++
-			}
-			if i < len(src) && src[i] == '\r' {
-				break // whitespace decides about '\r'
 			}
 			if len(toks) == cap(toks) {
 				break
@@ -282,11 +285,14 @@ func run[M lexMode](l *lexer) {
 			// it otherwise ('.', a digit separator, an exponent's sign)
 			// goes to next (number).
 			i := pos + 1
-			for i < len(src) && identCharTab[src[i]] {
+			for i < len(src) {
+				if b := src[i]; !identCharTab[b] {
+					if numberMore[b] {
+						goto slow
+					}
+					break
+				}
 				i++
-			}
-			if i < len(src) && numberMore[src[i]] {
-				break
 			}
 			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
 				break
