@@ -94,8 +94,8 @@ func (l *lexer) addView(k TokenKind, start int) {
 			pt.pb = c
 		case k == Punct:
 			pt.kw = punctID(l.src[start:l.pos])
-			if l.pos-start == 2 && (c == '<' || c == ':' || c == '%') {
-				l.digraphs = append(l.digraphs, int32(len(l.view))) // maybe; the parser checks
+			if l.pos-start == 2 && isDigraph(c, l.src[start+1]) {
+				l.digraphs = append(l.digraphs, int32(len(l.view)))
 			}
 		case k == Identifier && (c >= 'a' && c <= 'z' || c == '_'):
 			// Every reserved word starts with a lower-case letter or '_'.
@@ -108,6 +108,13 @@ func (l *lexer) addView(k TokenKind, start int) {
 		}
 	}
 	l.view = append(l.view, pt)
+}
+
+// isDigraph reports whether cd is one of the digraphs the parser maps to
+// a bracket ("<:", ":>", "<%", "%>"; see noteDigraph, which leaves every
+// other token as it is).
+func isDigraph(c, d byte) bool {
+	return c == '<' && (d == ':' || d == '%') || d == '>' && (c == ':' || c == '%')
 }
 
 // grow makes room for the rest of the file by extrapolating the token
@@ -252,9 +259,24 @@ func run[M lexMode](l *lexer) {
 			// long (see punctMore); the others take punctLen (what next
 			// would do for these bytes), with the slices stored.
 			if pos+1 < len(src) && punctMore[src[pos+1]] {
-				l.toks, l.view, l.pos = toks, view, pos
-				l.punct(start)
-				toks, view, pos = l.toks, l.view, l.pos
+				// The frequent two-byte punctuators no third byte
+				// extends ("::", "++", "==", "+=", ...) are written here.
+				kw, ok := punct2(src[start], src[pos+1])
+				if !ok || len(toks) == cap(toks) || parse && len(view) == cap(view) {
+					l.toks, l.view, l.pos = toks, view, pos
+					l.punct(start)
+					toks, view, pos = l.toks, l.view, l.pos
+					continue
+				}
+				n := len(toks)
+				toks = toks[:n+1]
+				toks[n] = Token{Kind: Punct, Start: start, End: pos + 2}
+				if parse {
+					k := len(view)
+					view = view[:k+1]
+					view[k] = ptok{Start: int32(start), End: int32(pos + 2), Kind: Punct, kw: kw}
+				}
+				pos += 2
 				continue
 			}
 			fallthrough
@@ -364,6 +386,26 @@ func (l *lexer) classifyWords(n int) {
 		}
 	}
 }
+
+// punct2 reports whether cd is a two-byte punctuator that no third byte
+// extends and no digraph (punctLen gives 2 whatever follows; TestPunct2
+// checks), and its token id: "X=" for the bytes of punctEq, and "++",
+// "--", "&&", "||", "::".
+func punct2(c, d byte) (kw uint8, ok bool) {
+	if d == '=' {
+		return kwNone, punctEq[c]
+	}
+	kw = punctDouble[c]
+	return kw, d == c && kw != kwNone
+}
+
+// punctEq marks the bytes c for which "c=" is a punctuator that no third
+// byte extends.
+var punctEq = [256]bool{'=': true, '!': true, '+': true, '-': true, '*': true, '^': true, '&': true, '|': true, '>': true}
+
+// punctDouble is the token id of the punctuator "cc" for the bytes c for
+// which it is one that no third byte extends.
+var punctDouble = [256]uint8{'+': tkInc, '-': tkDec, '&': tkAndAnd, '|': tkOrOr, ':': tkScope}
 
 // punctMore marks the bytes that can be the second byte of a punctuator
 // of several bytes starting with one of run's fPunct bytes (punctLen):

@@ -228,3 +228,31 @@ func TestPunctMore(t *testing.T) {
 		}
 	}
 }
+
+// TestPunct2 checks run's two-byte shortcut (punct2) against punctLen and
+// punctID for every pair of bytes and every third byte.
+func TestPunct2(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for d := 0; d < 256; d++ {
+			kw, ok := punct2(byte(c), byte(d))
+			if !ok {
+				continue
+			}
+			if isDigraph(byte(c), byte(d)) {
+				t.Errorf("punct2(%q) takes a digraph", []byte{byte(c), byte(d)})
+			}
+			if id := punctID([]byte{byte(c), byte(d)}); id != kw {
+				t.Errorf("punct2(%q) id = %d, punctID says %d", []byte{byte(c), byte(d)}, kw, id)
+			}
+			for e := -1; e < 256; e++ {
+				src := []byte{byte(c), byte(d)}
+				if e >= 0 {
+					src = append(src, byte(e), 'x')
+				}
+				if n := punctLen(src, 0); n != 2 {
+					t.Errorf("punctLen(%q) = %d, punct2 says 2", src, n)
+				}
+			}
+		}
+	}
+}
