@@ -609,6 +609,12 @@ func (p *parser) wordIdx(i int) string {
 	return unsafe.String(&p.src[t.Start], t.End-t.Start) // see wordAt
 }
 
+// keywordIdx reports whether p.toks[i] is one of keywords: the class the
+// lexer gave it, not a map lookup.
+func (p *parser) keywordIdx(i int) bool {
+	return i < len(p.toks) && p.toks[i].Kind == Identifier && p.toks[i].cls&clsKeyword != 0
+}
+
 func (p *parser) textIs(i int, s string) bool {
 	return i < len(p.toks) && string(p.textAt(i)) == s
 }
@@ -625,7 +631,7 @@ func (p *parser) prescanTag(i int) {
 	for p.wordIdx(j) == "__align__" || p.wordIdx(j) == "alignas" || p.wordIdx(j) == "__attribute__" {
 		j = p.skipParensIdx(j + 1)
 	}
-	if w := p.wordIdx(j); w != "" && !keywords[w] && !p.textIsK(j+1, tkScope) {
+	if w := p.wordIdx(j); w != "" && !p.keywordIdx(j) && !p.textIsK(j+1, tkScope) {
 		p.types.add(w)
 	}
 }
@@ -675,7 +681,7 @@ func (p *parser) prescanTypedef(i int) {
 		case "}", ")", "]":
 			depth--
 		default:
-			if t.Kind == Identifier && depth == 0 && !keywords[p.wordIdx(j)] {
+			if t.Kind == Identifier && depth == 0 && !p.keywordIdx(j) {
 				last = p.wordIdx(j)
 			}
 		}
@@ -709,7 +715,7 @@ func (p *parser) prescanTemplate(i int) {
 			p.templates.add(p.wordIdx(k + 1))
 			p.types.add(p.wordIdx(k + 1))
 			return
-		case w != "" && !keywords[w]:
+		case w != "" && !p.keywordIdx(k):
 			last = w
 		case p.textIs(k, "("):
 			if last != "" {
