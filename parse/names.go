@@ -370,6 +370,11 @@ func (p *parser) isTemplateName(name string) bool {
 	if p.templates.has(name) || wellKnownTemplateSet.has(name) {
 		return true
 	}
+	// Every prefix below ends in "::": an unqualified name (most) matches
+	// none of them.
+	if strings.IndexByte(name, ':') < 0 {
+		return false
+	}
 	for _, pre := range wellKnownTemplatePrefixes {
 		if strings.HasPrefix(name, pre) {
 			return true
