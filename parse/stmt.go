@@ -507,7 +507,7 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(w) {
 		return nil
 	}
-	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && !p.isMacroTok(p.i) && p.exprFollows() {
+	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && !p.isMacroTok(p.i) && (p.exprFollows() || p.comparisonFollows()) {
 		return nil
 	}
 	if w != "" && p.macroCallStmt(w) {
@@ -578,6 +578,85 @@ func (p *parser) exprFollows() bool {
 	case "(", "=", ".", "->", "[", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
 		"<<=", ">>=", "<<", ">>", "<<<", ";", ",", ")", "?", "==", "!=", "+", "-", "/", "%", "|", "^", "||":
 		return !(t.End-t.Start == 1 && p.src[t.Start] == '(' && p.pbAt(2, '*') && p.pbAt(4, ')')) // `T (*fp)(...)`
+	}
+	return false
+}
+
+// comparisonFollows reports whether a leading plain identifier (no
+// keyword, no macro: the caller checks) starts `name < operand` that the
+// speculative declaration parse would reject, as in `i < n;` or the
+// condition of `if (i < n)` and `for (...; i < n; ...)`.
+//
+// That parse takes name as the base type and tries template arguments at
+// the '<' (parseNamedBase). Here the tokens after the '<' up to the first
+// ';' or ')' are operands and operators that can neither open nor close a
+// template argument list (no '<', no token starting with '>', no '(' or
+// '{', no keyword or macro; '[' only as a balanced subscript), and nothing
+// in them consumes that ';' or ')' (parsing them consumes a closer only
+// after its opener, and skipBalanced starts at '[' only), so closeAngle can
+// never succeed: parseTemplateArgs fails in any parser state. Then the
+// base type ends at the '<', which starts no declarator (declaratorShape
+// finds no name), so the declaration parse returns nil. The only lasting
+// effect of that failed attempt is the badAngle bit of this '<', and a
+// later attempt at it fails all the same: the bit decides nothing. The
+// depth bound keeps the nesting guard (whose first report is sticky) out
+// of reach of both parses.
+func (p *parser) comparisonFollows() bool {
+	if !p.pbAt(1, '<') || p.depth > maxDepth-comparisonDepthRoom {
+		return false
+	}
+	operand, brackets := false, 0 // operand: the previous token ends an operand
+	for k := p.i + 2; k < len(p.toks) && k < p.i+2+comparisonScanMax; k++ {
+		t := &p.toks[k]
+		switch t.Kind {
+		case Identifier:
+			if t.cls&clsKeyword != 0 || p.isMacroTok(k) {
+				return false
+			}
+			operand = true
+			continue
+		case Number:
+			operand = true
+			continue
+		case Punct:
+		default:
+			return false
+		}
+		switch {
+		case t.pb == ';' || t.pb == ')':
+			return brackets == 0
+		case t.pb == '[' && operand: // a subscript, never `[[` or a lambda
+			brackets++
+		case t.pb == ']' && brackets > 0:
+			brackets--
+			operand = true
+			continue
+		case !comparisonOperator(t):
+			return false
+		}
+		operand = false
+	}
+	return false
+}
+
+// comparisonDepthRoom is the nesting room comparisonFollows asks for: more
+// than the parses of its at most comparisonScanMax tokens can use.
+const (
+	comparisonScanMax   = 32
+	comparisonDepthRoom = 8 * comparisonScanMax
+)
+
+// comparisonOperator reports whether t is an operator comparisonFollows
+// lets through: binary or prefix, never '<' or '>' or a bracket.
+func comparisonOperator(t *ptok) bool {
+	switch t.pb {
+	case '.', '+', '-', '*', '/', '%', '&', '|', '^', '!', '~':
+		return true
+	case 0:
+		switch t.kw {
+		case tkArrow, tkAndAnd, tkOrOr:
+			return true
+		}
 	}
 	return false
 }
