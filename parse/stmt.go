@@ -53,13 +53,14 @@ func (p *parser) parseStmt() Stmt {
 		if s := p.parseKeywordStmt(start); s != nil {
 			return s
 		}
-		if s := p.macroStmt(start); s != nil {
+		h := p.stmtHead()
+		if s := p.macroStmt(start, h); s != nil {
 			return s
 		}
 		if p.pbAt(1, ':') && !p.isKeyword() {
 			return p.parseLabeled(start)
 		}
-		if d := p.tryDeclStmt(false); d != nil {
+		if d := p.tryDeclStmtAt(false, h); d != nil {
 			return d
 		}
 	case p.isK(tkScope):
@@ -480,16 +481,37 @@ func (p *parser) isMacroStmt(x Expr) bool {
 	return false
 }
 
+// headWord is what the statement parsers learn about the word a statement
+// starts with: its macro and attribute-macro kind, looked up once for
+// macroStmt, tryDeclStmt and macroCallStmt (a macro call statement,
+// `CUDA_CHECK(...)`, took six map lookups before).
+type headWord struct {
+	w     string // the current identifier, or "" at any other token
+	macro *Macro // p.macro(w): nil unless w is #defined in the file
+	attr  int    // p.attrMacro[w]; attrNone when macro is nil
+}
+
+// stmtHead looks up the current token as a headWord. attrMacro holds
+// only macros of the file (learnMacro), so for another word it would be
+// attrNone; that lookup is skipped.
+func (p *parser) stmtHead() headWord {
+	h := headWord{w: p.word()}
+	if h.macro = p.macro(h.w); h.macro != nil {
+		h.attr = p.attrMacro[h.w]
+	}
+	return h
+}
+
 // macroStmt keeps `_Pragma("unroll")` and macros standing for pragmas or
 // statement prefixes (`UNROLL`, `IF_LANE0 { }`) as harmless OpaqueStmts;
 // the statement they prefix parses on its own.
-func (p *parser) macroStmt(start int) Stmt {
-	w := p.word()
-	if !p.isMacroTok(p.i) && w != "_Pragma" && w != "__pragma" || p.attrMacro[w] != attrStmt && w != "_Pragma" && w != "__pragma" {
+func (p *parser) macroStmt(start int, h headWord) Stmt {
+	w := h.w
+	if w != "_Pragma" && w != "__pragma" && (h.macro == nil || h.attr != attrStmt) {
 		return nil
 	}
 	p.next()
-	if p.is("(") && (w == "_Pragma" || w == "__pragma" || p.macro(w) != nil && p.macro(w).IsFunc) {
+	if p.is("(") && (w == "_Pragma" || w == "__pragma" || h.macro != nil && h.macro.IsFunc) {
 		p.skipBalanced()
 	}
 	p.got(";")
@@ -503,14 +525,19 @@ func (p *parser) macroStmt(start int) Stmt {
 // returns nil (having consumed nothing) otherwise. In a for-init (forInit)
 // the declaration may end at ':' (range-for) instead of ';'.
 func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
-	w := p.word()
+	return p.tryDeclStmtAt(forInit, p.stmtHead())
+}
+
+// tryDeclStmtAt is tryDeclStmt with the current word already looked up.
+func (p *parser) tryDeclStmtAt(forInit bool, h headWord) *DeclStmt {
+	w := h.w
 	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(w) {
 		return nil
 	}
-	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && !p.isMacroTok(p.i) && (p.exprFollows() || p.comparisonFollows()) {
+	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && h.macro == nil && (p.exprFollows() || p.comparisonFollows()) {
 		return nil
 	}
-	if w != "" && p.macroCallStmt(w) {
+	if w != "" && p.macroCallStmt(h) {
 		return nil
 	}
 	m := p.mark()
@@ -545,19 +572,18 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 // specifier or attribute, so the specifiers end with it as the base type,
 // and no block declarator starts with '(' but `(*name)(`. It decides
 // exactly as that parse would, without it and its backtracking.
-func (p *parser) macroCallStmt(w string) bool {
+func (p *parser) macroCallStmt(h headWord) bool {
 	if p.toks[p.i].cls&(clsSpec|clsBuiltin|clsKeyword) != 0 || !p.pbAt(1, '(') {
 		return false
 	}
 	if p.pbAt(2, '*') && p.at(3).Kind == Identifier && p.pbAt(4, ')') && p.pbAt(5, '(') {
 		return false // `T (*fp)(...)`
 	}
-	m := p.macro(w)
-	if m == nil || !m.IsFunc && m.Body == "" || p.specMacro[w] != nil {
+	m := h.macro
+	if m == nil || !m.IsFunc && m.Body == "" || p.specMacro[h.w] != nil {
 		return false
 	}
-	a := p.attrMacro[w]
-	return a == attrNone || a == attrStmt
+	return h.attr == attrNone || h.attr == attrStmt
 }
 
 // exprFollows reports whether the token after a leading plain identifier
