@@ -589,8 +589,85 @@ func (p *parser) macroCallStmt(h headWord) bool {
 // exprFollows reports whether the token after a leading plain identifier
 // rules out a declaration (`f(`, `x =`, `a.b`, `i++`), which spares the
 // speculative declaration parse for most expression statements.
+//
+// The identifier may be qualified and its last part may have simple
+// template arguments (`std::swap(a, b)`, `kernel<T, 256><<<g, b>>>(x)`):
+// the declaration parse consumes such a name whole as the base type
+// (parseNamedBase; simpleTemplateArgsEnd says why the arguments always
+// parse), exactly as it consumes a single word, and then meets the same
+// token. There `[[` is left out: the specifiers would skip it as an
+// attribute. (A single word followed by '[' was shortcut before this rule
+// and keeps its behaviour.)
+//
+// The comparisons '>', ">=" and "<=" (`if (i >= n)`) rule out a
+// declaration as the other listed operators do: after the base type the
+// specifiers end at them (specStep stops at punctuators other than `[[`
+// and '::'), and they start no declarator: no pointer operator
+// (ptrOperator: '*', '&', '&&', '...'), no `(*name)(`, no name
+// (declName), so blockDeclarators returns nil.
 func (p *parser) exprFollows() bool {
-	t := p.peek(1)
+	if !p.isAtK(1, tkScope) && !p.pbAt(1, '<') {
+		return p.exprFollowsAt(1)
+	}
+	k := p.qualifiedNameEnd()
+	if k > 0 && p.pbAt(k, '<') {
+		if k = p.simpleTemplateArgsEnd(k); k > 0 && p.isAtK(k, tkScope) {
+			return false // the name goes on: `a<T>::b`
+		}
+	}
+	return k > 0 && !(p.pbAt(k, '[') && p.pbAt(k+1, '[')) && p.exprFollowsAt(k)
+}
+
+// simpleTemplateArgsEnd returns the offset of the token after the
+// template argument list that opens at the '<' k tokens ahead, when each
+// argument is one plain word (no keyword, builtin, specifier or macro) or
+// one number: `<T>`, `<T, 256>`. Otherwise it returns -1.
+//
+// Such a list parses as template arguments in any parser state, in a
+// type (skipTemplateArgs) as in an expression: each word is a type name
+// whose specifiers end at the ',' or '>' after it (parseTypeID), or else
+// an Ident (parseCond), a number a literal, and a one-byte '>' closes the
+// list. No argument holds a '<', so the attempt leaves no badAngle bit,
+// and the nesting guard is kept out of reach by the depth bound. So the
+// declaration parse that exprFollows spares had no lasting effect.
+func (p *parser) simpleTemplateArgsEnd(k int) int {
+	if p.depth > maxDepth-comparisonDepthRoom {
+		return -1
+	}
+	for n := 0; n < comparisonScanMax; n++ {
+		t := p.at(k + 1)
+		if !(t.Kind == Number || t.Kind == Identifier && t.cls == 0 && !p.isMacroTok(p.i+k+1)) {
+			return -1
+		}
+		switch {
+		case p.pbAt(k+2, '>'):
+			return k + 3
+		case !p.pbAt(k+2, ','):
+			return -1
+		}
+		k += 2
+	}
+	return -1
+}
+
+// qualifiedNameEnd returns the offset of the token after the qualified
+// name `a::b::c` at the current token, or -1 when a part after a '::' is
+// no plain word (a keyword: `template`, `operator`; '~', '*').
+func (p *parser) qualifiedNameEnd() int {
+	k := 1
+	for p.isAtK(k, tkScope) {
+		if t := p.at(k + 1); t.Kind != Identifier || t.cls&clsKeyword != 0 {
+			return -1
+		}
+		k += 2
+	}
+	return k
+}
+
+// exprFollowsAt is exprFollows' test of the token k ahead, the one after
+// the name.
+func (p *parser) exprFollowsAt(k int) bool {
+	t := p.peek(k)
 	if t.Kind != Punct {
 		return t.Kind != Identifier
 	}
@@ -602,8 +679,9 @@ func (p *parser) exprFollows() bool {
 	}
 	switch string(p.src[t.Start:t.End]) {
 	case "(", "=", ".", "->", "[", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-		"<<=", ">>=", "<<", ">>", "<<<", ";", ",", ")", "?", "==", "!=", "+", "-", "/", "%", "|", "^", "||":
-		return !(t.End-t.Start == 1 && p.src[t.Start] == '(' && p.pbAt(2, '*') && p.pbAt(4, ')')) // `T (*fp)(...)`
+		"<<=", ">>=", "<<", ">>", "<<<", ";", ",", ")", "?", "==", "!=", "+", "-", "/", "%", "|", "^", "||",
+		">", ">=", "<=":
+		return !(t.End-t.Start == 1 && p.src[t.Start] == '(' && p.pbAt(k+1, '*') && p.pbAt(k+3, ')')) // `T (*fp)(...)`
 	}
 	return false
 }
@@ -687,10 +765,10 @@ func comparisonOperator(t *ptok) bool {
 	return false
 }
 
-// exprFollowsByte holds exprFollows' answer for the one-byte punctuators
-// other than '(' (its list's one-byte entries).
+// exprFollowsByte holds exprFollowsAt's answer for the one-byte
+// punctuators other than '(' (its list's one-byte entries).
 var exprFollowsByte = [256]bool{'=': true, '.': true, '[': true, ';': true, ',': true, ')': true, '?': true,
-	'+': true, '-': true, '/': true, '%': true, '|': true, '^': true}
+	'+': true, '-': true, '/': true, '%': true, '|': true, '^': true, '>': true}
 
 // startsDeclKeyword reports whether keyword w can begin a declaration.
 func startsDeclKeyword(w string) bool {
