@@ -695,7 +695,8 @@ func (p *parser) exprFollowsAt(k int) bool {
 // the '<' (parseNamedBase). Here the tokens after the '<' up to the first
 // ';' or ')' are operands and operators that can neither open nor close a
 // template argument list (no '<', no token starting with '>', no '(' or
-// '{', no keyword or macro; '[' only as a balanced subscript), and nothing
+// '{', no macro and no word of a class (keyword, builtin, specifier,
+// offsetof and kin); '[' only as a balanced subscript), and nothing
 // in them consumes that ';' or ')' (parsing them consumes a closer only
 // after its opener, and skipBalanced starts at '[' only), so closeAngle can
 // never succeed: parseTemplateArgs fails in any parser state. Then the
@@ -714,7 +715,7 @@ func (p *parser) comparisonFollows() bool {
 		t := &p.toks[k]
 		switch t.Kind {
 		case Identifier:
-			if t.cls&clsKeyword != 0 || p.isMacroTok(k) {
+			if t.cls != 0 || p.isMacroTok(k) {
 				return false
 			}
 			operand = true
