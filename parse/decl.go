@@ -584,16 +584,47 @@ func (p *parser) skipCtorInits() {
 
 // parseFuncBody parses the body with the function's scope active.
 func (p *parser) parseFuncBody(fn *FuncDecl) *BlockStmt {
-	saved := p.scope
+	saved, savedNames := p.scope, p.symNames
 	p.scope = fn.Scope
+	p.symNames = p.scopeNames(fn.Scope)
 	for _, prm := range fn.Params {
 		if prm.Name != "" {
 			p.addSymbol(Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: true})
 		}
 	}
 	body := p.parseBlock()
-	p.scope = saved
+	p.scope, p.symNames = saved, savedNames
 	return body
+}
+
+// scopeNames returns the symNames filter for a function body with scope s:
+// the names in s, and inside a lambda (p.outer) also those of the scopes
+// inScope searches after s, which the current filter covers.
+//
+// The filter only grows while a body is parsed (addSymbol; reset, which
+// drops symbols, and the end of a lambda leave it a superset, which is
+// still exact: a name whose bit is clear is in no searched scope, and a
+// set bit only means Lookup runs as before).
+func (p *parser) scopeNames(s *Scope) uint64 {
+	var names uint64
+	if len(p.outer) > 0 {
+		names = p.symNames
+	}
+	if s != nil {
+		for _, sym := range s.Symbols {
+			names |= symBit(sym.Name)
+		}
+	}
+	return names
+}
+
+// symBit is a name's bit in the symNames filter: one of 64, chosen by
+// its first byte and length (names of locals differ in both).
+func symBit(name string) uint64 {
+	if name == "" {
+		return 1
+	}
+	return 1 << ((uint(name[0]) + 7*uint(len(name))) & 63)
 }
 
 // parseVarInit parses a declarator's initializer and sets v's span end.

@@ -82,6 +82,7 @@ type parser struct {
 	attrMacro map[string]int      // macros expanding to attributes etc. (attrLaunch, ...)
 	digraphs  map[int]string      // token index -> canonical punctuator
 	badAngle  []uint64            // bit set of the token indices of '<' that do not open template arguments
+	symNames  uint64              // filter of the symbol names inScope can find (see symBit)
 }
 
 // ptok is the parser's copy of one non-trivia token: 12 bytes holding all
@@ -389,6 +390,9 @@ func (p *parser) newlineBefore() bool {
 // inScope returns the variable name declared before the current token in
 // the current function or lambda, or in the functions enclosing a lambda.
 func (p *parser) inScope(name string) *Symbol {
+	if p.symNames&symBit(name) == 0 {
+		return nil // no symbol of the searched scopes has this name
+	}
 	pos := p.curStart()
 	if s := p.scope.Lookup(name, pos); s != nil {
 		return s
@@ -532,6 +536,7 @@ func (p *parser) addSymbol(sym Symbol) {
 		s.Symbols = carve(&p.slabs.symChunk, 8)
 	}
 	s.Symbols = append(s.Symbols, newNode(&p.slabs.sSymbol, sym))
+	p.symNames |= symBit(sym.Name)
 }
 
 // addSpec appends specifier w to ds.specs, the first ones in room carved

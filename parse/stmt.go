@@ -53,13 +53,14 @@ func (p *parser) parseStmt() Stmt {
 		if s := p.parseKeywordStmt(start); s != nil {
 			return s
 		}
-		if s := p.macroStmt(start); s != nil {
+		h := p.stmtHead()
+		if s := p.macroStmt(start, h); s != nil {
 			return s
 		}
 		if p.pbAt(1, ':') && !p.isKeyword() {
 			return p.parseLabeled(start)
 		}
-		if d := p.tryDeclStmt(false); d != nil {
+		if d := p.tryDeclStmtAt(false, h); d != nil {
 			return d
 		}
 	case p.isK(tkScope):
@@ -480,16 +481,37 @@ func (p *parser) isMacroStmt(x Expr) bool {
 	return false
 }
 
+// headWord is what the statement parsers learn about the word a statement
+// starts with: its macro and attribute-macro kind, looked up once for
+// macroStmt, tryDeclStmt and macroCallStmt (a macro call statement,
+// `CUDA_CHECK(...)`, took six map lookups before).
+type headWord struct {
+	w     string // the current identifier, or "" at any other token
+	macro *Macro // p.macro(w): nil unless w is #defined in the file
+	attr  int    // p.attrMacro[w]; attrNone when macro is nil
+}
+
+// stmtHead looks up the current token as a headWord. attrMacro holds
+// only macros of the file (learnMacro), so for another word it would be
+// attrNone; that lookup is skipped.
+func (p *parser) stmtHead() headWord {
+	h := headWord{w: p.word()}
+	if h.macro = p.macro(h.w); h.macro != nil {
+		h.attr = p.attrMacro[h.w]
+	}
+	return h
+}
+
 // macroStmt keeps `_Pragma("unroll")` and macros standing for pragmas or
 // statement prefixes (`UNROLL`, `IF_LANE0 { }`) as harmless OpaqueStmts;
 // the statement they prefix parses on its own.
-func (p *parser) macroStmt(start int) Stmt {
-	w := p.word()
-	if !p.isMacroTok(p.i) && w != "_Pragma" && w != "__pragma" || p.attrMacro[w] != attrStmt && w != "_Pragma" && w != "__pragma" {
+func (p *parser) macroStmt(start int, h headWord) Stmt {
+	w := h.w
+	if w != "_Pragma" && w != "__pragma" && (h.macro == nil || h.attr != attrStmt) {
 		return nil
 	}
 	p.next()
-	if p.is("(") && (w == "_Pragma" || w == "__pragma" || p.macro(w) != nil && p.macro(w).IsFunc) {
+	if p.is("(") && (w == "_Pragma" || w == "__pragma" || h.macro != nil && h.macro.IsFunc) {
 		p.skipBalanced()
 	}
 	p.got(";")
@@ -503,14 +525,19 @@ func (p *parser) macroStmt(start int) Stmt {
 // returns nil (having consumed nothing) otherwise. In a for-init (forInit)
 // the declaration may end at ':' (range-for) instead of ';'.
 func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
-	w := p.word()
+	return p.tryDeclStmtAt(forInit, p.stmtHead())
+}
+
+// tryDeclStmtAt is tryDeclStmt with the current word already looked up.
+func (p *parser) tryDeclStmtAt(forInit bool, h headWord) *DeclStmt {
+	w := h.w
 	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(w) {
 		return nil
 	}
-	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && !p.isMacroTok(p.i) && p.exprFollows() {
+	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && h.macro == nil && (p.exprFollows() || p.comparisonFollows()) {
 		return nil
 	}
-	if w != "" && p.macroCallStmt(w) {
+	if w != "" && p.macroCallStmt(h) {
 		return nil
 	}
 	m := p.mark()
@@ -545,26 +572,102 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 // specifier or attribute, so the specifiers end with it as the base type,
 // and no block declarator starts with '(' but `(*name)(`. It decides
 // exactly as that parse would, without it and its backtracking.
-func (p *parser) macroCallStmt(w string) bool {
+func (p *parser) macroCallStmt(h headWord) bool {
 	if p.toks[p.i].cls&(clsSpec|clsBuiltin|clsKeyword) != 0 || !p.pbAt(1, '(') {
 		return false
 	}
 	if p.pbAt(2, '*') && p.at(3).Kind == Identifier && p.pbAt(4, ')') && p.pbAt(5, '(') {
 		return false // `T (*fp)(...)`
 	}
-	m := p.macro(w)
-	if m == nil || !m.IsFunc && m.Body == "" || p.specMacro[w] != nil {
+	m := h.macro
+	if m == nil || !m.IsFunc && m.Body == "" || p.specMacro[h.w] != nil {
 		return false
 	}
-	a := p.attrMacro[w]
-	return a == attrNone || a == attrStmt
+	return h.attr == attrNone || h.attr == attrStmt
 }
 
 // exprFollows reports whether the token after a leading plain identifier
 // rules out a declaration (`f(`, `x =`, `a.b`, `i++`), which spares the
 // speculative declaration parse for most expression statements.
+//
+// The identifier may be qualified and its last part may have simple
+// template arguments (`std::swap(a, b)`, `kernel<T, 256><<<g, b>>>(x)`):
+// the declaration parse consumes such a name whole as the base type
+// (parseNamedBase; simpleTemplateArgsEnd says why the arguments always
+// parse), exactly as it consumes a single word, and then meets the same
+// token. There `[[` is left out: the specifiers would skip it as an
+// attribute. (A single word followed by '[' was shortcut before this rule
+// and keeps its behaviour.)
+//
+// The comparisons '>', ">=" and "<=" (`if (i >= n)`) rule out a
+// declaration as the other listed operators do: after the base type the
+// specifiers end at them (specStep stops at punctuators other than `[[`
+// and '::'), and they start no declarator: no pointer operator
+// (ptrOperator: '*', '&', '&&', '...'), no `(*name)(`, no name
+// (declName), so blockDeclarators returns nil.
 func (p *parser) exprFollows() bool {
-	t := p.peek(1)
+	if !p.isAtK(1, tkScope) && !p.pbAt(1, '<') {
+		return p.exprFollowsAt(1)
+	}
+	k := p.qualifiedNameEnd()
+	if k > 0 && p.pbAt(k, '<') {
+		if k = p.simpleTemplateArgsEnd(k); k > 0 && p.isAtK(k, tkScope) {
+			return false // the name goes on: `a<T>::b`
+		}
+	}
+	return k > 0 && !(p.pbAt(k, '[') && p.pbAt(k+1, '[')) && p.exprFollowsAt(k)
+}
+
+// simpleTemplateArgsEnd returns the offset of the token after the
+// template argument list that opens at the '<' k tokens ahead, when each
+// argument is one plain word (no keyword, builtin, specifier or macro) or
+// one number: `<T>`, `<T, 256>`. Otherwise it returns -1.
+//
+// Such a list parses as template arguments in any parser state, in a
+// type (skipTemplateArgs) as in an expression: each word is a type name
+// whose specifiers end at the ',' or '>' after it (parseTypeID), or else
+// an Ident (parseCond), a number a literal, and a one-byte '>' closes the
+// list. No argument holds a '<', so the attempt leaves no badAngle bit,
+// and the nesting guard is kept out of reach by the depth bound. So the
+// declaration parse that exprFollows spares had no lasting effect.
+func (p *parser) simpleTemplateArgsEnd(k int) int {
+	if p.depth > maxDepth-comparisonDepthRoom {
+		return -1
+	}
+	for n := 0; n < comparisonScanMax; n++ {
+		t := p.at(k + 1)
+		if !(t.Kind == Number || t.Kind == Identifier && t.cls == 0 && !p.isMacroTok(p.i+k+1)) {
+			return -1
+		}
+		switch {
+		case p.pbAt(k+2, '>'):
+			return k + 3
+		case !p.pbAt(k+2, ','):
+			return -1
+		}
+		k += 2
+	}
+	return -1
+}
+
+// qualifiedNameEnd returns the offset of the token after the qualified
+// name `a::b::c` at the current token, or -1 when a part after a '::' is
+// no plain word (a keyword: `template`, `operator`; '~', '*').
+func (p *parser) qualifiedNameEnd() int {
+	k := 1
+	for p.isAtK(k, tkScope) {
+		if t := p.at(k + 1); t.Kind != Identifier || t.cls&clsKeyword != 0 {
+			return -1
+		}
+		k += 2
+	}
+	return k
+}
+
+// exprFollowsAt is exprFollows' test of the token k ahead, the one after
+// the name.
+func (p *parser) exprFollowsAt(k int) bool {
+	t := p.peek(k)
 	if t.Kind != Punct {
 		return t.Kind != Identifier
 	}
@@ -576,16 +679,97 @@ func (p *parser) exprFollows() bool {
 	}
 	switch string(p.src[t.Start:t.End]) {
 	case "(", "=", ".", "->", "[", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-		"<<=", ">>=", "<<", ">>", "<<<", ";", ",", ")", "?", "==", "!=", "+", "-", "/", "%", "|", "^", "||":
-		return !(t.End-t.Start == 1 && p.src[t.Start] == '(' && p.pbAt(2, '*') && p.pbAt(4, ')')) // `T (*fp)(...)`
+		"<<=", ">>=", "<<", ">>", "<<<", ";", ",", ")", "?", "==", "!=", "+", "-", "/", "%", "|", "^", "||",
+		">", ">=", "<=":
+		return !(t.End-t.Start == 1 && p.src[t.Start] == '(' && p.pbAt(k+1, '*') && p.pbAt(k+3, ')')) // `T (*fp)(...)`
 	}
 	return false
 }
 
-// exprFollowsByte holds exprFollows' answer for the one-byte punctuators
-// other than '(' (its list's one-byte entries).
+// comparisonFollows reports whether a leading plain identifier (no
+// keyword, no macro: the caller checks) starts `name < operand` that the
+// speculative declaration parse would reject, as in `i < n;` or the
+// condition of `if (i < n)` and `for (...; i < n; ...)`.
+//
+// That parse takes name as the base type and tries template arguments at
+// the '<' (parseNamedBase). Here the tokens after the '<' up to the first
+// ';' or ')' are operands and operators that can neither open nor close a
+// template argument list (no '<', no token starting with '>', no '(' or
+// '{', no macro and no word of a class (keyword, builtin, specifier,
+// offsetof and kin); '[' only as a balanced subscript), and nothing
+// in them consumes that ';' or ')' (parsing them consumes a closer only
+// after its opener, and skipBalanced starts at '[' only), so closeAngle can
+// never succeed: parseTemplateArgs fails in any parser state. Then the
+// base type ends at the '<', which starts no declarator (declaratorShape
+// finds no name), so the declaration parse returns nil. The only lasting
+// effect of that failed attempt is the badAngle bit of this '<', and a
+// later attempt at it fails all the same: the bit decides nothing. The
+// depth bound keeps the nesting guard (whose first report is sticky) out
+// of reach of both parses.
+func (p *parser) comparisonFollows() bool {
+	if !p.pbAt(1, '<') || p.depth > maxDepth-comparisonDepthRoom {
+		return false
+	}
+	operand, brackets := false, 0 // operand: the previous token ends an operand
+	for k := p.i + 2; k < len(p.toks) && k < p.i+2+comparisonScanMax; k++ {
+		t := &p.toks[k]
+		switch t.Kind {
+		case Identifier:
+			if t.cls != 0 || p.isMacroTok(k) {
+				return false
+			}
+			operand = true
+			continue
+		case Number:
+			operand = true
+			continue
+		case Punct:
+		default:
+			return false
+		}
+		switch {
+		case t.pb == ';' || t.pb == ')':
+			return brackets == 0
+		case t.pb == '[' && operand: // a subscript, never `[[` or a lambda
+			brackets++
+		case t.pb == ']' && brackets > 0:
+			brackets--
+			operand = true
+			continue
+		case !comparisonOperator(t):
+			return false
+		}
+		operand = false
+	}
+	return false
+}
+
+// comparisonDepthRoom is the nesting room comparisonFollows asks for: more
+// than the parses of its at most comparisonScanMax tokens can use.
+const (
+	comparisonScanMax   = 32
+	comparisonDepthRoom = 8 * comparisonScanMax
+)
+
+// comparisonOperator reports whether t is an operator comparisonFollows
+// lets through: binary or prefix, never '<' or '>' or a bracket.
+func comparisonOperator(t *ptok) bool {
+	switch t.pb {
+	case '.', '+', '-', '*', '/', '%', '&', '|', '^', '!', '~':
+		return true
+	case 0:
+		switch t.kw {
+		case tkArrow, tkAndAnd, tkOrOr:
+			return true
+		}
+	}
+	return false
+}
+
+// exprFollowsByte holds exprFollowsAt's answer for the one-byte
+// punctuators other than '(' (its list's one-byte entries).
 var exprFollowsByte = [256]bool{'=': true, '.': true, '[': true, ';': true, ',': true, ')': true, '?': true,
-	'+': true, '-': true, '/': true, '%': true, '|': true, '^': true}
+	'+': true, '-': true, '/': true, '%': true, '|': true, '^': true, '>': true}
 
 // startsDeclKeyword reports whether keyword w can begin a declaration.
 func startsDeclKeyword(w string) bool {
