@@ -201,7 +201,13 @@ var prefixOp1 = func() (t [256]string) {
 
 // parseBinary parses binary operators of precedence >= minPrec.
 func (p *parser) parseBinary(minPrec int) Expr {
-	x := p.parseUnary()
+	var x Expr
+	if p.depth < maxDepth { // parseUnary's guard would let it in
+		x = p.leafOperand()
+	}
+	if x == nil {
+		x = p.parseUnary()
+	}
 	for {
 		t := p.tok()
 		if t.Kind != Punct {
@@ -751,3 +757,76 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 	le.Span = Span{kernel.Pos(), p.lastEnd}
 	return le
 }
+
+// ---------------------------------------------------------------------------
+// Leaf operands
+
+// leafOperand is the operand path's shortcut for its most frequent case: a
+// plain identifier or a number (or character) literal that the next token
+// cannot extend. It builds the node that parseUnary would build, without
+// the calls through parseUnaryIn, parsePrimary, parseIdentExpr, parseName
+// and parsePostfix and their tests. It returns nil (consuming nothing)
+// when the general path must decide. The caller has checked the depth
+// guard that parseUnary would pass.
+func (p *parser) leafOperand() Expr {
+	t := &p.toks[p.i]
+	switch t.Kind {
+	case Identifier:
+		// The classes that parseUnaryIn and parseIdentExpr dispatch on
+		// (keywords include auto, sizeof, new, this, ...); "__alignof"
+		// is the one word they test that has no class.
+		if t.cls&(clsKeyword|clsExprWord|clsBuiltin|clsOpWord) != 0 ||
+			t.End-t.Start == 9 && p.word() == "__alignof" {
+			return nil
+		}
+	case Number, Char:
+	default:
+		return nil // strings join with their neighbours (parseStrings)
+	}
+	if !p.endsOperand(&p.toks[p.i+1]) { // a leaf token is never the last (EOF) token
+		return nil
+	}
+	start, end := int(t.Start), int(t.End)
+	kind := t.Kind
+	p.next()
+	if kind == Identifier {
+		return p.newIdent(Span{start, end}, p.view(start, end))
+	}
+	return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: p.view(start, end)})
+}
+
+// endsOperand reports whether token n, following a leaf operand, leaves it
+// as it is: n opens no call, subscript, member access, postfix ++/--,
+// kernel launch, template argument list, qualified name or braced
+// initializer.
+func (p *parser) endsOperand(n *ptok) bool {
+	if n.Kind != Punct {
+		return true
+	}
+	if n.pb != 0 {
+		return leafEnd1[n.pb]
+	}
+	return !leafCont[n.kw]
+}
+
+// leafEnd1 marks the one-byte punctuators (by ptok.pb) after which a leaf
+// operand is complete.
+var leafEnd1 = func() (t [256]bool) {
+	for c := range t {
+		t[c] = true
+	}
+	for _, c := range "([.<{" {
+		t[c] = false
+	}
+	t[0] = false
+	return t
+}()
+
+// leafCont marks the ids of the multi-byte punctuators that continue a leaf
+// operand (every other multi-byte punctuator ends it).
+var leafCont = func() (t [numTokIDs]bool) {
+	for _, k := range []uint8{tkScope, tkArrow, tkInc, tkDec, tkLaunchOpen} {
+		t[k] = true
+	}
+	return t
+}()
