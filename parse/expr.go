@@ -23,6 +23,9 @@ func (p *parser) parseExpr() Expr {
 // want a conditional-expression only), and the depth guard is released
 // without a defer.
 func (p *parser) parseAssign() Expr {
+	if x := p.leafExpr(); x != nil {
+		return x
+	}
 	if !p.enter() {
 		p.leave()
 		return p.deepExpr()
@@ -209,25 +212,26 @@ func (p *parser) parseBinary(minPrec int) Expr {
 		x = p.parseUnary()
 	}
 	for {
-		t := p.tok()
+		t := &p.toks[p.i]
 		if t.Kind != Punct {
 			return x
 		}
 		var op string
 		var prec int
-		if pb := p.toks[p.i].pb; pb != 0 {
+		if pb := t.pb; pb != 0 {
 			// A one-byte punctuator (or a canonical digraph, never an
 			// operator): one table load instead of a string switch.
 			op, prec = binaryOp1[pb].op, int(binaryOp1[pb].prec)
 		} else {
-			op, prec = binaryOp(p.textOf(t))
+			op, prec = binaryOp(p.src[t.Start:t.End])
 		}
 		if prec < minPrec || prec == 0 || p.noGT > 0 && op[0] == '>' {
 			return x
 		}
+		opPos := int(t.Start)
 		p.next()
 		y := p.parseBinary(prec + 1)
-		x = p.newBinary(Span{x.Pos(), y.End()}, op, t.Start, x, y)
+		x = p.newBinary(Span{x.Pos(), y.End()}, op, opPos, x, y)
 	}
 }
 
@@ -794,6 +798,29 @@ func (p *parser) leafOperand() Expr {
 	}
 	return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: p.view(start, end)})
 }
+
+// leafExpr is parseAssign's shortcut: a whole expression that is one leaf
+// operand (see leafOperand) followed by a token that closes the
+// expression (`f(a, 0)`, `x[i]`, `return n;`). It returns nil (consuming
+// nothing) otherwise, or when the depth guards of parseAssign and
+// parseUnary would not both let it in.
+func (p *parser) leafExpr() Expr {
+	k := p.i + 1
+	if k >= len(p.toks) || !closesExpr[p.toks[k].pb] || p.depth+2 > maxDepth {
+		return nil
+	}
+	return p.leafOperand()
+}
+
+// closesExpr marks the one-byte punctuators (by ptok.pb) that end an
+// assignment-expression after an operand: no binary, conditional or
+// assignment operator, nothing that extends the operand.
+var closesExpr = func() (t [256]bool) {
+	for _, c := range ")],;}:" {
+		t[c] = true
+	}
+	return t
+}()
 
 // endsOperand reports whether token n, following a leaf operand, leaves it
 // as it is: n opens no call, subscript, member access, postfix ++/--,
