@@ -206,7 +206,7 @@ var prefixOp1 = func() (t [256]string) {
 func (p *parser) parseBinary(minPrec int) Expr {
 	var x Expr
 	if p.depth < maxDepth { // parseUnary's guard would let it in
-		x = p.leafOperand()
+		x = p.simpleOperand()
 	}
 	if x == nil {
 		x = p.parseUnary()
@@ -763,53 +763,43 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 }
 
 // ---------------------------------------------------------------------------
-// Leaf operands
+// Simple operands
 
-// leafOperand is the operand path's shortcut for its most frequent case: a
-// plain identifier or a number (or character) literal that the next token
-// cannot extend. It builds the node that parseUnary would build, without
-// the calls through parseUnaryIn, parsePrimary, parseIdentExpr, parseName
-// and parsePostfix and their tests. It returns nil (consuming nothing)
-// when the general path must decide. The caller has checked the depth
-// guard that parseUnary would pass.
-func (p *parser) leafOperand() Expr {
-	t := &p.toks[p.i]
-	switch t.Kind {
-	case Identifier:
-		// The classes that parseUnaryIn and parseIdentExpr dispatch on
-		// (keywords include auto, sizeof, new, this, ...); "__alignof"
-		// is the one word they test that has no class.
-		if t.cls&(clsKeyword|clsExprWord|clsBuiltin|clsOpWord) != 0 ||
-			t.End-t.Start == 9 && p.word() == "__alignof" {
-			return nil
-		}
-	case Number, Char:
-	default:
-		return nil // strings join with their neighbours (parseStrings)
-	}
-	if !p.endsOperand(&p.toks[p.i+1]) { // a leaf token is never the last (EOF) token
+// simpleOperand is the operand path's shortcut for its most frequent case: a
+// plain identifier or a number (or character) literal, possibly followed by
+// postfix operators (`x`, `n`, `f(a)`, `v[i].x`). It builds the node that
+// parseUnary would build, without the calls through parseUnaryIn,
+// parsePrimary, parseIdentExpr and parseName and their tests. It returns
+// nil (consuming nothing) when the general path must decide. The caller
+// has checked the depth guard that parseUnary would pass.
+func (p *parser) simpleOperand() Expr {
+	if !p.leafToken() {
 		return nil
 	}
-	start, end := int(t.Start), int(t.End)
-	kind := t.Kind
-	p.next()
-	if kind == Identifier {
-		return p.newIdent(Span{start, end}, p.view(start, end))
+	switch operandFollower(&p.toks[p.i+1]) { // a leaf token is never the last (EOF) token
+	case followEnds:
+		return p.leaf()
+	case followPostfix:
+		x := p.leaf()
+		p.depth++ // parsePostfix runs inside parseUnary's guard
+		x = p.parsePostfix(x)
+		p.depth--
+		return x
 	}
-	return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: p.view(start, end)})
+	return nil
 }
 
 // leafExpr is parseAssign's shortcut: a whole expression that is one leaf
-// operand (see leafOperand) followed by a token that closes the
-// expression (`f(a, 0)`, `x[i]`, `return n;`). It returns nil (consuming
-// nothing) otherwise, or when the depth guards of parseAssign and
-// parseUnary would not both let it in.
+// operand followed by a token that closes the expression (`f(a, 0)`,
+// `x[i]`, `return n;`). It returns nil (consuming nothing) otherwise, or
+// when the depth guards of parseAssign and parseUnary would not both let
+// it in.
 func (p *parser) leafExpr() Expr {
 	k := p.i + 1
-	if k >= len(p.toks) || !closesExpr[p.toks[k].pb] || p.depth+2 > maxDepth {
+	if k >= len(p.toks) || !closesExpr[p.toks[k].pb] || p.depth+2 > maxDepth || !p.leafToken() {
 		return nil
 	}
-	return p.leafOperand()
+	return p.leaf()
 }
 
 // closesExpr marks the one-byte punctuators (by ptok.pb) that end an
@@ -822,38 +812,73 @@ var closesExpr = func() (t [256]bool) {
 	return t
 }()
 
-// endsOperand reports whether token n, following a leaf operand, leaves it
-// as it is: n opens no call, subscript, member access, postfix ++/--,
-// kernel launch, template argument list, qualified name or braced
-// initializer.
-func (p *parser) endsOperand(n *ptok) bool {
-	if n.Kind != Punct {
+// leafToken reports whether the current token is a plain identifier or a
+// number or character literal: a token that parsePrimary turns into an
+// Ident or a BasicLit by itself.
+func (p *parser) leafToken() bool {
+	t := &p.toks[p.i]
+	switch t.Kind {
+	case Identifier:
+		// Not the classes that parseUnaryIn and parseIdentExpr dispatch
+		// on (keywords include auto, sizeof, new, this, ...); "__alignof"
+		// is the one word they test that has no class.
+		return t.cls&(clsKeyword|clsExprWord|clsBuiltin|clsOpWord) == 0 &&
+			(t.End-t.Start != 9 || p.word() != "__alignof")
+	case Number, Char:
 		return true
 	}
-	if n.pb != 0 {
-		return leafEnd1[n.pb]
-	}
-	return !leafCont[n.kw]
+	return false // strings join with their neighbours (parseStrings)
 }
 
-// leafEnd1 marks the one-byte punctuators (by ptok.pb) after which a leaf
-// operand is complete.
-var leafEnd1 = func() (t [256]bool) {
-	for c := range t {
-		t[c] = true
+// leaf consumes the current token, a leafToken, and returns its node as
+// parsePrimary would.
+func (p *parser) leaf() Expr {
+	t := &p.toks[p.i]
+	start, end := int(t.Start), int(t.End)
+	kind := t.Kind
+	p.next()
+	if kind == Identifier {
+		return p.newIdent(Span{start, end}, p.view(start, end))
 	}
-	for _, c := range "([.<{" {
-		t[c] = false
+	return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: p.view(start, end)})
+}
+
+// What the token after a leaf operand does to it.
+const (
+	followEnds    uint8 = iota // nothing: the operand is complete
+	followPostfix              // a call, subscript, member access, ++/-- or launch (parsePostfix)
+	followOther                // '<', '::' or '{': template arguments, a qualified name or a typed braced list (the general path)
+)
+
+// operandFollower classifies token n after a leaf operand.
+func operandFollower(n *ptok) uint8 {
+	if n.Kind != Punct {
+		return followEnds
 	}
-	t[0] = false
+	if n.pb != 0 {
+		return followerPB[n.pb]
+	}
+	return followerKW[n.kw]
+}
+
+// followerPB classifies the one-byte punctuators (by ptok.pb; digraphs are
+// canonical) after a leaf operand.
+var followerPB = func() (t [256]uint8) {
+	for _, c := range "([." {
+		t[c] = followPostfix
+	}
+	for _, c := range "<{" {
+		t[c] = followOther
+	}
 	return t
 }()
 
-// leafCont marks the ids of the multi-byte punctuators that continue a leaf
-// operand (every other multi-byte punctuator ends it).
-var leafCont = func() (t [numTokIDs]bool) {
-	for _, k := range []uint8{tkScope, tkArrow, tkInc, tkDec, tkLaunchOpen} {
-		t[k] = true
+// followerKW classifies the multi-byte punctuators (by token id; those
+// without one, such as "==" or "+=", end the operand) after a leaf operand.
+var followerKW = func() (t [numTokIDs]uint8) {
+	for _, k := range []uint8{tkArrow, tkInc, tkDec, tkLaunchOpen} {
+		t[k] = followPostfix
 	}
+	t[tkScope] = followOther
 	return t
 }()
