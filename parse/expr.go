@@ -23,9 +23,6 @@ func (p *parser) parseExpr() Expr {
 // want a conditional-expression only), and the depth guard is released
 // without a defer.
 func (p *parser) parseAssign() Expr {
-	if x := p.leafExpr(); x != nil {
-		return x
-	}
 	if !p.enter() {
 		p.leave()
 		return p.deepExpr()
@@ -36,7 +33,17 @@ func (p *parser) parseAssign() Expr {
 		p.leave()
 		return x
 	}
-	x := p.parseBinary(1)
+	x := p.simpleOperand()
+	if x == nil {
+		x = p.parseUnary()
+	}
+	if closesExpr[p.toks[p.i].pb] {
+		// The frequent one-operand expression (`f(a, 0)`, `x[i]`,
+		// `return n;`): no operator can follow.
+		p.leave()
+		return x
+	}
+	x = p.binaryRest(x, 1)
 	if p.toks[p.i].pb == '?' {
 		x = p.parseCondRest(x)
 	}
@@ -204,13 +211,16 @@ var prefixOp1 = func() (t [256]string) {
 
 // parseBinary parses binary operators of precedence >= minPrec.
 func (p *parser) parseBinary(minPrec int) Expr {
-	var x Expr
-	if p.depth < maxDepth { // parseUnary's guard would let it in
-		x = p.simpleOperand()
-	}
+	x := p.simpleOperand()
 	if x == nil {
 		x = p.parseUnary()
 	}
+	return p.binaryRest(x, minPrec)
+}
+
+// binaryRest parses the binary operators of precedence >= minPrec and
+// their right operands after the left operand x.
+func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 	for {
 		t := &p.toks[p.i]
 		if t.Kind != Punct {
@@ -230,7 +240,13 @@ func (p *parser) parseBinary(minPrec int) Expr {
 		}
 		opPos := int(t.Start)
 		p.next()
-		y := p.parseBinary(prec + 1)
+		y := p.simpleOperand()
+		if y == nil {
+			y = p.parseUnary()
+		}
+		if !closesExpr[p.toks[p.i].pb] { // else no operator follows y
+			y = p.binaryRest(y, prec+1)
+		}
 		x = p.newBinary(Span{x.Pos(), y.End()}, op, opPos, x, y)
 	}
 }
@@ -770,11 +786,12 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 // postfix operators (`x`, `n`, `f(a)`, `v[i].x`). It builds the node that
 // parseUnary would build, without the calls through parseUnaryIn,
 // parsePrimary, parseIdentExpr and parseName and their tests. It returns
-// nil (consuming nothing) when the general path must decide. The caller
-// has checked the depth guard that parseUnary would pass.
+// nil (consuming nothing) when the general path must decide, or when
+// parseUnary's depth guard would not let the operand in (parseUnary then
+// reports it).
 func (p *parser) simpleOperand() Expr {
-	if !p.leafToken() {
-		return nil
+	if p.depth >= maxDepth || !p.leafToken() {
+		return nil // parseUnary's depth guard decides, or the general path
 	}
 	switch operandFollower(&p.toks[p.i+1]) { // a leaf token is never the last (EOF) token
 	case followEnds:
@@ -787,19 +804,6 @@ func (p *parser) simpleOperand() Expr {
 		return x
 	}
 	return nil
-}
-
-// leafExpr is parseAssign's shortcut: a whole expression that is one leaf
-// operand followed by a token that closes the expression (`f(a, 0)`,
-// `x[i]`, `return n;`). It returns nil (consuming nothing) otherwise, or
-// when the depth guards of parseAssign and parseUnary would not both let
-// it in.
-func (p *parser) leafExpr() Expr {
-	k := p.i + 1
-	if k >= len(p.toks) || !closesExpr[p.toks[k].pb] || p.depth+2 > maxDepth || !p.leafToken() {
-		return nil
-	}
-	return p.leaf()
 }
 
 // closesExpr marks the one-byte punctuators (by ptok.pb) that end an
