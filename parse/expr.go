@@ -287,8 +287,10 @@ func (p *parser) parseUnaryIn() Expr {
 			}
 			return p.parseDelete(start)
 		}
-		if pt.pb == '(' && p.castAhead() {
-			return p.parseCCast(start)
+		if pt.pb == '(' {
+			if t, ok := p.castAhead(); ok {
+				return p.parseCCast(start, t)
+			}
 		}
 	case Identifier:
 		// The words below are all keywords but "__alignof": most operands
@@ -372,34 +374,74 @@ func (p *parser) badExpr(start int, msg string) Expr {
 // castAhead decides whether the '(' at the current token starts a C-style
 // cast: the parenthesised tokens form a type and either the type is known to
 // be one (builtin, declared in the file, `_t`, pointer, cv) or a plain name
-// not in scope is followed by an operand.
-func (p *parser) castAhead() bool {
+// not in scope is followed by an operand. For a cast it returns the type
+// it parsed and leaves the parser at the ')' after it, so that parseCCast
+// need not parse the type again (see keepSpeculation); otherwise, or when
+// the type must be parsed again, it returns nil and the parser is back at
+// the '('.
+func (p *parser) castAhead() (*TypeRef, bool) {
 	m := p.mark()
-	defer p.reset(m)
+	side := p.sideState()
+	t, ok := p.castType()
+	if !ok || p.sideState() != side {
+		p.reset(m)
+		return nil, ok
+	}
+	return t, true
+}
+
+// castType is castAhead's test from the '(' on. On true the parser is at
+// the ')' after the type it returns.
+func (p *parser) castType() (*TypeRef, bool) {
 	p.next()
 	known := p.startsType()
 	if !known && !p.typeTailAhead() {
-		return false // `(a + b)`, `(x[i])`, `(f(x))`: no parse needed
+		return nil, false // `(a + b)`, `(x[i])`, `(f(x))`: no parse needed
 	}
 	name := p.qualifiedNameAhead()
 	if !known && (!p.isIdent() && !p.isK(tkScope) || p.isKeyword()) {
-		return false
+		return nil, false
 	}
 	t := p.parseTypeID()
 	if t == nil || !p.is(")") || !known && len(t.Array) > 0 {
-		return false
+		return nil, false
 	}
 	if known || t.Pointers > 0 || t.Ref || t.Const {
-		return p.inScope(name) == nil
+		return t, p.inScope(name) == nil
 	}
 	if p.inScope(name) != nil || p.macro(name) != nil {
-		return false
+		return nil, false
 	}
+	m := p.mark() // at the ')'
 	p.next()
 	k := p.toks[p.i].Kind
-	return k == Identifier && !binaryWord(p.word()) || k == Number || k == Char || k == String ||
+	ok := k == Identifier && !binaryWord(p.word()) || k == Number || k == Char || k == String ||
 		p.is("~") || p.is("!") || p.is("{") || p.is("(") && p.isTypeName(name)
+	p.reset(m)
+	return t, ok
 }
+
+// sideState is the parser state that a speculative parse may change and
+// reset does not restore: names declared as types or templates (a
+// typedef or using in a lambda body, say; the sets only grow) and the
+// one-time depth report.
+type sideState struct {
+	types, templates int
+	deepReported     bool
+}
+
+func (p *parser) sideState() sideState {
+	return sideState{len(p.types.m), len(p.templates.m), p.deepReported}
+}
+
+// keepSpeculation: castAhead and typeInParens parse a type speculatively,
+// and their callers used to reset and parse it again. The second parse
+// starts from the same position and state (reset restores the position,
+// diagnostics, '>>' splits and scope symbols; interned names and slab
+// nodes are only storage; the memo of '<' tokens that open no template
+// arguments gives the answer the first parse computed), so it yields the
+// same type and leaves the same state. Keeping the first parse skips it,
+// unless sideState changed, which the second parse would see.
 
 // typeTailAhead reports whether the token after the current identifier can
 // continue a type inside parentheses (`T)`, `T *`, `T &`, `ns::T`, `T<`).
@@ -417,10 +459,13 @@ func (p *parser) typeTailAhead() bool {
 // binaryWord reports identifiers that cannot start an operand.
 func binaryWord(w string) bool { return w == "and" || w == "or" || w == "xor" || w == "bitand" }
 
-// parseCCast parses `(T)x` and the compound literal `(T){...}`.
-func (p *parser) parseCCast(start int) Expr {
-	p.next()
-	t := p.parseTypeID()
+// parseCCast parses `(T)x` and the compound literal `(T){...}`. t is the
+// type castAhead kept, or nil when it must be parsed (again) from the '('.
+func (p *parser) parseCCast(start int, t *TypeRef) Expr {
+	if t == nil {
+		p.next()
+		t = p.parseTypeID()
+	}
 	p.next() // ')', checked by castAhead
 	if p.is("{") {
 		il := p.parseInitList(t)
@@ -439,39 +484,60 @@ func (p *parser) parseSizeof(start int, kw string) Expr {
 	if p.gotK(tkEllipsis) {
 		se.Keyword = p.keep(kw + "...")
 	}
-	if p.is("(") && p.typeInParens() {
+	isType := false
+	if p.is("(") {
+		se.Type, isType = p.typeInParens()
+	}
+	switch {
+	case !isType:
+		se.X = p.parseUnary()
+	case se.Type != nil: // kept by typeInParens: the parser is at the ')'
+		p.got(")")
+	default:
 		p.next()
 		se.Type = p.parseTypeID()
 		p.got(")")
-	} else {
-		se.X = p.parseUnary()
 	}
 	se.Span = p.spanFrom(start)
 	return se
 }
 
 // typeInParens reports whether `( ... )` at the current token holds a type
-// (for sizeof): a type-like start, or a name that is not a variable.
-func (p *parser) typeInParens() bool {
+// (for sizeof): a type-like start, or a name that is not a variable. For a
+// type it returns the type it parsed and leaves the parser at the ')'
+// after it (see keepSpeculation); otherwise, or when the type must be
+// parsed again, it returns nil and the parser is back at the '('.
+func (p *parser) typeInParens() (*TypeRef, bool) {
 	m := p.mark()
-	defer p.reset(m)
+	side := p.sideState()
+	t, ok := p.parenType()
+	if !ok || p.sideState() != side {
+		p.reset(m)
+		return nil, ok
+	}
+	return t, true
+}
+
+// parenType is typeInParens' test from the '(' on. On true the parser is
+// at the ')' after the type it returns.
+func (p *parser) parenType() (*TypeRef, bool) {
 	p.next()
 	name := p.qualifiedNameAhead()
 	known := p.startsType()
 	if !known && (p.inScope(name) != nil || !p.isIdent() || p.isKeyword()) {
-		return false
+		return nil, false
 	}
 	if p.inScope(name) != nil {
-		return false
+		return nil, false
 	}
 	t := p.parseTypeID()
 	if t == nil || !p.is(")") {
-		return false
+		return nil, false
 	}
 	// An unknown plain name (`sizeof(header_)`, `sizeof(x[0])`) is more
 	// likely a variable than a type from an unseen header; `sizeof(Foo *)`
 	// can only be a type.
-	return known || t.Pointers > 0 || t.Ref
+	return t, known || t.Pointers > 0 || t.Ref
 }
 
 // parseNew parses `new (place) T(args)`, `new T[n]`, `new T{...}`.
