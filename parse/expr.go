@@ -277,7 +277,10 @@ func (p *parser) parseUnaryIn() Expr {
 		}
 		if op != "" {
 			p.next()
-			x := p.parseUnary()
+			x := p.simpleOperand() // `&x`, `-1`, `*p`
+			if x == nil {
+				x = p.parseUnary()
+			}
 			return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: op, X: x})
 		}
 		if p.isK(tkScope) && (p.isAtK(1, kwNew) || p.isAtK(1, kwDelete)) {
@@ -859,17 +862,17 @@ func (p *parser) simpleOperand() Expr {
 	if p.depth >= maxDepth || !p.leafToken() {
 		return nil // parseUnary's depth guard decides, or the general path
 	}
-	switch operandFollower(&p.toks[p.i+1]) { // a leaf token is never the last (EOF) token
-	case followEnds:
-		return p.leaf()
-	case followPostfix:
-		x := p.leaf()
+	follower := operandFollower(&p.toks[p.i+1]) // a leaf token is never the last (EOF) token
+	if follower == followOther {
+		return nil
+	}
+	x := p.leaf()
+	if follower == followPostfix {
 		p.depth++ // parsePostfix runs inside parseUnary's guard
 		x = p.parsePostfix(x)
 		p.depth--
-		return x
 	}
-	return nil
+	return x
 }
 
 // closesExpr marks the one-byte punctuators (by ptok.pb) that end an
