@@ -379,7 +379,7 @@ func (p *parser) badExpr(start int, msg string) Expr {
 // be one (builtin, declared in the file, `_t`, pointer, cv) or a plain name
 // not in scope is followed by an operand. For a cast it returns the type
 // it parsed and leaves the parser at the ')' after it, so that parseCCast
-// need not parse the type again (see keepSpeculation); otherwise, or when
+// need not parse the type again (see sideState); otherwise, or when
 // the type must be parsed again, it returns nil and the parser is back at
 // the '('.
 func (p *parser) castAhead() (*TypeRef, bool) {
@@ -428,6 +428,15 @@ func (p *parser) castType() (*TypeRef, bool) {
 // reset does not restore: names declared as types or templates (a
 // typedef or using in a lambda body, say; the sets only grow) and the
 // one-time depth report.
+//
+// castAhead and typeInParens parse a type speculatively, and their callers
+// used to reset and parse it again. The second parse starts from the same
+// position and state (reset restores the position, diagnostics, '>>'
+// splits and scope symbols; interned names and slab nodes are only
+// storage; the memo of '<' tokens that open no template arguments gives
+// the answer the first parse computed), so it yields the same type and
+// leaves the same state. So they keep the first parse, unless the
+// sideState changed during it, which a second parse would see.
 type sideState struct {
 	types, templates int
 	deepReported     bool
@@ -436,15 +445,6 @@ type sideState struct {
 func (p *parser) sideState() sideState {
 	return sideState{len(p.types.m), len(p.templates.m), p.deepReported}
 }
-
-// keepSpeculation: castAhead and typeInParens parse a type speculatively,
-// and their callers used to reset and parse it again. The second parse
-// starts from the same position and state (reset restores the position,
-// diagnostics, '>>' splits and scope symbols; interned names and slab
-// nodes are only storage; the memo of '<' tokens that open no template
-// arguments gives the answer the first parse computed), so it yields the
-// same type and leaves the same state. Keeping the first parse skips it,
-// unless sideState changed, which the second parse would see.
 
 // typeTailAhead reports whether the token after the current identifier can
 // continue a type inside parentheses (`T)`, `T *`, `T &`, `ns::T`, `T<`).
@@ -508,7 +508,7 @@ func (p *parser) parseSizeof(start int, kw string) Expr {
 // typeInParens reports whether `( ... )` at the current token holds a type
 // (for sizeof): a type-like start, or a name that is not a variable. For a
 // type it returns the type it parsed and leaves the parser at the ')'
-// after it (see keepSpeculation); otherwise, or when the type must be
+// after it (see sideState); otherwise, or when the type must be
 // parsed again, it returns nil and the parser is back at the '('.
 func (p *parser) typeInParens() (*TypeRef, bool) {
 	m := p.mark()
