@@ -33,7 +33,17 @@ func (p *parser) parseAssign() Expr {
 		p.leave()
 		return x
 	}
-	x := p.parseBinary(1)
+	x := p.simpleOperand()
+	if x == nil {
+		x = p.parseUnary()
+	}
+	if closesExpr[p.toks[p.i].pb] {
+		// The frequent one-operand expression (`f(a, 0)`, `x[i]`,
+		// `return n;`): no operator can follow.
+		p.leave()
+		return x
+	}
+	x = p.binaryRest(x, 1)
 	if p.toks[p.i].pb == '?' {
 		x = p.parseCondRest(x)
 	}
@@ -201,27 +211,43 @@ var prefixOp1 = func() (t [256]string) {
 
 // parseBinary parses binary operators of precedence >= minPrec.
 func (p *parser) parseBinary(minPrec int) Expr {
-	x := p.parseUnary()
+	x := p.simpleOperand()
+	if x == nil {
+		x = p.parseUnary()
+	}
+	return p.binaryRest(x, minPrec)
+}
+
+// binaryRest parses the binary operators of precedence >= minPrec and
+// their right operands after the left operand x.
+func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 	for {
-		t := p.tok()
+		t := &p.toks[p.i]
 		if t.Kind != Punct {
 			return x
 		}
 		var op string
 		var prec int
-		if pb := p.toks[p.i].pb; pb != 0 {
+		if pb := t.pb; pb != 0 {
 			// A one-byte punctuator (or a canonical digraph, never an
 			// operator): one table load instead of a string switch.
 			op, prec = binaryOp1[pb].op, int(binaryOp1[pb].prec)
 		} else {
-			op, prec = binaryOp(p.textOf(t))
+			op, prec = binaryOp(p.src[t.Start:t.End])
 		}
 		if prec < minPrec || prec == 0 || p.noGT > 0 && op[0] == '>' {
 			return x
 		}
+		opPos := int(t.Start)
 		p.next()
-		y := p.parseBinary(prec + 1)
-		x = p.newBinary(Span{x.Pos(), y.End()}, op, t.Start, x, y)
+		y := p.simpleOperand()
+		if y == nil {
+			y = p.parseUnary()
+		}
+		if !closesExpr[p.toks[p.i].pb] { // else no operator follows y
+			y = p.binaryRest(y, prec+1)
+		}
+		x = p.newBinary(Span{x.Pos(), y.End()}, op, opPos, x, y)
 	}
 }
 
@@ -251,7 +277,10 @@ func (p *parser) parseUnaryIn() Expr {
 		}
 		if op != "" {
 			p.next()
-			x := p.parseUnary()
+			x := p.simpleOperand() // `&x`, `-1`, `*p`
+			if x == nil {
+				x = p.parseUnary()
+			}
 			return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: op, X: x})
 		}
 		if p.isK(tkScope) && (p.isAtK(1, kwNew) || p.isAtK(1, kwDelete)) {
@@ -261,8 +290,10 @@ func (p *parser) parseUnaryIn() Expr {
 			}
 			return p.parseDelete(start)
 		}
-		if pt.pb == '(' && p.castAhead() {
-			return p.parseCCast(start)
+		if pt.pb == '(' {
+			if t, ok := p.castAhead(); ok {
+				return p.parseCCast(start, t)
+			}
 		}
 	case Identifier:
 		// The words below are all keywords but "__alignof": most operands
@@ -346,33 +377,73 @@ func (p *parser) badExpr(start int, msg string) Expr {
 // castAhead decides whether the '(' at the current token starts a C-style
 // cast: the parenthesised tokens form a type and either the type is known to
 // be one (builtin, declared in the file, `_t`, pointer, cv) or a plain name
-// not in scope is followed by an operand.
-func (p *parser) castAhead() bool {
+// not in scope is followed by an operand. For a cast it returns the type
+// it parsed and leaves the parser at the ')' after it, so that parseCCast
+// need not parse the type again (see sideState); otherwise, or when
+// the type must be parsed again, it returns nil and the parser is back at
+// the '('.
+func (p *parser) castAhead() (*TypeRef, bool) {
 	m := p.mark()
-	defer p.reset(m)
+	side := p.sideState()
+	t, ok := p.castType()
+	if !ok || p.sideState() != side {
+		p.reset(m)
+		return nil, ok
+	}
+	return t, true
+}
+
+// castType is castAhead's test from the '(' on. On true the parser is at
+// the ')' after the type it returns.
+func (p *parser) castType() (*TypeRef, bool) {
 	p.next()
 	known := p.startsType()
 	if !known && !p.typeTailAhead() {
-		return false // `(a + b)`, `(x[i])`, `(f(x))`: no parse needed
+		return nil, false // `(a + b)`, `(x[i])`, `(f(x))`: no parse needed
 	}
 	name := p.qualifiedNameAhead()
 	if !known && (!p.isIdent() && !p.isK(tkScope) || p.isKeyword()) {
-		return false
+		return nil, false
 	}
 	t := p.parseTypeID()
 	if t == nil || !p.is(")") || !known && len(t.Array) > 0 {
-		return false
+		return nil, false
 	}
 	if known || t.Pointers > 0 || t.Ref || t.Const {
-		return p.inScope(name) == nil
+		return t, p.inScope(name) == nil
 	}
 	if p.inScope(name) != nil || p.macro(name) != nil {
-		return false
+		return nil, false
 	}
+	m := p.mark() // at the ')'
 	p.next()
 	k := p.toks[p.i].Kind
-	return k == Identifier && !binaryWord(p.word()) || k == Number || k == Char || k == String ||
+	ok := k == Identifier && !binaryWord(p.word()) || k == Number || k == Char || k == String ||
 		p.is("~") || p.is("!") || p.is("{") || p.is("(") && p.isTypeName(name)
+	p.reset(m)
+	return t, ok
+}
+
+// sideState is the parser state that a speculative parse may change and
+// reset does not restore: names declared as types or templates (a
+// typedef or using in a lambda body, say; the sets only grow) and the
+// one-time depth report.
+//
+// castAhead and typeInParens parse a type speculatively, and their callers
+// used to reset and parse it again. The second parse starts from the same
+// position and state (reset restores the position, diagnostics, '>>'
+// splits and scope symbols; interned names and slab nodes are only
+// storage; the memo of '<' tokens that open no template arguments gives
+// the answer the first parse computed), so it yields the same type and
+// leaves the same state. So they keep the first parse, unless the
+// sideState changed during it, which a second parse would see.
+type sideState struct {
+	types, templates int
+	deepReported     bool
+}
+
+func (p *parser) sideState() sideState {
+	return sideState{len(p.types.m), len(p.templates.m), p.deepReported}
 }
 
 // typeTailAhead reports whether the token after the current identifier can
@@ -391,10 +462,13 @@ func (p *parser) typeTailAhead() bool {
 // binaryWord reports identifiers that cannot start an operand.
 func binaryWord(w string) bool { return w == "and" || w == "or" || w == "xor" || w == "bitand" }
 
-// parseCCast parses `(T)x` and the compound literal `(T){...}`.
-func (p *parser) parseCCast(start int) Expr {
-	p.next()
-	t := p.parseTypeID()
+// parseCCast parses `(T)x` and the compound literal `(T){...}`. t is the
+// type castAhead kept, or nil when it must be parsed (again) from the '('.
+func (p *parser) parseCCast(start int, t *TypeRef) Expr {
+	if t == nil {
+		p.next()
+		t = p.parseTypeID()
+	}
 	p.next() // ')', checked by castAhead
 	if p.is("{") {
 		il := p.parseInitList(t)
@@ -413,39 +487,60 @@ func (p *parser) parseSizeof(start int, kw string) Expr {
 	if p.gotK(tkEllipsis) {
 		se.Keyword = p.keep(kw + "...")
 	}
-	if p.is("(") && p.typeInParens() {
+	isType := false
+	if p.is("(") {
+		se.Type, isType = p.typeInParens()
+	}
+	switch {
+	case !isType:
+		se.X = p.parseUnary()
+	case se.Type != nil: // kept by typeInParens: the parser is at the ')'
+		p.got(")")
+	default:
 		p.next()
 		se.Type = p.parseTypeID()
 		p.got(")")
-	} else {
-		se.X = p.parseUnary()
 	}
 	se.Span = p.spanFrom(start)
 	return se
 }
 
 // typeInParens reports whether `( ... )` at the current token holds a type
-// (for sizeof): a type-like start, or a name that is not a variable.
-func (p *parser) typeInParens() bool {
+// (for sizeof): a type-like start, or a name that is not a variable. For a
+// type it returns the type it parsed and leaves the parser at the ')'
+// after it (see sideState); otherwise, or when the type must be
+// parsed again, it returns nil and the parser is back at the '('.
+func (p *parser) typeInParens() (*TypeRef, bool) {
 	m := p.mark()
-	defer p.reset(m)
+	side := p.sideState()
+	t, ok := p.parenType()
+	if !ok || p.sideState() != side {
+		p.reset(m)
+		return nil, ok
+	}
+	return t, true
+}
+
+// parenType is typeInParens' test from the '(' on. On true the parser is
+// at the ')' after the type it returns.
+func (p *parser) parenType() (*TypeRef, bool) {
 	p.next()
 	name := p.qualifiedNameAhead()
 	known := p.startsType()
 	if !known && (p.inScope(name) != nil || !p.isIdent() || p.isKeyword()) {
-		return false
+		return nil, false
 	}
 	if p.inScope(name) != nil {
-		return false
+		return nil, false
 	}
 	t := p.parseTypeID()
 	if t == nil || !p.is(")") {
-		return false
+		return nil, false
 	}
 	// An unknown plain name (`sizeof(header_)`, `sizeof(x[0])`) is more
 	// likely a variable than a type from an unseen header; `sizeof(Foo *)`
 	// can only be a type.
-	return known || t.Pointers > 0 || t.Ref
+	return t, known || t.Pointers > 0 || t.Ref
 }
 
 // parseNew parses `new (place) T(args)`, `new T[n]`, `new T{...}`.
@@ -751,3 +846,112 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 	le.Span = Span{kernel.Pos(), p.lastEnd}
 	return le
 }
+
+// ---------------------------------------------------------------------------
+// Simple operands
+
+// simpleOperand is the operand path's shortcut for its most frequent case: a
+// plain identifier or a number (or character) literal, possibly followed by
+// postfix operators (`x`, `n`, `f(a)`, `v[i].x`). It builds the node that
+// parseUnary would build, without the calls through parseUnaryIn,
+// parsePrimary, parseIdentExpr and parseName and their tests. It returns
+// nil (consuming nothing) when the general path must decide, or when
+// parseUnary's depth guard would not let the operand in (parseUnary then
+// reports it).
+func (p *parser) simpleOperand() Expr {
+	if p.depth >= maxDepth || !p.leafToken() {
+		return nil // parseUnary's depth guard decides, or the general path
+	}
+	follower := operandFollower(&p.toks[p.i+1]) // a leaf token is never the last (EOF) token
+	if follower == followOther {
+		return nil
+	}
+	x := p.leaf()
+	if follower == followPostfix {
+		p.depth++ // parsePostfix runs inside parseUnary's guard
+		x = p.parsePostfix(x)
+		p.depth--
+	}
+	return x
+}
+
+// closesExpr marks the one-byte punctuators (by ptok.pb) that end an
+// assignment-expression after an operand: no binary, conditional or
+// assignment operator, nothing that extends the operand.
+var closesExpr = func() (t [256]bool) {
+	for _, c := range ")],;}:" {
+		t[c] = true
+	}
+	return t
+}()
+
+// leafToken reports whether the current token is a plain identifier or a
+// number or character literal: a token that parsePrimary turns into an
+// Ident or a BasicLit by itself.
+func (p *parser) leafToken() bool {
+	t := &p.toks[p.i]
+	switch t.Kind {
+	case Identifier:
+		// Not the classes that parseUnaryIn and parseIdentExpr dispatch
+		// on (keywords include auto, sizeof, new, this, ...); "__alignof"
+		// is the one word they test that has no class.
+		return t.cls&(clsKeyword|clsExprWord|clsBuiltin|clsOpWord) == 0 &&
+			(t.End-t.Start != 9 || p.word() != "__alignof")
+	case Number, Char:
+		return true
+	}
+	return false // strings join with their neighbours (parseStrings)
+}
+
+// leaf consumes the current token, a leafToken, and returns its node as
+// parsePrimary would.
+func (p *parser) leaf() Expr {
+	t := &p.toks[p.i]
+	start, end := int(t.Start), int(t.End)
+	kind := t.Kind
+	p.next()
+	if kind == Identifier {
+		return p.newIdent(Span{start, end}, p.view(start, end))
+	}
+	return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: p.view(start, end)})
+}
+
+// What the token after a leaf operand does to it.
+const (
+	followEnds    uint8 = iota // nothing: the operand is complete
+	followPostfix              // a call, subscript, member access, ++/-- or launch (parsePostfix)
+	followOther                // '<', '::' or '{': template arguments, a qualified name or a typed braced list (the general path)
+)
+
+// operandFollower classifies token n after a leaf operand.
+func operandFollower(n *ptok) uint8 {
+	if n.Kind != Punct {
+		return followEnds
+	}
+	if n.pb != 0 {
+		return followerPB[n.pb]
+	}
+	return followerKW[n.kw]
+}
+
+// followerPB classifies the one-byte punctuators (by ptok.pb; digraphs are
+// canonical) after a leaf operand.
+var followerPB = func() (t [256]uint8) {
+	for _, c := range "([." {
+		t[c] = followPostfix
+	}
+	for _, c := range "<{" {
+		t[c] = followOther
+	}
+	return t
+}()
+
+// followerKW classifies the multi-byte punctuators (by token id; those
+// without one, such as "==" or "+=", end the operand) after a leaf operand.
+var followerKW = func() (t [numTokIDs]uint8) {
+	for _, k := range []uint8{tkArrow, tkInc, tkDec, tkLaunchOpen} {
+		t[k] = followPostfix
+	}
+	t[tkScope] = followOther
+	return t
+}()

@@ -506,8 +506,18 @@ func (s *listStack[T]) finish(mark int) []T {
 			s.chunk = make([]T, 0, nextChunk(cap(s.chunk), n))
 		}
 		k := len(s.chunk)
-		s.chunk = append(s.chunk, items...)
+		s.chunk = s.chunk[:k+n]
 		out = s.chunk[k : k+n : k+n] // full slice: appending copies
+		// Lists here are short (most calls have one to three arguments):
+		// a loop that moves each item and clears its stack slot (the
+		// stack must not keep nodes alive) is cheaper than the runtime's
+		// typed copy and clear.
+		var zero T
+		for j := range items {
+			out[j], items[j] = items[j], zero
+		}
+		s.items = s.items[:mark]
+		return out
 	}
 	clear(items) // the stack must not keep nodes alive
 	s.items = s.items[:mark]
