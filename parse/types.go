@@ -527,8 +527,8 @@ func (p *parser) finishDeclarator(d *declarator, ds *declSpec, sh declShape) {
 // groupText appends a function pointer's `(*)(params)` to its type text
 // (the name left out) and extends the type's span over it.
 func (p *parser) groupText(d *declarator) {
-	p.buf = append(p.buf[:0], d.typ.Text...)
-	p.bufSrc = -1 // p.buf does not copy a source range
+	p.startText()
+	p.buf = append(p.buf, d.typ.Text...) // copied: the text need not view the source
 	p.inGroup = true
 	defer func() { p.inGroup = false }()
 	switch {
@@ -891,7 +891,7 @@ func (p *parser) parseParam() *Param {
 // (`int a, *b`) covers only its own operators (empty at its name when it
 // has none) so that ranges never overlap, which rewrites rely on.
 func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) {
-	p.buf = p.buf[:0]
+	p.startText()
 	if p.noText > 0 {
 		ds.declared++
 		return // inside discarded template arguments
@@ -904,7 +904,6 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 	} else {
 		if ds.record != nil {
 			p.buf = append(p.buf, ds.base...) // not the whole body
-			p.bufSrc = -1
 		} else if ds.typeStart >= 0 {
 			p.appendTextFrom(ds.typeStart, int(p.toks[ds.typeStart].Start), ds.typeEndOff, true)
 		}
@@ -952,7 +951,7 @@ func (p *parser) spanText(start, end int) string {
 		// (ParseFile documents that src must not change afterwards).
 		return unsafe.String(&p.src[start], end-start)
 	}
-	p.buf = p.buf[:0]
+	p.startText()
 	p.appendText(start, end, false)
 	return p.bufText()
 }
@@ -1012,33 +1011,46 @@ func (p *parser) origStart(k int) int {
 	return s
 }
 
-// appendSrc appends txt, the source bytes at offset off, after a space if
-// spaceBefore asks for one, and keeps p.bufSrc: the source offset that
-// p.buf copies byte for byte, or -1 once a space was inserted or a gap
-// skipped.
+// appendSrc appends txt, the source bytes at offset off, to the text being
+// built, after a space if spaceBefore asks for one. Most texts read exactly
+// as their source range ("const float*", "std::vector<int>", "unsigned
+// int"): while each piece continues the range (adjacent, or after exactly
+// one blank where a space goes) only the range grows (p.bufSrc, p.bufEnd)
+// and nothing is copied; p.buf takes over at the first difference.
 func (p *parser) appendSrc(txt []byte, off int) {
-	n := len(p.buf)
-	if n == 0 {
-		p.buf = append(p.buf, txt...)
-		p.bufSrc = off
+	if len(txt) == 0 {
 		return
 	}
-	// A space or a gap ends the byte-for-byte copy.
-	if len(txt) > 0 && p.spaceBefore(p.buf[n-1], txt) {
+	if p.bufSrc >= 0 {
+		end := p.bufEnd
+		space := p.spaceBefore(p.src[end-1], txt)
+		if !space && off == end || space && off == end+1 && p.src[end] == ' ' {
+			p.bufEnd = off + len(txt)
+			return
+		}
+		p.buf = append(p.buf[:0], p.src[p.bufSrc:end]...)
+		p.bufSrc = -1
+	} else if len(p.buf) == 0 {
+		p.bufSrc, p.bufEnd = off, off+len(txt)
+		return
+	}
+	if p.spaceBefore(p.buf[len(p.buf)-1], txt) {
 		p.buf = append(p.buf, ' ')
-		p.bufSrc = -1
-	} else if p.bufSrc >= 0 && p.bufSrc+n != off {
-		p.bufSrc = -1
 	}
 	p.buf = append(p.buf, txt...)
 }
 
-// bufText returns p.buf as a string. Most type texts are written exactly
-// as in the source ("int", "float*"): those view the source without a copy
-// or a map lookup; the rest are interned.
+// startText empties the text being built (see appendSrc).
+func (p *parser) startText() {
+	p.buf = p.buf[:0]
+	p.bufSrc = -1
+}
+
+// bufText returns the text built: a view of the source when it reads as
+// its source range (no copy, no map lookup), else p.buf interned.
 func (p *parser) bufText() string {
-	if p.bufSrc >= 0 && len(p.buf) > 0 {
-		return p.view(p.bufSrc, p.bufSrc+len(p.buf))
+	if p.bufSrc >= 0 {
+		return p.view(p.bufSrc, p.bufEnd)
 	}
 	return p.intern(p.buf)
 }
