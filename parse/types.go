@@ -969,25 +969,31 @@ func (p *parser) appendText(start, end int, skipSpecs bool) {
 // first token ending after start (finishType does), sparing the search.
 func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) {
 	for ; k < len(p.toks); k++ {
-		t := p.toks[k].token()
-		if t.Kind == Punct && t.Start > 0 && p.src[t.Start-1] == '>' {
-			t.Start = p.origStart(k) // maybe split: the original bounds
+		t := &p.toks[k]
+		off, stop := int(t.Start), int(t.End)
+		if t.Kind == Punct && off > 0 && p.src[off-1] == '>' {
+			off = p.origStart(k) // maybe split: the original bounds
 		}
-		if t.Start >= end || t.Kind == EOF {
+		if off >= end || t.Kind == EOF {
 			break
 		}
-		txt := p.src[max(t.Start, start):min(t.End, end)]
-		if skipSpecs && t.Kind == Identifier && len(txt) > 0 {
+		// The token clipped to [start,end); the offsets, not a slice, go
+		// to appendSrc (fewer live values, no bounds checks here).
+		whole := off >= start && stop <= end
+		off, stop = max(off, start), min(stop, end)
+		if off == stop {
+			continue // nothing to append
+		}
+		if skipSpecs && t.Kind == Identifier {
 			// notInType is false for a whole word of no specifier class
 			// that names no macro while no calling convention is
 			// dropped: most type words skip the call.
-			whole := len(txt) == t.End-t.Start
-			if (!whole || p.toks[k].cls&clsSpec != 0 || p.callConvSkip || len(txt) == len("__launch_bounds__") ||
-				p.maybeMacro(txt[0], len(txt))) && p.notInType(k, txt, whole) {
+			if (!whole || t.cls&clsSpec != 0 || p.callConvSkip || stop-off == len("__launch_bounds__") ||
+				p.maybeMacro(p.src[off], stop-off)) && p.notInType(k, p.src[off:stop], whole) {
 				continue
 			}
 		}
-		p.appendSrc(txt, max(t.Start, start))
+		p.appendSrc(off, stop)
 	}
 }
 
@@ -1011,33 +1017,30 @@ func (p *parser) origStart(k int) int {
 	return s
 }
 
-// appendSrc appends txt, the source bytes at offset off, to the text being
-// built, after a space if spaceBefore asks for one. Most texts read exactly
+// appendSrc appends the source bytes [off,stop) (not empty) to the text
+// being built, after a space if spaceBefore asks for one. Most texts read exactly
 // as their source range ("const float*", "std::vector<int>", "unsigned
 // int"): while each piece continues the range (adjacent, or after exactly
 // one blank where a space goes) only the range grows (p.bufSrc, p.bufEnd)
 // and nothing is copied; p.buf takes over at the first difference.
-func (p *parser) appendSrc(txt []byte, off int) {
-	if len(txt) == 0 {
-		return
-	}
+func (p *parser) appendSrc(off, stop int) {
 	if p.bufSrc >= 0 {
 		end := p.bufEnd
-		space := p.spaceBefore(p.src[end-1], txt)
+		space := p.spaceBefore(p.src[end-1], p.src[off], stop-off)
 		if !space && off == end || space && off == end+1 && p.src[end] == ' ' {
-			p.bufEnd = off + len(txt)
+			p.bufEnd = stop
 			return
 		}
 		p.buf = append(p.buf[:0], p.src[p.bufSrc:end]...)
 		p.bufSrc = -1
 	} else if len(p.buf) == 0 {
-		p.bufSrc, p.bufEnd = off, off+len(txt)
+		p.bufSrc, p.bufEnd = off, stop
 		return
 	}
-	if p.spaceBefore(p.buf[len(p.buf)-1], txt) {
+	if p.spaceBefore(p.buf[len(p.buf)-1], p.src[off], stop-off) {
 		p.buf = append(p.buf, ' ')
 	}
-	p.buf = append(p.buf, txt...)
+	p.buf = append(p.buf, p.src[off:stop]...)
 }
 
 // startText empties the text being built (see appendSrc).
@@ -1099,10 +1102,10 @@ func (p *parser) toksEndingAfter(off int) int {
 }
 
 // spaceBefore reports whether a space goes between prev, the last byte of
-// p.buf, and txt (not empty) where C++ needs or people write one: between
-// words, and around '*' and '&' next to words or '>'.
-func (p *parser) spaceBefore(prev byte, txt []byte) bool {
-	c := txt[0]
+// the text so far, and the next piece, which starts with c and is n bytes
+// long, where C++ needs or people write one: between words, and around '*'
+// and '&' next to words or '>'.
+func (p *parser) spaceBefore(prev, c byte, n int) bool {
 	switch {
 	case isIdentChar(prev) && isIdentChar(c):
 		return true
@@ -1110,7 +1113,7 @@ func (p *parser) spaceBefore(prev byte, txt []byte) bool {
 		return true
 	case (prev == '*' || prev == '&') && isIdentChar(c), prev == ',':
 		return true
-	case c == '(' && isIdentChar(prev) && len(txt) == 1 && p.inGroup:
+	case c == '(' && isIdentChar(prev) && n == 1 && p.inGroup:
 		return true
 	}
 	return false
