@@ -16,10 +16,12 @@ type declSpec struct {
 	launch     *Span
 	base       string
 	baseSpan   Span
-	typeStart  int // token index of the first type token (cv or base)
-	typeEnd    int // token index after the last type token
-	typeEndOff int // offset just past the last type token
-	declared   int // declarators finished so far
+	baseView   bool // base is the source text of baseSpan (a view)
+	baseKept   bool // no word of base is one a type's text leaves out (see finishType)
+	typeStart  int  // token index of the first type token (cv or base)
+	typeEnd    int  // token index after the last type token
+	typeEndOff int  // offset just past the last type token
+	declared   int  // declarators finished so far
 	hasType    bool
 	isConst    bool
 	restrict   bool
@@ -202,11 +204,27 @@ func splitWords(s string) []string {
 func (p *parser) setBase(ds *declSpec, start int) {
 	ds.hasType = true
 	ds.baseSpan = p.spanFrom(start)
+	ds.baseKept = false
 	if p.noText == 0 {
-		ds.base = p.spanText(start, p.lastEnd)
+		ds.base, ds.baseView, ds.baseKept = p.baseText(start, p.lastEnd)
 	}
 	ds.typeEnd = p.i
 	ds.typeEndOff = p.lastEnd
+}
+
+// baseText is spanText for a base type, which also reports whether the
+// text views the source and whether every word of it is kept in a type's
+// text (appendTextFrom with skipSpecs drops none), so that finishType can
+// start from it instead of joining the same tokens again.
+func (p *parser) baseText(start, end int) (text string, view, kept bool) {
+	if k := p.i - 1; k >= 0 && int(p.toks[k].Start) == start && int(p.toks[k].End) == end {
+		t := &p.toks[k]
+		dropped := t.Kind == Identifier && p.mayDropFromType(t, start, end, true) && p.notInType(k, p.src[start:end], true)
+		return p.view(start, end), true, !dropped
+	}
+	p.startText()
+	kept = p.appendTextFrom(p.toksEndingAfter(start), start, end, false)
+	return p.bufText(), p.bufSrc == start && p.bufEnd == end, kept
 }
 
 // tagBase handles `struct X`, `enum class E : int { ... }`, `union { ... }`.
@@ -902,9 +920,12 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 		// source, as the general path below would return.
 		t.Text = p.view(int(p.toks[ds.typeStart].Start), end)
 	} else {
-		if ds.record != nil {
+		switch {
+		case ds.record != nil:
 			p.buf = append(p.buf, ds.base...) // not the whole body
-		} else if ds.typeStart >= 0 {
+		case p.baseIsType(ds):
+			p.startFromBase(ds)
+		case ds.typeStart >= 0:
 			p.appendTextFrom(ds.typeStart, int(p.toks[ds.typeStart].Start), ds.typeEndOff, true)
 		}
 		if first >= 0 {
@@ -924,6 +945,23 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 		t.Span = Span{namePos, namePos}
 	}
 	ds.declared++
+}
+
+// baseIsType reports whether the type's tokens are exactly the base's
+// (no cv or other word around it) and none of them is left out of a type's
+// text: then the text of those tokens is ds.base, joined once by setBase.
+func (p *parser) baseIsType(ds *declSpec) bool {
+	return ds.baseKept && ds.typeStart >= 0 && int(p.toks[ds.typeStart].Start) == ds.baseSpan.Start &&
+		ds.typeEndOff == ds.baseSpan.Stop
+}
+
+// startFromBase makes ds.base the text built so far (empty before).
+func (p *parser) startFromBase(ds *declSpec) {
+	if ds.baseView && ds.base != "" {
+		p.bufSrc, p.bufEnd = ds.baseSpan.Start, ds.baseSpan.Stop
+		return
+	}
+	p.buf = append(p.buf, ds.base...)
 }
 
 // oneWordType reports whether the type of ds is exactly one identifier
@@ -967,7 +1005,8 @@ func (p *parser) appendText(start, end int, skipSpecs bool) {
 
 // appendTextFrom is appendText for a caller that knows the index k of the
 // first token ending after start (finishType does), sparing the search.
-func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) {
+func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) (kept bool) {
+	kept = true
 	for ; k < len(p.toks); k++ {
 		t := &p.toks[k]
 		off, stop := int(t.Start), int(t.End)
@@ -984,17 +1023,25 @@ func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) {
 		if off == stop {
 			continue // nothing to append
 		}
-		if skipSpecs && t.Kind == Identifier {
-			// notInType is false for a whole word of no specifier class
-			// that names no macro while no calling convention is
-			// dropped: most type words skip the call.
-			if (!whole || t.cls&clsSpec != 0 || p.callConvSkip || stop-off == len("__launch_bounds__") ||
-				p.maybeMacro(p.src[off], stop-off)) && p.notInType(k, p.src[off:stop], whole) {
+		if t.Kind == Identifier && p.mayDropFromType(t, off, stop, whole) && p.notInType(k, p.src[off:stop], whole) {
+			kept = false
+			if skipSpecs {
 				continue
 			}
 		}
 		p.appendSrc(off, stop)
 	}
+	return kept
+}
+
+// mayDropFromType is the filter before notInType, which decides whether an
+// identifier token t clipped to [off,stop) (whole: not clipped) is left
+// out of a type's text. notInType is false for a whole word of no
+// specifier class that names no macro while no calling convention is
+// dropped, so most type words skip the call.
+func (p *parser) mayDropFromType(t *ptok, off, stop int, whole bool) bool {
+	return !whole || t.cls&clsSpec != 0 || p.callConvSkip || stop-off == len("__launch_bounds__") ||
+		p.maybeMacro(p.src[off], stop-off)
 }
 
 // origStart returns the start offset that p.toks[k] had when lexed: its
