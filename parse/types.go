@@ -915,7 +915,11 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 		return // inside discarded template arguments
 	}
 	end := ds.typeEndOff
-	if ds.record == nil && first < 0 && p.oneWordType(ds) {
+	if ds.record == nil && first < 0 && p.baseIsType(ds) {
+		// `int i`, `std::size_t n`: the text is the base's, joined by
+		// setBase, as the general path below would return.
+		t.Text = ds.base
+	} else if ds.record == nil && first < 0 && p.oneWordType(ds) {
 		// `int i`, `T x`: the text is the one type word, a view of the
 		// source, as the general path below would return.
 		t.Text = p.view(int(p.toks[ds.typeStart].Start), end)
