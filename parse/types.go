@@ -16,15 +16,15 @@ type declSpec struct {
 	launch     *Span
 	base       string
 	baseSpan   Span
-	baseView   bool // base is the source text of baseSpan (a view)
-	baseKept   bool // no word of base is one a type's text leaves out (see finishType)
-	typeStart  int  // token index of the first type token (cv or base)
-	typeEnd    int  // token index after the last type token
-	typeEndOff int  // offset just past the last type token
-	declared   int  // declarators finished so far
+	typeStart  int // token index of the first type token (cv or base)
+	typeEnd    int // token index after the last type token
+	typeEndOff int // offset just past the last type token
+	declared   int // declarators finished so far
 	hasType    bool
 	isConst    bool
 	restrict   bool
+	baseView   bool // base is the source text of baseSpan (a view)
+	baseKept   bool // no word of base is one a type's text leaves out (see finishType)
 	record     Decl // a struct/class/union/enum defined inside the specifiers
 	startTok   int
 }
