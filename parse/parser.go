@@ -66,9 +66,9 @@ type parser struct {
 	outer        []*Scope // enclosing scopes of a lambda's, innermost last
 	buf          []byte   // scratch for building type texts
 	bufSrc       int      // the text being built is src[bufSrc:bufEnd], or p.buf if -1 (see appendSrc)
-	bufEnd       int
-	inGroup      bool // building a function pointer's text: "void (*)(int)"
-	callConvSkip bool // building declarator text: drop calling-convention macros
+	bufEnd       int      // end of that source range while bufSrc >= 0
+	inGroup      bool     // building a function pointer's text: "void (*)(int)"
+	callConvSkip bool     // building declarator text: drop calling-convention macros
 
 	identSlab []Ident
 	binSlab   []BinaryExpr
