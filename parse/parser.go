@@ -65,7 +65,8 @@ type parser struct {
 	scope        *Scope   // innermost function or lambda scope, nil at file scope
 	outer        []*Scope // enclosing scopes of a lambda's, innermost last
 	buf          []byte   // scratch for building type texts
-	bufSrc       int      // source offset of the bytes buf copies, or -1 (see appendSrc)
+	bufSrc       int      // the text being built is src[bufSrc:bufEnd], or p.buf if -1 (see appendSrc)
+	bufEnd       int      // end of that source range while bufSrc >= 0
 	inGroup      bool     // building a function pointer's text: "void (*)(int)"
 	callConvSkip bool     // building declarator text: drop calling-convention macros
 

@@ -23,6 +23,8 @@ type declSpec struct {
 	hasType    bool
 	isConst    bool
 	restrict   bool
+	baseView   bool // base is the source text of baseSpan (a view)
+	baseKept   bool // no word of base is one a type's text leaves out (see finishType)
 	record     Decl // a struct/class/union/enum defined inside the specifiers
 	startTok   int
 }
@@ -202,11 +204,27 @@ func splitWords(s string) []string {
 func (p *parser) setBase(ds *declSpec, start int) {
 	ds.hasType = true
 	ds.baseSpan = p.spanFrom(start)
+	ds.baseKept = false
 	if p.noText == 0 {
-		ds.base = p.spanText(start, p.lastEnd)
+		ds.base, ds.baseView, ds.baseKept = p.baseText(start, p.lastEnd)
 	}
 	ds.typeEnd = p.i
 	ds.typeEndOff = p.lastEnd
+}
+
+// baseText is spanText for a base type, which also reports whether the
+// text views the source and whether every word of it is kept in a type's
+// text (appendTextFrom with skipSpecs drops none), so that finishType can
+// start from it instead of joining the same tokens again.
+func (p *parser) baseText(start, end int) (text string, view, kept bool) {
+	if k := p.i - 1; k >= 0 && int(p.toks[k].Start) == start && int(p.toks[k].End) == end {
+		t := &p.toks[k]
+		dropped := t.Kind == Identifier && p.mayDropFromType(t, start, end, true) && p.notInType(k, p.src[start:end], true)
+		return p.view(start, end), true, !dropped
+	}
+	p.startText()
+	kept = p.appendTextFrom(p.toksEndingAfter(start), start, end, false)
+	return p.bufText(), p.bufSrc == start && p.bufEnd == end, kept
 }
 
 // tagBase handles `struct X`, `enum class E : int { ... }`, `union { ... }`.
@@ -527,8 +545,8 @@ func (p *parser) finishDeclarator(d *declarator, ds *declSpec, sh declShape) {
 // groupText appends a function pointer's `(*)(params)` to its type text
 // (the name left out) and extends the type's span over it.
 func (p *parser) groupText(d *declarator) {
-	p.buf = append(p.buf[:0], d.typ.Text...)
-	p.bufSrc = -1 // p.buf does not copy a source range
+	p.startText()
+	p.buf = append(p.buf, d.typ.Text...) // copied: the text need not view the source
 	p.inGroup = true
 	defer func() { p.inGroup = false }()
 	switch {
@@ -891,21 +909,27 @@ func (p *parser) parseParam() *Param {
 // (`int a, *b`) covers only its own operators (empty at its name when it
 // has none) so that ranges never overlap, which rewrites rely on.
 func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) {
-	p.buf = p.buf[:0]
+	p.startText()
 	if p.noText > 0 {
 		ds.declared++
 		return // inside discarded template arguments
 	}
 	end := ds.typeEndOff
-	if ds.record == nil && first < 0 && p.oneWordType(ds) {
+	if ds.record == nil && first < 0 && p.baseIsType(ds) {
+		// `int i`, `std::size_t n`: the text is the base's, joined by
+		// setBase, as the general path below would return.
+		t.Text = ds.base
+	} else if ds.record == nil && first < 0 && p.oneWordType(ds) {
 		// `int i`, `T x`: the text is the one type word, a view of the
 		// source, as the general path below would return.
 		t.Text = p.view(int(p.toks[ds.typeStart].Start), end)
 	} else {
-		if ds.record != nil {
+		switch {
+		case ds.record != nil:
 			p.buf = append(p.buf, ds.base...) // not the whole body
-			p.bufSrc = -1
-		} else if ds.typeStart >= 0 {
+		case p.baseIsType(ds):
+			p.startFromBase(ds)
+		case ds.typeStart >= 0:
 			p.appendTextFrom(ds.typeStart, int(p.toks[ds.typeStart].Start), ds.typeEndOff, true)
 		}
 		if first >= 0 {
@@ -925,6 +949,23 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 		t.Span = Span{namePos, namePos}
 	}
 	ds.declared++
+}
+
+// baseIsType reports whether the type's tokens are exactly the base's
+// (no cv or other word around it) and none of them is left out of a type's
+// text: then the text of those tokens is ds.base, joined once by setBase.
+func (p *parser) baseIsType(ds *declSpec) bool {
+	return ds.baseKept && ds.typeStart >= 0 && int(p.toks[ds.typeStart].Start) == ds.baseSpan.Start &&
+		ds.typeEndOff == ds.baseSpan.Stop
+}
+
+// startFromBase makes ds.base the text built so far (empty before).
+func (p *parser) startFromBase(ds *declSpec) {
+	if ds.baseView && ds.base != "" {
+		p.bufSrc, p.bufEnd = ds.baseSpan.Start, ds.baseSpan.Stop
+		return
+	}
+	p.buf = append(p.buf, ds.base...)
 }
 
 // oneWordType reports whether the type of ds is exactly one identifier
@@ -952,7 +993,7 @@ func (p *parser) spanText(start, end int) string {
 		// (ParseFile documents that src must not change afterwards).
 		return unsafe.String(&p.src[start], end-start)
 	}
-	p.buf = p.buf[:0]
+	p.startText()
 	p.appendText(start, end, false)
 	return p.bufText()
 }
@@ -968,28 +1009,43 @@ func (p *parser) appendText(start, end int, skipSpecs bool) {
 
 // appendTextFrom is appendText for a caller that knows the index k of the
 // first token ending after start (finishType does), sparing the search.
-func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) {
+func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) (kept bool) {
+	kept = true
 	for ; k < len(p.toks); k++ {
-		t := p.toks[k].token()
-		if t.Kind == Punct && t.Start > 0 && p.src[t.Start-1] == '>' {
-			t.Start = p.origStart(k) // maybe split: the original bounds
+		t := &p.toks[k]
+		off, stop := int(t.Start), int(t.End)
+		if t.Kind == Punct && off > 0 && p.src[off-1] == '>' {
+			off = p.origStart(k) // maybe split: the original bounds
 		}
-		if t.Start >= end || t.Kind == EOF {
+		if off >= end || t.Kind == EOF {
 			break
 		}
-		txt := p.src[max(t.Start, start):min(t.End, end)]
-		if skipSpecs && t.Kind == Identifier && len(txt) > 0 {
-			// notInType is false for a whole word of no specifier class
-			// that names no macro while no calling convention is
-			// dropped: most type words skip the call.
-			whole := len(txt) == t.End-t.Start
-			if (!whole || p.toks[k].cls&clsSpec != 0 || p.callConvSkip || len(txt) == len("__launch_bounds__") ||
-				p.maybeMacro(txt[0], len(txt))) && p.notInType(k, txt, whole) {
+		// The token clipped to [start,end); the offsets, not a slice, go
+		// to appendSrc (fewer live values, no bounds checks here).
+		whole := off >= start && stop <= end
+		off, stop = max(off, start), min(stop, end)
+		if off == stop {
+			continue // nothing to append
+		}
+		if t.Kind == Identifier && p.mayDropFromType(t, off, stop, whole) && p.notInType(k, p.src[off:stop], whole) {
+			kept = false
+			if skipSpecs {
 				continue
 			}
 		}
-		p.appendSrc(txt, max(t.Start, start))
+		p.appendSrc(off, stop)
 	}
+	return kept
+}
+
+// mayDropFromType is the filter before notInType, which decides whether an
+// identifier token t clipped to [off,stop) (whole: not clipped) is left
+// out of a type's text. notInType is false for a whole word of no
+// specifier class that names no macro while no calling convention is
+// dropped, so most type words skip the call.
+func (p *parser) mayDropFromType(t *ptok, off, stop int, whole bool) bool {
+	return !whole || t.cls&clsSpec != 0 || p.callConvSkip || stop-off == len("__launch_bounds__") ||
+		p.maybeMacro(p.src[off], stop-off)
 }
 
 // origStart returns the start offset that p.toks[k] had when lexed: its
@@ -1012,33 +1068,43 @@ func (p *parser) origStart(k int) int {
 	return s
 }
 
-// appendSrc appends txt, the source bytes at offset off, after a space if
-// spaceBefore asks for one, and keeps p.bufSrc: the source offset that
-// p.buf copies byte for byte, or -1 once a space was inserted or a gap
-// skipped.
-func (p *parser) appendSrc(txt []byte, off int) {
-	n := len(p.buf)
-	if n == 0 {
-		p.buf = append(p.buf, txt...)
-		p.bufSrc = off
+// appendSrc appends the source bytes [off,stop) (not empty) to the text
+// being built, after a space if spaceBefore asks for one. Most texts read exactly
+// as their source range ("const float*", "std::vector<int>", "unsigned
+// int"): while each piece continues the range (adjacent, or after exactly
+// one blank where a space goes) only the range grows (p.bufSrc, p.bufEnd)
+// and nothing is copied; p.buf takes over at the first difference.
+func (p *parser) appendSrc(off, stop int) {
+	if p.bufSrc >= 0 {
+		end := p.bufEnd
+		space := p.spaceBefore(p.src[end-1], p.src[off], stop-off)
+		if !space && off == end || space && off == end+1 && p.src[end] == ' ' {
+			p.bufEnd = stop
+			return
+		}
+		p.buf = append(p.buf[:0], p.src[p.bufSrc:end]...)
+		p.bufSrc = -1
+	} else if len(p.buf) == 0 {
+		p.bufSrc, p.bufEnd = off, stop
 		return
 	}
-	// A space or a gap ends the byte-for-byte copy.
-	if len(txt) > 0 && p.spaceBefore(p.buf[n-1], txt) {
+	if p.spaceBefore(p.buf[len(p.buf)-1], p.src[off], stop-off) {
 		p.buf = append(p.buf, ' ')
-		p.bufSrc = -1
-	} else if p.bufSrc >= 0 && p.bufSrc+n != off {
-		p.bufSrc = -1
 	}
-	p.buf = append(p.buf, txt...)
+	p.buf = append(p.buf, p.src[off:stop]...)
 }
 
-// bufText returns p.buf as a string. Most type texts are written exactly
-// as in the source ("int", "float*"): those view the source without a copy
-// or a map lookup; the rest are interned.
+// startText empties the text being built (see appendSrc).
+func (p *parser) startText() {
+	p.buf = p.buf[:0]
+	p.bufSrc = -1
+}
+
+// bufText returns the text built: a view of the source when it reads as
+// its source range (no copy, no map lookup), else p.buf interned.
 func (p *parser) bufText() string {
-	if p.bufSrc >= 0 && len(p.buf) > 0 {
-		return p.view(p.bufSrc, p.bufSrc+len(p.buf))
+	if p.bufSrc >= 0 {
+		return p.view(p.bufSrc, p.bufEnd)
 	}
 	return p.intern(p.buf)
 }
@@ -1087,10 +1153,10 @@ func (p *parser) toksEndingAfter(off int) int {
 }
 
 // spaceBefore reports whether a space goes between prev, the last byte of
-// p.buf, and txt (not empty) where C++ needs or people write one: between
-// words, and around '*' and '&' next to words or '>'.
-func (p *parser) spaceBefore(prev byte, txt []byte) bool {
-	c := txt[0]
+// the text so far, and the next piece, which starts with c and is n bytes
+// long, where C++ needs or people write one: between words, and around '*'
+// and '&' next to words or '>'.
+func (p *parser) spaceBefore(prev, c byte, n int) bool {
 	switch {
 	case isIdentChar(prev) && isIdentChar(c):
 		return true
@@ -1098,7 +1164,7 @@ func (p *parser) spaceBefore(prev byte, txt []byte) bool {
 		return true
 	case (prev == '*' || prev == '&') && isIdentChar(c), prev == ',':
 		return true
-	case c == '(' && isIdentChar(prev) && len(txt) == 1 && p.inGroup:
+	case c == '(' && isIdentChar(prev) && n == 1 && p.inGroup:
 		return true
 	}
 	return false
