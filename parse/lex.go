@@ -212,8 +212,8 @@ func run[M lexMode](l *lexer) {
 	toks := l.toks
 	view := l.view
 	var mode M
-	parse := len(mode) != 0 // a constant in each compiled copy
-	for pos < len(src) {
+	parse := len(mode) != 0          // a constant in each compiled copy
+	for uint(pos) < uint(len(src)) { // unsigned: src[pos] needs no bounds check
 		start := pos
 		c := src[pos]
 		switch fastClass[c] {
@@ -223,8 +223,19 @@ func run[M lexMode](l *lexer) {
 			// cost more).
 			i := pos + 1
 			for i < len(src) {
-				if b := src[i]; !identCharTab[b] {
-					if fastIdentStop[b] {
+				// fastClass, not identCharTab: the dispatch's table
+				// address stays in its register (a second table's
+				// address took it and was restored per byte). d is
+				// tested in place (isNameClass written out) and by an
+				// order test, so that one register holds the byte,
+				// its class and d: for "d == fStop-fIdent" the
+				// compiler kept the class in a second register, which
+				// was restored per byte too. With fStop the last
+				// class the test also sends the rare fSlow bytes after
+				// a name ('#', '\\', '@', controls) to next, which
+				// lexes them as before.
+				if d := fastClass[src[i]] - fIdent; d > fDigit-fIdent {
+					if d >= fStop-fIdent {
 						goto slow // a literal prefix or a non-ASCII letter
 					}
 					break
@@ -246,9 +257,13 @@ func run[M lexMode](l *lexer) {
 					// Only a name with a reserved word's first byte and
 					// length is looked up, in batches: a call per name
 					// would cost as much as the lookup.
-					l.words[l.nwords] = int32(k)
-					l.nwords++
-					if l.nwords == 0 { // wrapped: words is full
+					// nw saves a reload: the store into words may
+					// alias nwords as far as the compiler knows.
+					nw := l.nwords
+					l.words[nw] = int32(k)
+					nw++
+					l.nwords = nw
+					if nw == 0 { // wrapped: words is full
 						l.toks, l.view, l.pos = toks, view, pos
 						l.classifyWords(len(l.words))
 						toks, view, pos = l.toks, l.view, l.pos
@@ -259,8 +274,8 @@ func run[M lexMode](l *lexer) {
 		case fSpace:
 			i := pos + 1
 			for i < len(src) {
-				if b := src[i]; byteClass[b] != bSpace {
-					if b == '\r' {
+				if fc := fastClass[src[i]]; fc != fSpace {
+					if fc == fCR {
 						goto slow // whitespace decides about '\r'
 					}
 					break
@@ -338,7 +353,7 @@ func run[M lexMode](l *lexer) {
 			// goes to next (number).
 			i := pos + 1
 			for i < len(src) {
-				if b := src[i]; !identCharTab[b] {
+				if b := src[i]; !isNameClass(fastClass[b]) {
 					if numberMore[b] {
 						goto slow
 					}
@@ -458,16 +473,29 @@ var numberMore = [256]bool{'.': true, '\'': true, '+': true, '-': true}
 
 // Classes of a token's first byte for run's inline cases; fSlow for the
 // rest.
+//
+// fIdent and fDigit are adjacent so that isNameClass is one comparison:
+// run's name and number loops test identifier bytes with fastClass too.
+// fStop marks the bytes that make a name more than a plain identifier (a
+// quote: a literal prefix; a non-ASCII byte); as a first byte it is
+// fSlow's. The switch in run has seven cases: with eight the compiler
+// makes a jump table, which was slower.
 const (
 	fSlow = iota
 	fIdent
+	fDigit
 	fSpace
 	fNewline
 	fPunct
 	fPunct1
 	fPunctX
-	fDigit
+	fCR   // '\r': as a first byte fSlow's
+	fStop // last (see run's name loop)
 )
+
+// isNameClass reports whether fc is the class of an identifier byte
+// (letter, '_', '$', digit).
+func isNameClass(fc uint8) bool { return fc-fIdent <= fDigit-fIdent }
 
 var fastClass = func() (t [256]uint8) {
 	for c := range t {
@@ -480,6 +508,10 @@ var fastClass = func() (t [256]uint8) {
 			t[c] = fNewline
 		case byteClass[c] == bDigit:
 			t[c] = fDigit
+		case c == '"' || c == '\'' || c >= utf8.RuneSelf:
+			t[c] = fStop
+		case c == '\r':
+			t[c] = fCR
 		}
 	}
 	// Every punctuator but those starting with '.' (maybe a number), '/'
@@ -492,15 +524,6 @@ var fastClass = func() (t [256]uint8) {
 	}
 	for _, c := range []byte("./%") {
 		t[c] = fPunctX
-	}
-	return t
-}()
-
-// fastIdentStop marks the bytes after an identifier that make it more
-// than a plain identifier: a quote (literal prefix) or a non-ASCII byte.
-var fastIdentStop = func() (t [256]bool) {
-	for c := range t {
-		t[c] = c == '"' || c == '\'' || c >= utf8.RuneSelf
 	}
 	return t
 }()
