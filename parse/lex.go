@@ -252,7 +252,8 @@ func run[M lexMode](l *lexer) {
 			if parse {
 				k := len(view)
 				view = view[:k+1]
-				view[k] = ptok{Start: int32(start), End: int32(i), Kind: Identifier}
+				view[k] = identView
+				view[k].Start, view[k].End = int32(start), int32(i)
 				if w := uint(i - start); w < 32 && classLens[src[start]]&(1<<w) != 0 {
 					// Only a name with a reserved word's first byte and
 					// length is looked up, in batches: a call per name
@@ -393,10 +394,26 @@ func appendPunct1(toks []Token, view []ptok, parse bool, start int, c byte) ([]T
 	if parse {
 		k := len(view)
 		view = view[:k+1]
-		view[k] = ptok{Start: int32(start), End: int32(start + 1), Kind: Punct, pb: c}
+		view[k] = punct1View[c]
+		view[k].Start, view[k].End = int32(start), int32(start+1)
 	}
 	return toks, view
 }
+
+// identView and punct1View are the view entries of an identifier and of
+// the one-byte punctuators but for their bounds. run copies them and
+// writes the bounds: ptok has too many fields for the compiler to keep a
+// literal in registers, so it cleared the entry and stored each field,
+// the bytes through extra address arithmetic.
+var (
+	identView  = ptok{Kind: Identifier}
+	punct1View = func() (t [256]ptok) {
+		for c := range t {
+			t[c] = ptok{Kind: Punct, pb: byte(c)}
+		}
+		return t
+	}()
+)
 
 // punct lexes the punctuator at start, as next does for run's fPunct
 // bytes (they are no trivia and no other literal).
