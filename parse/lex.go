@@ -254,10 +254,12 @@ func run[M lexMode](l *lexer) {
 				view = view[:k+1]
 				view[k] = identView
 				view[k].Start, view[k].End = int32(start), int32(i)
-				if w := uint(i - start); w < 32 && classLens[src[start]]&(1<<w) != 0 {
+				if classLens[src[start]]&(1<<((i-start)&31)) != 0 {
 					// Only a name with a reserved word's first byte and
 					// length is looked up, in batches: a call per name
-					// would cost as much as the lookup.
+					// would cost as much as the lookup. The length is
+					// taken mod 32 instead of tested: a longer name
+					// that passes is only looked up in vain.
 					// nw saves a reload: the store into words may
 					// alias nwords as far as the compiler knows.
 					nw := l.nwords
