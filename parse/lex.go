@@ -824,9 +824,18 @@ func (l *lexer) quoted(q byte, start int) {
 		kind = Char
 	}
 	i := l.pos + 1
-	for i < len(l.src) {
-		c := l.src[i]
-		if c == '\\' && i+1 < len(l.src) {
+	src := l.src
+	for i < len(src) {
+		// Most bytes are none that the tests below look at: skip them
+		// with one table load each.
+		for i < len(src) && quoteStop[src[i]] == 0 {
+			i++
+		}
+		if i == len(src) {
+			break
+		}
+		c := src[i]
+		if c == '\\' && i+1 < len(src) {
 			if n := l.continuationLen(i); n > 0 {
 				i += n
 				continue
@@ -848,6 +857,10 @@ func (l *lexer) quoted(q byte, start int) {
 	l.emit(kind, start)
 	l.errorf(start, i, "PARSE002", "unterminated "+kind.literalWord()+" literal")
 }
+
+// quoteStop marks the bytes quoted tests: a quote, a backslash, the
+// bytes of a newline.
+var quoteStop = [256]uint8{'"': 1, '\'': 1, '\\': 1, '\n': 1, '\r': 1}
 
 func (k TokenKind) literalWord() string {
 	if k == Char {
