@@ -68,6 +68,14 @@ var directiveStop = [256]bool{'\\': true, '\n': true, '\r': true, '/': true}
 // directiveName returns the directive's name ("if", "define", ...) and the
 // offset just after it.
 func directiveName(src []byte, start, end int) (string, int) {
+	i, j := directiveNameAt(src, start, end)
+	return string(src[i:j]), j
+}
+
+// directiveNameAt returns the bounds of the directive's name. The lexer
+// compares the name without making it a string (an allocation per
+// directive).
+func directiveNameAt(src []byte, start, end int) (int, int) {
 	i := start + 1
 	if src[start] == '%' {
 		i++ // "%:" digraph
@@ -79,27 +87,28 @@ func directiveName(src []byte, start, end int) (string, int) {
 	for j < end && isIdentChar(src[j]) {
 		j++
 	}
-	return string(src[i:j]), j
+	return i, j
 }
 
 // conditional updates the #if stack for the directive [start,end) and skips
 // the branches the parser will not take.
 func (l *lexer) conditional(start, end int) {
-	name, rest := directiveName(l.src, start, end)
-	switch name {
+	i, rest := directiveNameAt(l.src, start, end)
+	name := l.src[i:rest]
+	switch string(name) {
 	case "if", "ifdef", "ifndef":
-		zero := name == "if" && isZeroCond(l.src[rest:end])
+		zero := string(name) == "if" && isZeroCond(l.src[rest:end])
 		l.conds = append(l.conds, condFrame{start: start, taken: !zero})
 		if zero {
 			l.skipInactive()
 		}
 	case "elif", "else", "elifdef", "elifndef":
 		if len(l.conds) == 0 {
-			l.warnf(start, end, "PARSE006", "#"+name+" without #if")
+			l.warnf(start, end, "PARSE006", "#"+string(name)+" without #if")
 			return
 		}
 		top := &l.conds[len(l.conds)-1]
-		if top.taken || (name == "elif" && isZeroCond(l.src[rest:end])) {
+		if top.taken || (string(name) == "elif" && isZeroCond(l.src[rest:end])) {
 			l.skipInactive()
 			return
 		}
