@@ -596,7 +596,13 @@ func (p *parser) ptrOperator(d *declarator) bool {
 		return false
 	case t.cls&(clsKeyword|clsSpec) == 0:
 		// Not a cv, restrict, specifier or attribute keyword: only the
-		// last two cases can match.
+		// last two cases can match. A word starting in lower case (most
+		// declarator names) is no calling convention (not all caps, not
+		// __stdcall and kin) and, if the macro filter rules it out, no
+		// attribute macro either.
+		if c := p.src[t.Start]; c >= 'a' && c <= 'z' && !p.maybeMacro(c, int(t.End-t.Start)) {
+			return false
+		}
 		if !p.isCallingConvention() && !(p.isMacroTok(p.i) && p.attrMacro[p.word()] != attrNone && p.attrMacro[p.word()] != attrStmt) {
 			return false
 		}
