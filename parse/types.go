@@ -718,6 +718,7 @@ func (p *parser) parenDeclarator(d *declarator, mode declMode) {
 // declName parses the declarator name: `x`, `A::f`, `operator+=`, `~A`.
 func (p *parser) declName(d *declarator) {
 	start := p.curStart()
+	k0 := p.i
 	qualEnd := -1
 	for {
 		if p.is("~") && p.peek(1).Kind == Identifier {
@@ -751,6 +752,12 @@ func (p *parser) declName(d *declarator) {
 		p.next()
 	}
 	d.nameSpan = p.spanFrom(start)
+	if p.i == k0+1 {
+		// One identifier consumed (the common `x`): the name is that
+		// token, a view of the source, as spanText would return.
+		d.name = unsafe.String(&p.src[start], p.lastEnd-start)
+		return
+	}
 	nameStart := start
 	if qualEnd >= 0 {
 		d.qualifier = p.spanText(start, qualEnd)
