@@ -1170,18 +1170,49 @@ func (p *parser) toksEndingAfter(off int) int {
 // long, where C++ needs or people write one: between words, and around '*'
 // and '&' next to words or '>'.
 func (p *parser) spaceBefore(prev, c byte, n int) bool {
-	switch {
-	case isIdentChar(prev) && isIdentChar(c):
-		return true
-	case (c == '*' || c == '&') && (isIdentChar(prev) || prev == '>'):
-		return true
-	case (prev == '*' || prev == '&') && isIdentChar(c), prev == ',':
-		return true
-	case c == '(' && isIdentChar(prev) && n == 1 && p.inGroup:
-		return true
-	}
-	return false
+	return spacePair[spaceClass[prev]][spaceClass[c]] || c == '(' && n == 1 && p.inGroup && isIdentChar(prev)
 }
+
+// Byte classes for spaceBefore: two table loads instead of a chain of
+// byte tests (spaceBefore runs for every piece of every type text).
+const (
+	spOther = iota
+	spIdent
+	spPtr   // '*' '&'
+	spGT    // '>'
+	spComma // ','
+	numSpaceClasses
+)
+
+var spaceClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case isIdentChar(byte(c)):
+			t[c] = spIdent
+		case c == '*' || c == '&':
+			t[c] = spPtr
+		case c == '>':
+			t[c] = spGT
+		case c == ',':
+			t[c] = spComma
+		}
+	}
+	return t
+}()
+
+// spacePair[prev][next] is spaceBefore's answer but for the '(' case:
+// between words; before '*' and '&' after a word or '>'; after '*' and
+// '&' before a word; after ','.
+var spacePair = func() (t [numSpaceClasses][numSpaceClasses]bool) {
+	t[spIdent][spIdent] = true
+	t[spIdent][spPtr] = true
+	t[spGT][spPtr] = true
+	t[spPtr][spIdent] = true
+	for c := range t[spComma] {
+		t[spComma][c] = true
+	}
+	return t
+}()
 
 // tokIndexAt returns the index of the non-trivia token starting at or after
 // offset off, searching back from the current position (spans are recent).
