@@ -409,6 +409,8 @@ func (p *parser) startsType() bool {
 		return true
 	case p.toks[p.i].cls&clsKeyword != 0:
 		return false
+	case !p.isAtK(1, tkScope):
+		return p.isTypeName(w) // unqualified: qualifiedNameAhead would return w
 	}
 	return p.isTypeName(p.qualifiedNameAhead())
 }
