@@ -104,10 +104,10 @@ func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
 			return false
 		}
 		p.noteTypeTok(ds)
-		start := p.curStart()
+		start, k := p.curStart(), p.i
 		p.next()
 		p.skipBalanced()
-		p.setBase(ds, start)
+		p.setBase(ds, start, k)
 	default:
 		return false
 	}
@@ -159,9 +159,9 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 	if ds.hasType && !ds.builtinOnly(p) {
 		return false
 	}
-	start := p.curStart()
+	start, k := p.curStart(), p.i
 	if ds.hasType {
-		start = ds.baseSpan.Start
+		start, k = ds.baseSpan.Start, -1
 	}
 	p.noteTypeTok(ds)
 	p.next()
@@ -169,7 +169,7 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 		p.noteTypeTok(ds)
 		p.next()
 	}
-	p.setBase(ds, start)
+	p.setBase(ds, start, k)
 	return true
 }
 
@@ -200,13 +200,14 @@ func splitWords(s string) []string {
 	return out
 }
 
-// setBase sets the base type to the tokens from offset start to lastEnd.
-func (p *parser) setBase(ds *declSpec, start int) {
+// setBase sets the base type to the tokens from offset start to lastEnd;
+// k is the index of the token that starts at start, or -1 if unknown.
+func (p *parser) setBase(ds *declSpec, start, k int) {
 	ds.hasType = true
 	ds.baseSpan = p.spanFrom(start)
 	ds.baseKept = false
 	if p.noText == 0 {
-		ds.base, ds.baseView, ds.baseKept = p.baseText(start, p.lastEnd)
+		ds.base, ds.baseView, ds.baseKept = p.baseText(start, p.lastEnd, k)
 	}
 	ds.typeEnd = p.i
 	ds.typeEndOff = p.lastEnd
@@ -216,14 +217,17 @@ func (p *parser) setBase(ds *declSpec, start int) {
 // text views the source and whether every word of it is kept in a type's
 // text (appendTextFrom with skipSpecs drops none), so that finishType can
 // start from it instead of joining the same tokens again.
-func (p *parser) baseText(start, end int) (text string, view, kept bool) {
+func (p *parser) baseText(start, end, first int) (text string, view, kept bool) {
 	if k := p.i - 1; k >= 0 && int(p.toks[k].Start) == start && int(p.toks[k].End) == end {
 		t := &p.toks[k]
 		dropped := t.Kind == Identifier && p.mayDropFromType(t, start, end, true) && p.notInType(k, p.src[start:end], true)
 		return p.view(start, end), true, !dropped
 	}
+	if first < 0 {
+		first = p.toksEndingAfter(start)
+	}
 	p.startText()
-	kept = p.appendTextFrom(p.toksEndingAfter(start), start, end, false)
+	kept = p.appendTextFrom(first, start, end, false)
 	return p.bufText(), p.bufSrc == start && p.bufEnd == end, kept
 }
 
@@ -286,7 +290,7 @@ func (p *parser) unknownQualifier(w string) bool {
 // parseNamedBase parses a possibly qualified, possibly templated type name
 // (`std::vector<int>`, `::cub::BlockReduce<T, 128>::TempStorage`).
 func (p *parser) parseNamedBase(ds *declSpec) {
-	start := p.curStart()
+	start, k := p.curStart(), p.i
 	p.noteTypeTok(ds)
 	p.gotK(tkScope)
 	for {
@@ -308,7 +312,7 @@ func (p *parser) parseNamedBase(ds *declSpec) {
 			p.next()
 		}
 	}
-	p.setBase(ds, start)
+	p.setBase(ds, start, k)
 }
 
 // skipTemplateArgs parses `<...>` in a type and discards the arguments.
