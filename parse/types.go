@@ -576,8 +576,11 @@ type declShape struct{ first, last, namePos int }
 // block-scope declaration is parsed speculatively and often turns out to
 // be an expression (`a * b;`, `x < y;`); building the text only after the
 // declarator is accepted spares that work (see blockDeclarators).
+//
+// d must be zero (every caller declares a fresh one): only its type is
+// set here, not the whole struct cleared a second time.
 func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) declShape {
-	*d = declarator{typ: p.newTypeRef(ds)}
+	d.typ = p.newTypeRef(ds)
 	first, last := -1, -1 // token range of this declarator's own type operators
 	for {
 		k := p.i
