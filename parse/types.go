@@ -296,7 +296,9 @@ func (p *parser) setBase(ds *declSpec, start, k int) {
 // text (appendTextFrom with skipSpecs drops none), so that finishType can
 // start from it instead of joining the same tokens again.
 func (p *parser) baseText(start, end, first int) (text string, view, kept bool) {
-	if k := p.i - 1; k >= 0 && int(p.toks[k].Start) == start && int(p.toks[k].End) == end {
+	// One token: first, when known, is the token just consumed (its End is
+	// lastEnd), else the last token must span [start,end).
+	if k := p.i - 1; first >= 0 && first == k || first < 0 && k >= 0 && int(p.toks[k].Start) == start && int(p.toks[k].End) == end {
 		t := &p.toks[k]
 		dropped := t.Kind == Identifier && p.mayDropFromType(t, start, end, true) && p.notInType(k, p.src[start:end], true)
 		return p.view(start, end), true, !dropped
