@@ -54,7 +54,7 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 	w := p.word()
 	switch c := p.toks[p.i].cls; {
 	case c&clsSpec != 0:
-		p.addSpec(ds, p.keep(w))
+		p.addSpec(ds, p.keepSpec(w))
 		p.next()
 		return true
 	case c&clsBuiltin != 0:
@@ -104,10 +104,10 @@ func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
 			return false
 		}
 		p.noteTypeTok(ds)
-		start := p.curStart()
+		start, k := p.curStart(), p.i
 		p.next()
 		p.skipBalanced()
-		p.setBase(ds, start)
+		p.setBase(ds, start, k)
 	default:
 		return false
 	}
@@ -145,6 +145,84 @@ func (p *parser) nameSpec(ds *declSpec, w string) bool {
 	return true
 }
 
+// specWord returns a specifier word (a word of specifierWords, as the
+// clsSpec class says) as a constant string: the same text p.keep would
+// return, without its names map lookup (specifiers are frequent:
+// __device__, static, inline). It is "" for any other word.
+func specWord(w string) string {
+	switch w {
+	case "__global__":
+		return "__global__"
+	case "__device__":
+		return "__device__"
+	case "__host__":
+		return "__host__"
+	case "__forceinline__":
+		return "__forceinline__"
+	case "__noinline__":
+		return "__noinline__"
+	case "__inline__":
+		return "__inline__"
+	case "static":
+		return "static"
+	case "inline":
+		return "inline"
+	case "extern":
+		return "extern"
+	case "constexpr":
+		return "constexpr"
+	case "consteval":
+		return "consteval"
+	case "constinit":
+		return "constinit"
+	case "thread_local":
+		return "thread_local"
+	case "__shared__":
+		return "__shared__"
+	case "__constant__":
+		return "__constant__"
+	case "__managed__":
+		return "__managed__"
+	case "__grid_constant__":
+		return "__grid_constant__"
+	case "mutable":
+		return "mutable"
+	case "register":
+		return "register"
+	case "virtual":
+		return "virtual"
+	case "explicit":
+		return "explicit"
+	case "friend":
+		return "friend"
+	case "__inline":
+		return "__inline"
+	case "__forceinline":
+		return "__forceinline"
+	case "_Thread_local":
+		return "_Thread_local"
+	case "__thread":
+		return "__thread"
+	}
+	return ""
+}
+
+func init() {
+	for w := range specifierWords {
+		if specWord(w) != w {
+			panic("parse: specWord misses specifier " + w)
+		}
+	}
+}
+
+// keepSpec is p.keep for a word of class clsSpec.
+func (p *parser) keepSpec(w string) string {
+	if s := specWord(w); s != "" {
+		return s
+	}
+	return p.keep(w)
+}
+
 // noteTypeTok records the current token as part of the type's range.
 func (p *parser) noteTypeTok(ds *declSpec) {
 	if ds.typeStart < 0 {
@@ -159,9 +237,9 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 	if ds.hasType && !ds.builtinOnly(p) {
 		return false
 	}
-	start := p.curStart()
+	start, k := p.curStart(), p.i
 	if ds.hasType {
-		start = ds.baseSpan.Start
+		start, k = ds.baseSpan.Start, -1
 	}
 	p.noteTypeTok(ds)
 	p.next()
@@ -169,7 +247,7 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 		p.noteTypeTok(ds)
 		p.next()
 	}
-	p.setBase(ds, start)
+	p.setBase(ds, start, k)
 	return true
 }
 
@@ -200,13 +278,14 @@ func splitWords(s string) []string {
 	return out
 }
 
-// setBase sets the base type to the tokens from offset start to lastEnd.
-func (p *parser) setBase(ds *declSpec, start int) {
+// setBase sets the base type to the tokens from offset start to lastEnd;
+// k is the index of the token that starts at start, or -1 if unknown.
+func (p *parser) setBase(ds *declSpec, start, k int) {
 	ds.hasType = true
 	ds.baseSpan = p.spanFrom(start)
 	ds.baseKept = false
 	if p.noText == 0 {
-		ds.base, ds.baseView, ds.baseKept = p.baseText(start, p.lastEnd)
+		ds.base, ds.baseView, ds.baseKept = p.baseText(start, p.lastEnd, k)
 	}
 	ds.typeEnd = p.i
 	ds.typeEndOff = p.lastEnd
@@ -216,14 +295,19 @@ func (p *parser) setBase(ds *declSpec, start int) {
 // text views the source and whether every word of it is kept in a type's
 // text (appendTextFrom with skipSpecs drops none), so that finishType can
 // start from it instead of joining the same tokens again.
-func (p *parser) baseText(start, end int) (text string, view, kept bool) {
-	if k := p.i - 1; k >= 0 && int(p.toks[k].Start) == start && int(p.toks[k].End) == end {
+func (p *parser) baseText(start, end, first int) (text string, view, kept bool) {
+	// One token: first, when known, is the token just consumed (its End is
+	// lastEnd), else the last token must span [start,end).
+	if k := p.i - 1; first >= 0 && first == k || first < 0 && k >= 0 && int(p.toks[k].Start) == start && int(p.toks[k].End) == end {
 		t := &p.toks[k]
 		dropped := t.Kind == Identifier && p.mayDropFromType(t, start, end, true) && p.notInType(k, p.src[start:end], true)
 		return p.view(start, end), true, !dropped
 	}
+	if first < 0 {
+		first = p.toksEndingAfter(start)
+	}
 	p.startText()
-	kept = p.appendTextFrom(p.toksEndingAfter(start), start, end, false)
+	kept = p.appendTextFrom(first, start, end, false)
 	return p.bufText(), p.bufSrc == start && p.bufEnd == end, kept
 }
 
@@ -286,7 +370,7 @@ func (p *parser) unknownQualifier(w string) bool {
 // parseNamedBase parses a possibly qualified, possibly templated type name
 // (`std::vector<int>`, `::cub::BlockReduce<T, 128>::TempStorage`).
 func (p *parser) parseNamedBase(ds *declSpec) {
-	start := p.curStart()
+	start, k := p.curStart(), p.i
 	p.noteTypeTok(ds)
 	p.gotK(tkScope)
 	for {
@@ -308,7 +392,7 @@ func (p *parser) parseNamedBase(ds *declSpec) {
 			p.next()
 		}
 	}
-	p.setBase(ds, start)
+	p.setBase(ds, start, k)
 }
 
 // skipTemplateArgs parses `<...>` in a type and discards the arguments.
@@ -409,6 +493,8 @@ func (p *parser) startsType() bool {
 		return true
 	case p.toks[p.i].cls&clsKeyword != 0:
 		return false
+	case !p.isAtK(1, tkScope):
+		return p.isTypeName(w) // unqualified: qualifiedNameAhead would return w
 	}
 	return p.isTypeName(p.qualifiedNameAhead())
 }
@@ -492,8 +578,11 @@ type declShape struct{ first, last, namePos int }
 // block-scope declaration is parsed speculatively and often turns out to
 // be an expression (`a * b;`, `x < y;`); building the text only after the
 // declarator is accepted spares that work (see blockDeclarators).
+//
+// d must be zero (every caller declares a fresh one): only its type is
+// set here, not the whole struct cleared a second time.
 func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) declShape {
-	*d = declarator{typ: p.newTypeRef(ds)}
+	d.typ = p.newTypeRef(ds)
 	first, last := -1, -1 // token range of this declarator's own type operators
 	for {
 		k := p.i
@@ -596,7 +685,13 @@ func (p *parser) ptrOperator(d *declarator) bool {
 		return false
 	case t.cls&(clsKeyword|clsSpec) == 0:
 		// Not a cv, restrict, specifier or attribute keyword: only the
-		// last two cases can match.
+		// last two cases can match. A word starting in lower case (most
+		// declarator names) is no calling convention (not all caps, not
+		// __stdcall and kin) and, if the macro filter rules it out, no
+		// attribute macro either.
+		if c := p.src[t.Start]; c >= 'a' && c <= 'z' && !p.maybeMacro(c, int(t.End-t.Start)) {
+			return false
+		}
 		if !p.isCallingConvention() && !(p.isMacroTok(p.i) && p.attrMacro[p.word()] != attrNone && p.attrMacro[p.word()] != attrStmt) {
 			return false
 		}
@@ -624,7 +719,7 @@ func (p *parser) ptrOperator(d *declarator) bool {
 		d.launch = &sp
 		return true
 	case p.isIdent() && p.toks[p.i].cls&clsSpec != 0 && p.word() != "friend":
-		d.specs = append(d.specs, p.keep(p.word()))
+		d.specs = append(d.specs, p.keepSpec(p.word()))
 	case p.isK(kwAttributeUU):
 		p.next()
 		p.skipBalanced()
@@ -712,6 +807,7 @@ func (p *parser) parenDeclarator(d *declarator, mode declMode) {
 // declName parses the declarator name: `x`, `A::f`, `operator+=`, `~A`.
 func (p *parser) declName(d *declarator) {
 	start := p.curStart()
+	k0 := p.i
 	qualEnd := -1
 	for {
 		if p.is("~") && p.peek(1).Kind == Identifier {
@@ -745,6 +841,12 @@ func (p *parser) declName(d *declarator) {
 		p.next()
 	}
 	d.nameSpan = p.spanFrom(start)
+	if p.i == k0+1 {
+		// One identifier consumed (the common `x`): the name is that
+		// token, a view of the source, as spanText would return.
+		d.name = unsafe.String(&p.src[start], p.lastEnd-start)
+		return
+	}
 	nameStart := start
 	if qualEnd >= 0 {
 		d.qualifier = p.spanText(start, qualEnd)
@@ -1157,18 +1259,49 @@ func (p *parser) toksEndingAfter(off int) int {
 // long, where C++ needs or people write one: between words, and around '*'
 // and '&' next to words or '>'.
 func (p *parser) spaceBefore(prev, c byte, n int) bool {
-	switch {
-	case isIdentChar(prev) && isIdentChar(c):
-		return true
-	case (c == '*' || c == '&') && (isIdentChar(prev) || prev == '>'):
-		return true
-	case (prev == '*' || prev == '&') && isIdentChar(c), prev == ',':
-		return true
-	case c == '(' && isIdentChar(prev) && n == 1 && p.inGroup:
-		return true
-	}
-	return false
+	return spacePair[spaceClass[prev]][spaceClass[c]] || c == '(' && n == 1 && p.inGroup && isIdentChar(prev)
 }
+
+// Byte classes for spaceBefore: two table loads instead of a chain of
+// byte tests (spaceBefore runs for every piece of every type text).
+const (
+	spOther = iota
+	spIdent
+	spPtr   // '*' '&'
+	spGT    // '>'
+	spComma // ','
+	numSpaceClasses
+)
+
+var spaceClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case isIdentChar(byte(c)):
+			t[c] = spIdent
+		case c == '*' || c == '&':
+			t[c] = spPtr
+		case c == '>':
+			t[c] = spGT
+		case c == ',':
+			t[c] = spComma
+		}
+	}
+	return t
+}()
+
+// spacePair[prev][next] is spaceBefore's answer but for the '(' case:
+// between words; before '*' and '&' after a word or '>'; after '*' and
+// '&' before a word; after ','.
+var spacePair = func() (t [numSpaceClasses][numSpaceClasses]bool) {
+	t[spIdent][spIdent] = true
+	t[spIdent][spPtr] = true
+	t[spGT][spPtr] = true
+	t[spPtr][spIdent] = true
+	for c := range t[spComma] {
+		t[spComma][c] = true
+	}
+	return t
+}()
 
 // tokIndexAt returns the index of the non-trivia token starting at or after
 // offset off, searching back from the current position (spans are recent).
