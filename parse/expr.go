@@ -698,7 +698,13 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 	mark := len(list.items)
 	for !p.atEOF() && !p.is(")") {
 		before := p.i
-		list.push(p.parseArg())
+		// parseArg, written out: one frame less on the recursion path
+		// of nested calls.
+		if p.toks[p.i].pb == '{' {
+			list.push(p.parseInitList(nil))
+		} else {
+			list.push(p.parseAssign())
+		}
 		p.gotK(tkEllipsis)
 		if !p.got(",") {
 			if !p.is(")") && p.i == before {
