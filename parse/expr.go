@@ -622,7 +622,16 @@ func (p *parser) parsePostfix(x Expr) Expr {
 		// decide those by the punctuator byte alone.
 		switch t.pb {
 		case '(':
-			x = p.parseCall(x)
+			// parseCall, written out: one frame less on the recursion
+			// path of nested calls.
+			var args []Expr
+			var lp, rp int
+			if p.isMacroCall(x) {
+				args, lp, rp = p.parseMacroArgs()
+			} else {
+				args, lp, rp = p.parseArgs()
+			}
+			x = newNode(&p.slabs.sCallExpr, CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp})
 			continue
 		case '[':
 			if p.pbAt(1, '[') {
@@ -656,19 +665,6 @@ func (p *parser) parsePostfix(x Expr) Expr {
 			return x
 		}
 	}
-}
-
-// parseCall parses the argument list of a call to x; a macro's arguments
-// may be token soup (see parseMacroArgs).
-func (p *parser) parseCall(x Expr) Expr {
-	var args []Expr
-	var lp, rp int
-	if p.isMacroCall(x) {
-		args, lp, rp = p.parseMacroArgs()
-	} else {
-		args, lp, rp = p.parseArgs()
-	}
-	return newNode(&p.slabs.sCallExpr, CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp})
 }
 
 // parseIndex parses `x[index]` (the index may be a braced list).
