@@ -65,7 +65,7 @@ func (p *parser) parseStmtIn() Stmt {
 			}
 		}
 		h := p.stmtHead()
-		if h.macro != nil || len(h.w) == len("_Pragma") || len(h.w) == len("__pragma") {
+		if h.macro != nil && h.attr == attrStmt || h.w == "_Pragma" || h.w == "__pragma" {
 			// macroStmt returns nil for any other word.
 			if s := p.macroStmt(start, h); s != nil {
 				return s
