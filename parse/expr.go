@@ -868,7 +868,19 @@ func (p *parser) simpleOperand() Expr {
 	if follower == followOther {
 		return nil
 	}
-	x := p.leaf()
+	// The leaf itself (an Ident or a BasicLit, as parsePrimary builds
+	// it), built here rather than in a function of its own: a call less
+	// per operand.
+	t := &p.toks[p.i]
+	start, end := int(t.Start), int(t.End)
+	kind := t.Kind
+	p.next()
+	var x Expr
+	if kind == Identifier {
+		x = p.newIdent(Span{start, end}, p.view(start, end))
+	} else {
+		x = newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: p.view(start, end)})
+	}
 	if follower == followPostfix {
 		p.depth++ // parsePostfix runs inside parseUnary's guard
 		x = p.parsePostfix(x)
@@ -903,19 +915,6 @@ func (p *parser) leafToken() bool {
 		return true
 	}
 	return false // strings join with their neighbours (parseStrings)
-}
-
-// leaf consumes the current token, a leafToken, and returns its node as
-// parsePrimary would.
-func (p *parser) leaf() Expr {
-	t := &p.toks[p.i]
-	start, end := int(t.Start), int(t.End)
-	kind := t.Kind
-	p.next()
-	if kind == Identifier {
-		return p.newIdent(Span{start, end}, p.view(start, end))
-	}
-	return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: p.view(start, end)})
 }
 
 // What the token after a leaf operand does to it.
