@@ -678,21 +678,22 @@ func (p *parser) qualifiedNameEnd() int {
 // exprFollowsAt is exprFollows' test of the token k ahead, the one after
 // the name.
 func (p *parser) exprFollowsAt(k int) bool {
-	t := p.peek(k)
+	t := p.at(k) // k > 0: as p.peek(k), without building a Token
 	if t.Kind != Punct {
 		return t.Kind != Identifier
 	}
 	if t.End-t.Start == 1 {
-		// A one-byte punctuator (the common case): a table load.
+		// A one-byte punctuator (the common case): a table load, and
+		// '(' (a call, the most frequent) decided here too.
 		if c := p.src[t.Start]; c != '(' {
 			return exprFollowsByte[c]
 		}
+		return !(p.pbAt(k+1, '*') && p.pbAt(k+3, ')')) // `T (*fp)(...)`
 	}
 	switch string(p.src[t.Start:t.End]) {
-	case "(", "=", ".", "->", "[", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-		"<<=", ">>=", "<<", ">>", "<<<", ";", ",", ")", "?", "==", "!=", "+", "-", "/", "%", "|", "^", "||",
-		">", ">=", "<=":
-		return !(t.End-t.Start == 1 && p.src[t.Start] == '(' && p.pbAt(k+1, '*') && p.pbAt(k+3, ')')) // `T (*fp)(...)`
+	case "->", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+		"<<=", ">>=", "<<", ">>", "<<<", "==", "!=", "||", ">=", "<=":
+		return true
 	}
 	return false
 }
