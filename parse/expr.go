@@ -622,7 +622,16 @@ func (p *parser) parsePostfix(x Expr) Expr {
 		// decide those by the punctuator byte alone.
 		switch t.pb {
 		case '(':
-			x = p.parseCall(x)
+			// parseCall, written out: one frame less on the recursion
+			// path of nested calls.
+			var args []Expr
+			var lp, rp int
+			if p.isMacroCall(x) {
+				args, lp, rp = p.parseMacroArgs()
+			} else {
+				args, lp, rp = p.parseArgs()
+			}
+			x = newNode(&p.slabs.sCallExpr, CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp})
 			continue
 		case '[':
 			if p.pbAt(1, '[') {
@@ -658,19 +667,6 @@ func (p *parser) parsePostfix(x Expr) Expr {
 	}
 }
 
-// parseCall parses the argument list of a call to x; a macro's arguments
-// may be token soup (see parseMacroArgs).
-func (p *parser) parseCall(x Expr) Expr {
-	var args []Expr
-	var lp, rp int
-	if p.isMacroCall(x) {
-		args, lp, rp = p.parseMacroArgs()
-	} else {
-		args, lp, rp = p.parseArgs()
-	}
-	return newNode(&p.slabs.sCallExpr, CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp})
-}
-
 // parseIndex parses `x[index]` (the index may be a braced list).
 func (p *parser) parseIndex(x Expr) Expr {
 	lb := p.curStart()
@@ -698,7 +694,13 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 	mark := len(list.items)
 	for !p.atEOF() && !p.is(")") {
 		before := p.i
-		list.push(p.parseArg())
+		// parseArg, written out: one frame less on the recursion path
+		// of nested calls.
+		if p.toks[p.i].pb == '{' {
+			list.push(p.parseInitList(nil))
+		} else {
+			list.push(p.parseAssign())
+		}
 		p.gotK(tkEllipsis)
 		if !p.got(",") {
 			if !p.is(")") && p.i == before {
@@ -866,7 +868,19 @@ func (p *parser) simpleOperand() Expr {
 	if follower == followOther {
 		return nil
 	}
-	x := p.leaf()
+	// The leaf itself (an Ident or a BasicLit, as parsePrimary builds
+	// it), built here rather than in a function of its own: a call less
+	// per operand.
+	t := &p.toks[p.i]
+	start, end := int(t.Start), int(t.End)
+	kind := t.Kind
+	p.next()
+	var x Expr
+	if kind == Identifier {
+		x = p.newIdent(Span{start, end}, p.view(start, end))
+	} else {
+		x = newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: p.view(start, end)})
+	}
 	if follower == followPostfix {
 		p.depth++ // parsePostfix runs inside parseUnary's guard
 		x = p.parsePostfix(x)
@@ -901,19 +915,6 @@ func (p *parser) leafToken() bool {
 		return true
 	}
 	return false // strings join with their neighbours (parseStrings)
-}
-
-// leaf consumes the current token, a leafToken, and returns its node as
-// parsePrimary would.
-func (p *parser) leaf() Expr {
-	t := &p.toks[p.i]
-	start, end := int(t.Start), int(t.End)
-	kind := t.Kind
-	p.next()
-	if kind == Identifier {
-		return p.newIdent(Span{start, end}, p.view(start, end))
-	}
-	return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: p.view(start, end)})
 }
 
 // What the token after a leaf operand does to it.

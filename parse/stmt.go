@@ -31,15 +31,24 @@ func (p *parser) parseBlock() *BlockStmt {
 	return b
 }
 
-// parseStmt parses one statement.
+// parseStmt parses one statement. The depth guard is released at each
+// return, not by a defer: parseStmt is on the recursion path of every
+// nested statement, and a panic (a parser bug) unwinds to recoverPanic in
+// parseFile, which ends the parse, so the depth after it does not matter.
 func (p *parser) parseStmt() Stmt {
+	s := p.parseStmtIn()
+	p.depth--
+	return s
+}
+
+// parseStmtIn is parseStmt inside the depth guard: it is entered with the
+// depth not yet raised, raises it, and parseStmt lowers it again.
+func (p *parser) parseStmtIn() Stmt {
 	start := p.curStart()
 	if !p.enter() {
-		p.leave()
 		p.syncStmt()
 		return &OpaqueStmt{Span: p.spanFrom(start), Reason: "nesting too deep"}
 	}
-	defer p.leave()
 	for p.is("[") && p.pbAt(1, '[') {
 		p.skipBalanced() // [[likely]], [[maybe_unused]]
 	}
@@ -50,12 +59,17 @@ func (p *parser) parseStmt() Stmt {
 		p.next()
 		return &EmptyStmt{p.spanFrom(start)}
 	case p.isIdent():
-		if s := p.parseKeywordStmt(start); s != nil {
-			return s
+		if p.toks[p.i].cls&clsKeyword != 0 { // only keywords start these statements
+			if s := p.parseKeywordStmt(start); s != nil {
+				return s
+			}
 		}
 		h := p.stmtHead()
-		if s := p.macroStmt(start, h); s != nil {
-			return s
+		if h.macro != nil && h.attr == attrStmt || h.w == "_Pragma" || h.w == "__pragma" {
+			// macroStmt returns nil for any other word.
+			if s := p.macroStmt(start, h); s != nil {
+				return s
+			}
 		}
 		if p.pbAt(1, ':') && !p.isKeyword() {
 			return p.parseLabeled(start)
@@ -71,12 +85,9 @@ func (p *parser) parseStmt() Stmt {
 	return p.parseExprStmt(start)
 }
 
-// parseKeywordStmt dispatches statements that start with a keyword; nil
-// when the current word starts none.
+// parseKeywordStmt dispatches statements that start with a keyword (its
+// caller tests the keyword class); nil when the current word starts none.
 func (p *parser) parseKeywordStmt(start int) Stmt {
-	if p.toks[p.i].cls&clsKeyword == 0 {
-		return nil // only keywords start these statements
-	}
 	switch p.toks[p.i].kw {
 	case kwIf:
 		return p.parseIf(start)
@@ -667,21 +678,22 @@ func (p *parser) qualifiedNameEnd() int {
 // exprFollowsAt is exprFollows' test of the token k ahead, the one after
 // the name.
 func (p *parser) exprFollowsAt(k int) bool {
-	t := p.peek(k)
+	t := p.at(k) // k > 0: as p.peek(k), without building a Token
 	if t.Kind != Punct {
 		return t.Kind != Identifier
 	}
 	if t.End-t.Start == 1 {
-		// A one-byte punctuator (the common case): a table load.
+		// A one-byte punctuator (the common case): a table load, and
+		// '(' (a call, the most frequent) decided here too.
 		if c := p.src[t.Start]; c != '(' {
 			return exprFollowsByte[c]
 		}
+		return !(p.pbAt(k+1, '*') && p.pbAt(k+3, ')')) // `T (*fp)(...)`
 	}
 	switch string(p.src[t.Start:t.End]) {
-	case "(", "=", ".", "->", "[", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-		"<<=", ">>=", "<<", ">>", "<<<", ";", ",", ")", "?", "==", "!=", "+", "-", "/", "%", "|", "^", "||",
-		">", ">=", "<=":
-		return !(t.End-t.Start == 1 && p.src[t.Start] == '(' && p.pbAt(k+1, '*') && p.pbAt(k+3, ')')) // `T (*fp)(...)`
+	case "->", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+		"<<=", ">>=", "<<", ">>", "<<<", "==", "!=", "||", ">=", "<=":
+		return true
 	}
 	return false
 }
