@@ -21,6 +21,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 bench=${BENCH:-Parse}
 out=${AB_OUT:-$root/build/ab/ab.out}
 mkdir -p "$(dirname "$out")"
+out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out") # the runs happen in parse/
 bins=()
 for b in "$@"; do bins+=("$(cd "$(dirname "$b")" && pwd)/$(basename "$b")"); done
 : >"$out"
