@@ -382,10 +382,16 @@ func (p *parser) badExpr(start int, msg string) Expr {
 // need not parse the type again (see sideState); otherwise, or when
 // the type must be parsed again, it returns nil and the parser is back at
 // the '('.
-func (p *parser) castAhead() (*TypeRef, bool) {
+func (p *parser) castAhead() (*TypeRef, bool) { return p.keepTypeLookahead(p.castType) }
+
+// keepTypeLookahead runs lookahead, a test that parses a parenthesised
+// type, and keeps the type it parsed when the test says yes and changed
+// no state a second parse would see (sideState); otherwise it returns nil
+// with the parser back where it was. castAhead and typeInParens share it.
+func (p *parser) keepTypeLookahead(lookahead func() (*TypeRef, bool)) (*TypeRef, bool) {
 	m := p.mark()
 	side := p.sideState()
-	t, ok := p.castType()
+	t, ok := lookahead()
 	if !ok || p.sideState() != side {
 		p.reset(m)
 		return nil, ok
@@ -510,16 +516,7 @@ func (p *parser) parseSizeof(start int, kw string) Expr {
 // type it returns the type it parsed and leaves the parser at the ')'
 // after it (see sideState); otherwise, or when the type must be
 // parsed again, it returns nil and the parser is back at the '('.
-func (p *parser) typeInParens() (*TypeRef, bool) {
-	m := p.mark()
-	side := p.sideState()
-	t, ok := p.parenType()
-	if !ok || p.sideState() != side {
-		p.reset(m)
-		return nil, ok
-	}
-	return t, true
-}
+func (p *parser) typeInParens() (*TypeRef, bool) { return p.keepTypeLookahead(p.parenType) }
 
 // parenType is typeInParens' test from the '(' on. On true the parser is
 // at the ')' after the type it returns.
