@@ -200,20 +200,19 @@ type (
 // grows the slices) exactly as before.
 //
 // The loop makes no call that returns with the slices or the position
-// live in registers: writes go through reslicing (no append, whose
-// growth path is a call), reserved words are looked up in batches
-// (classifyWords), and the calls (next, punct, classifyWords) are made
-// with the slices stored in l and reloaded after. A value live across a
-// call on any path is spilled on every iteration (at the loop head). The
-// first byte is read again as src[start] where needed: keeping c live
-// over the switch costs a spill per token.
+// live in registers: writes go through a slice's base pointer (see room;
+// no append, whose growth path is a call), reserved words are looked up
+// in batches (classifyWords), and the calls (next, punct, classifyWords)
+// are made with the slices stored in l and reloaded after. A value live
+// across a call on any path is spilled on every iteration (at the loop
+// head). The first byte is read again as src[start] where needed:
+// keeping c live over the switch costs a spill per token.
 func run[M lexMode](l *lexer) {
 	src := l.src
 	pos := l.pos
-	toks := l.toks
-	view := l.view
 	var mode M
-	parse := len(mode) != 0          // a constant in each compiled copy
+	parse := len(mode) != 0 // a constant in each compiled copy
+	tb, n, lim, vb, k := l.room(parse)
 	for uint(pos) < uint(len(src)) { // unsigned: src[pos] needs no bounds check
 		start := pos
 		c := src[pos]
@@ -243,18 +242,15 @@ func run[M lexMode](l *lexer) {
 				}
 				i++
 			}
-			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
+			if n == lim {
 				break // next grows the slices
 			}
-			n := len(toks)
-			toks = toks[:n+1]
-			toks[n] = Token{Kind: Identifier, Start: start, End: i}
+			putTok(tb, n, Identifier, start, i)
+			n++
 			pos = i
 			if parse {
-				k := len(view)
-				view = view[:k+1]
-				view[k] = identView
-				view[k].Start, view[k].End = int32(start), int32(i)
+				putView(vb, k, start, i, identTail)
+				k++
 				if classLens[src[start]]&(1<<((i-start)&31)) != 0 {
 					// Only a name with a reserved word's first byte and
 					// length is looked up, in batches: a call per name
@@ -264,13 +260,12 @@ func run[M lexMode](l *lexer) {
 					// nw saves a reload: the store into words may
 					// alias nwords as far as the compiler knows.
 					nw := l.nwords
-					l.words[nw] = int32(k)
+					l.words[nw] = int32(k - 1)
 					nw++
 					l.nwords = nw
 					if nw == 0 { // wrapped: words is full
-						l.toks, l.view, l.pos = toks, view, pos
+						l.toks, l.view, l.pos = l.toks[:n], l.view[:k], pos
 						l.classifyWords(len(l.words))
-						toks, view, pos = l.toks, l.view, l.pos
 					}
 				}
 			}
@@ -286,21 +281,19 @@ func run[M lexMode](l *lexer) {
 				}
 				i++
 			}
-			if len(toks) == cap(toks) {
+			if n == lim {
 				break
 			}
-			n := len(toks)
-			toks = toks[:n+1]
-			toks[n] = Token{Kind: Whitespace, Start: start, End: i}
+			putTok(tb, n, Whitespace, start, i)
+			n++
 			pos = i
 			continue
 		case fNewline:
-			if len(toks) == cap(toks) {
+			if n == lim {
 				break
 			}
-			n := len(toks)
-			toks = toks[:n+1]
-			toks[n] = Token{Kind: Newline, Start: start, End: pos + 1}
+			putTok(tb, n, Newline, start, pos+1)
+			n++
 			pos++
 			continue
 		case fPunct:
@@ -311,19 +304,18 @@ func run[M lexMode](l *lexer) {
 				// The frequent two-byte punctuators no third byte
 				// extends ("::", "++", "==", "+=", ...) are written here.
 				kw, ok := punct2(src[start], src[pos+1])
-				if !ok || len(toks) == cap(toks) || parse && len(view) == cap(view) {
-					l.toks, l.view, l.pos = toks, view, pos
+				if !ok || n == lim {
+					l.toks, l.view, l.pos = l.toks[:n], l.view[:k], pos
 					l.punct(start)
-					toks, view, pos = l.toks, l.view, l.pos
+					tb, n, lim, vb, k = l.room(parse)
+					pos = l.pos
 					continue
 				}
-				n := len(toks)
-				toks = toks[:n+1]
-				toks[n] = Token{Kind: Punct, Start: start, End: pos + 2}
+				putTok(tb, n, Punct, start, pos+2)
+				n++
 				if parse {
-					k := len(view)
-					view = view[:k+1]
-					view[k] = ptok{Start: int32(start), End: int32(pos + 2), Kind: Punct, kw: kw}
+					putView(vb, k, start, pos+2, punct2Tail[kw])
+					k++
 				}
 				pos += 2
 				continue
@@ -332,10 +324,15 @@ func run[M lexMode](l *lexer) {
 		case fPunct1:
 			// Brackets, ';', ',', '?', '~' never start a longer
 			// punctuator: no punctLen call, no digraph test.
-			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
+			if n == lim {
 				break
 			}
-			toks, view = appendPunct1(toks, view, parse, start, src[start])
+			putTok(tb, n, Punct, start, pos+1)
+			n++
+			if parse {
+				putView(vb, k, start, pos+1, punct1Tail[src[start]])
+				k++
+			}
 			pos++
 			continue
 		case fPunctX:
@@ -345,10 +342,15 @@ func run[M lexMode](l *lexer) {
 			if pos+1 < len(src) && punctMoreX[src[pos+1]] {
 				break
 			}
-			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
+			if n == lim {
 				break
 			}
-			toks, view = appendPunct1(toks, view, parse, start, src[start])
+			putTok(tb, n, Punct, start, pos+1)
+			n++
+			if parse {
+				putView(vb, k, start, pos+1, punct1Tail[src[start]])
+				k++
+			}
 			pos++
 			continue
 		case fDigit:
@@ -365,54 +367,87 @@ func run[M lexMode](l *lexer) {
 				}
 				i++
 			}
-			if len(toks) == cap(toks) || parse && len(view) == cap(view) {
+			if n == lim {
 				break
 			}
-			n := len(toks)
-			toks = toks[:n+1]
-			toks[n] = Token{Kind: Number, Start: start, End: i}
+			putTok(tb, n, Number, start, i)
+			n++
 			if parse {
-				k := len(view)
-				view = view[:k+1]
-				view[k] = ptok{Start: int32(start), End: int32(i), Kind: Number}
+				putView(vb, k, start, i, numberTail)
+				k++
 			}
 			pos = i
 			continue
 		}
 	slow: // next lexes the token at pos, as if run had never looked at it
-		l.toks, l.view, l.pos = toks, view, pos
+		l.toks, l.view, l.pos = l.toks[:n], l.view[:k], pos
 		l.next()
-		toks, view, pos = l.toks, l.view, l.pos
+		tb, n, lim, vb, k = l.room(parse)
+		pos = l.pos
 	}
-	l.toks, l.view, l.pos = toks, view, pos
+	l.toks, l.view, l.pos = l.toks[:n], l.view[:k], pos
 	l.flushWords()
 }
 
-// appendPunct1 appends the one-byte punctuator c at start to toks and, if
-// parse, to view; the caller has checked that both have room.
-func appendPunct1(toks []Token, view []ptok, parse bool, start int, c byte) ([]Token, []ptok) {
-	n := len(toks)
-	toks = toks[:n+1]
-	toks[n] = Token{Kind: Punct, Start: start, End: start + 1}
+// room returns run's view of l.toks and (if parse) l.view: each slice's
+// base pointer and length, and lim, the number of tokens up to which run
+// may write both without a check: every token run writes adds one Token
+// and at most one view entry, so the view has room for the view entries
+// of the tokens up to lim. The pointers are those of the slices' arrays
+// and run writes below lim only (putTok, putView), so they stay within
+// the arrays, and l keeps the slices themselves. Compared with the three
+// words of each slice this saves a register in a loop that has none to
+// spare and one capacity test per token; it also saves the bounds checks.
+func (l *lexer) room(parse bool) (tb unsafe.Pointer, n, lim int, vb unsafe.Pointer, k int) {
+	tb, n, lim = unsafe.Pointer(unsafe.SliceData(l.toks)), len(l.toks), cap(l.toks)
 	if parse {
-		k := len(view)
-		view = view[:k+1]
-		view[k] = punct1View[c]
-		view[k].Start, view[k].End = int32(start), int32(start+1)
+		vb, k = unsafe.Pointer(unsafe.SliceData(l.view)), len(l.view)
+		lim = min(lim, n+cap(l.view)-k)
 	}
-	return toks, view
+	return tb, n, lim, vb, k
 }
 
-// identView and punct1View are the view entries of an identifier and of
-// the one-byte punctuators but for their bounds. run copies them and
-// writes the bounds: ptok has too many fields for the compiler to keep a
-// literal in registers, so it cleared the entry and stored each field,
-// the bytes through extra address arithmetic.
+// putTok writes toks[n] of the token array at tb; n < lim (room).
+func putTok(tb unsafe.Pointer, n int, kind TokenKind, start, end int) {
+	*(*Token)(unsafe.Add(tb, n*tokenSize)) = Token{Kind: kind, Start: start, End: end}
+}
+
+// putView writes view[k] of the view array at vb (k < room's lim), a
+// token [start,end) whose other fields are tail (viewTail).
+func putView(vb unsafe.Pointer, k int, start, end int, tail uint32) {
+	w := (*[3]uint32)(unsafe.Add(vb, k*ptokSize))
+	w[0], w[1], w[2] = uint32(start), uint32(end), tail
+}
+
+// A ptok is three 32-bit words: Start, End, and its other fields, which
+// putView writes as one word: viewTail gives that word, whatever the byte
+// order. The declarations below fail to compile if ptok's layout changes.
+const ptokSize = int(unsafe.Sizeof(ptok{}))
+
 var (
-	identView  = ptok{Kind: Identifier}
-	punct1View = func() (t [256]ptok) {
+	_ [0]struct{} = [unsafe.Sizeof(ptok{}) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(ptok{}.End) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(ptok{}.Kind) - 8]struct{}{}
+)
+
+// viewTail returns the third word of pt (see putView).
+func viewTail(pt ptok) uint32 { return (*[3]uint32)(unsafe.Pointer(&pt))[2] }
+
+// The third words of the view entries run writes: an identifier (its
+// class and id come later, from classifyWords), a number, a one-byte
+// punctuator c (punct1Tail[c]), a two-byte one of id kw (punct2Tail[kw]).
+var (
+	identTail  = viewTail(ptok{Kind: Identifier})
+	numberTail = viewTail(ptok{Kind: Number})
+	punct1Tail = func() (t [256]uint32) {
 		for c := range t {
-			t[c] = ptok{Kind: Punct, pb: byte(c)}
+			t[c] = viewTail(ptok{Kind: Punct, pb: byte(c)})
+		}
+		return t
+	}()
+	punct2Tail = func() (t [256]uint32) {
+		for kw := range t {
+			t[kw] = viewTail(ptok{Kind: Punct, kw: uint8(kw)})
 		}
 		return t
 	}()
