@@ -200,19 +200,27 @@ type (
 // grows the slices) exactly as before.
 //
 // The loop makes no call that returns with the slices or the position
-// live in registers: writes go through a slice's base pointer (see room;
-// no append, whose growth path is a call), reserved words are looked up
-// in batches (classifyWords), and the calls (next, punct, classifyWords)
-// are made with the slices stored in l and reloaded after. A value live
-// across a call on any path is spilled on every iteration (at the loop
-// head). The first byte is read again as src[start] where needed:
-// keeping c live over the switch costs a spill per token.
+// live in registers: writes go through pointers into the slices' arrays
+// (see room; no append, whose growth path is a call), reserved words are
+// looked up in batches (classifyWords), and the calls (next, punct,
+// classifyWords) are made with the slices stored in l and reloaded
+// after. A value live across a call on any path is spilled on every
+// iteration (at the loop head). The first byte is read again as
+// src[start] where needed: keeping c live over the switch costs a spill
+// per token.
+//
+// The inline cases end in "goto loop", not "continue": continue jumps to
+// one block that all of them share, and the register allocator gave the
+// loop's values other registers there than at the loop's head, so every
+// token paid for a swap of registers (three moves); each goto lands on the
+// head with its own, mostly empty, set of moves.
 func run[M lexMode](l *lexer) {
-	src := l.src
-	pos := l.pos
 	var mode M
 	parse := len(mode) != 0 // a constant in each compiled copy
-	tb, n, lim, vb, k := l.room(parse)
+	src := l.src
+	pos := l.pos
+	tp, tend, vp := l.room(parse)
+loop:
 	for uint(pos) < uint(len(src)) { // unsigned: src[pos] needs no bounds check
 		start := pos
 		c := src[pos]
@@ -242,15 +250,13 @@ func run[M lexMode](l *lexer) {
 				}
 				i++
 			}
-			if n == lim {
+			if uintptr(tp) >= tend {
 				break // next grows the slices
 			}
-			putTok(tb, n, Identifier, start, i)
-			n++
+			tp = putTok(tp, Identifier, start, i)
 			pos = i
 			if parse {
-				putView(vb, k, start, i, identTail)
-				k++
+				vp = putView(vp, start, i, identTail)
 				if classLens[src[start]]&(1<<((i-start)&31)) != 0 {
 					// Only a name with a reserved word's first byte and
 					// length is looked up, in batches: a call per name
@@ -260,16 +266,16 @@ func run[M lexMode](l *lexer) {
 					// nw saves a reload: the store into words may
 					// alias nwords as far as the compiler knows.
 					nw := l.nwords
-					l.words[nw] = int32(k - 1)
+					l.words[nw] = l.viewIndex(vp) - 1
 					nw++
 					l.nwords = nw
 					if nw == 0 { // wrapped: words is full
-						l.toks, l.view, l.pos = l.toks[:n], l.view[:k], pos
+						l.sync(tp, vp, pos)
 						l.classifyWords(len(l.words))
 					}
 				}
 			}
-			continue
+			goto loop
 		case fSpace:
 			i := pos + 1
 			for i < len(src) {
@@ -281,21 +287,19 @@ func run[M lexMode](l *lexer) {
 				}
 				i++
 			}
-			if n == lim {
+			if uintptr(tp) >= tend {
 				break
 			}
-			putTok(tb, n, Whitespace, start, i)
-			n++
+			tp = putTok(tp, Whitespace, start, i)
 			pos = i
-			continue
+			goto loop
 		case fNewline:
-			if n == lim {
+			if uintptr(tp) >= tend {
 				break
 			}
-			putTok(tb, n, Newline, start, pos+1)
-			n++
+			tp = putTok(tp, Newline, start, pos+1)
 			pos++
-			continue
+			goto loop
 		case fPunct:
 			// A punctuator that the next byte cannot extend is one byte
 			// long (see punctMore); the others take punctLen (what next
@@ -304,37 +308,33 @@ func run[M lexMode](l *lexer) {
 				// The frequent two-byte punctuators no third byte
 				// extends ("::", "++", "==", "+=", ...) are written here.
 				kw, ok := punct2(src[start], src[pos+1])
-				if !ok || n == lim {
-					l.toks, l.view, l.pos = l.toks[:n], l.view[:k], pos
+				if !ok || uintptr(tp) >= tend {
+					l.sync(tp, vp, pos)
 					l.punct(start)
-					tb, n, lim, vb, k = l.room(parse)
+					tp, tend, vp = l.room(parse)
 					pos = l.pos
-					continue
+					goto loop
 				}
-				putTok(tb, n, Punct, start, pos+2)
-				n++
+				tp = putTok(tp, Punct, start, pos+2)
 				if parse {
-					putView(vb, k, start, pos+2, punct2Tail[kw])
-					k++
+					vp = putView(vp, start, pos+2, punct2Tail[kw])
 				}
 				pos += 2
-				continue
+				goto loop
 			}
 			fallthrough
 		case fPunct1:
 			// Brackets, ';', ',', '?', '~' never start a longer
 			// punctuator: no punctLen call, no digraph test.
-			if n == lim {
+			if uintptr(tp) >= tend {
 				break
 			}
-			putTok(tb, n, Punct, start, pos+1)
-			n++
+			tp = putTok(tp, Punct, start, pos+1)
 			if parse {
-				putView(vb, k, start, pos+1, punct1Tail[src[start]])
-				k++
+				vp = putView(vp, start, pos+1, punct1Tail[src[start]])
 			}
 			pos++
-			continue
+			goto loop
 		case fPunctX:
 			// '.', '/', '%' are one byte long unless the next byte may
 			// make a number, a comment, a longer punctuator or a
@@ -342,17 +342,15 @@ func run[M lexMode](l *lexer) {
 			if pos+1 < len(src) && punctMoreX[src[pos+1]] {
 				break
 			}
-			if n == lim {
+			if uintptr(tp) >= tend {
 				break
 			}
-			putTok(tb, n, Punct, start, pos+1)
-			n++
+			tp = putTok(tp, Punct, start, pos+1)
 			if parse {
-				putView(vb, k, start, pos+1, punct1Tail[src[start]])
-				k++
+				vp = putView(vp, start, pos+1, punct1Tail[src[start]])
 			}
 			pos++
-			continue
+			goto loop
 		case fDigit:
 			// A number of digits and letters; anything that may continue
 			// it otherwise ('.', a digit separator, an exponent's sign)
@@ -367,56 +365,84 @@ func run[M lexMode](l *lexer) {
 				}
 				i++
 			}
-			if n == lim {
+			if uintptr(tp) >= tend {
 				break
 			}
-			putTok(tb, n, Number, start, i)
-			n++
+			tp = putTok(tp, Number, start, i)
 			if parse {
-				putView(vb, k, start, i, numberTail)
-				k++
+				vp = putView(vp, start, i, numberTail)
 			}
 			pos = i
-			continue
+			goto loop
 		}
 	slow: // next lexes the token at pos, as if run had never looked at it
-		l.toks, l.view, l.pos = l.toks[:n], l.view[:k], pos
+		l.sync(tp, vp, pos)
 		l.next()
-		tb, n, lim, vb, k = l.room(parse)
+		tp, tend, vp = l.room(parse)
 		pos = l.pos
 	}
-	l.toks, l.view, l.pos = l.toks[:n], l.view[:k], pos
+	l.sync(tp, vp, pos)
 	l.flushWords()
 }
 
-// room returns run's view of l.toks and (if parse) l.view: each slice's
-// base pointer and length, and lim, the number of tokens up to which run
-// may write both without a check: every token run writes adds one Token
-// and at most one view entry, so the view has room for the view entries
-// of the tokens up to lim. The pointers are those of the slices' arrays
-// and run writes below lim only (putTok, putView), so they stay within
-// the arrays, and l keeps the slices themselves. Compared with the three
-// words of each slice this saves a register in a loop that has none to
-// spare and one capacity test per token; it also saves the bounds checks.
-func (l *lexer) room(parse bool) (tb unsafe.Pointer, n, lim int, vb unsafe.Pointer, k int) {
-	tb, n, lim = unsafe.Pointer(unsafe.SliceData(l.toks)), len(l.toks), cap(l.toks)
+// room returns run's writers for l.toks and (if parse) l.view: tp and vp
+// point to the slots of the next token and view entry, and run may write
+// a token and a view entry while uintptr(tp) < tend (every token run
+// writes is one Token and at most one view entry). tend leaves the last
+// slot of each array free, so that tp and vp, moved on after each write,
+// still point into their arrays (a pointer past an array's end is not a
+// valid pointer for the garbage collector or checkptr). With no room
+// (tp == nil, tend == 0) every token goes to next, which grows the slices.
+// l keeps the slices; sync stores their new lengths.
+//
+// Two pointers and a limit instead of three words per slice leave the
+// loop, which has no register to spare, two more registers, and a write
+// costs no index arithmetic, bounds check or second capacity test.
+func (l *lexer) room(parse bool) (tp unsafe.Pointer, tend uintptr, vp unsafe.Pointer) {
+	free := cap(l.toks) - len(l.toks)
 	if parse {
-		vb, k = unsafe.Pointer(unsafe.SliceData(l.view)), len(l.view)
-		lim = min(lim, n+cap(l.view)-k)
+		free = min(free, cap(l.view)-len(l.view))
 	}
-	return tb, n, lim, vb, k
+	if free <= 1 {
+		return nil, 0, nil
+	}
+	tp = unsafe.Add(unsafe.Pointer(unsafe.SliceData(l.toks)), len(l.toks)*tokenSize)
+	if parse {
+		vp = unsafe.Add(unsafe.Pointer(unsafe.SliceData(l.view)), len(l.view)*ptokSize)
+	}
+	return tp, uintptr(tp) + uintptr(free-1)*uintptr(tokenSize), vp
 }
 
-// putTok writes toks[n] of the token array at tb; n < lim (room).
-func putTok(tb unsafe.Pointer, n int, kind TokenKind, start, end int) {
-	*(*Token)(unsafe.Add(tb, n*tokenSize)) = Token{Kind: kind, Start: start, End: end}
+// sync stores the lengths that run's writers tp and vp (see room) give
+// l.toks and l.view, and pos.
+func (l *lexer) sync(tp, vp unsafe.Pointer, pos int) {
+	l.pos = pos
+	if tp == nil {
+		return // no room: run wrote nothing
+	}
+	l.toks = l.toks[:(uintptr(tp)-uintptr(unsafe.Pointer(unsafe.SliceData(l.toks))))/uintptr(tokenSize)]
+	if vp != nil {
+		l.view = l.view[:l.viewIndex(vp)]
+	}
 }
 
-// putView writes view[k] of the view array at vb (k < room's lim), a
-// token [start,end) whose other fields are tail (viewTail).
-func putView(vb unsafe.Pointer, k int, start, end int, tail uint32) {
-	w := (*[3]uint32)(unsafe.Add(vb, k*ptokSize))
+// viewIndex returns the index in l.view of the slot vp points to.
+func (l *lexer) viewIndex(vp unsafe.Pointer) int32 {
+	return int32((uintptr(vp) - uintptr(unsafe.Pointer(unsafe.SliceData(l.view)))) / uintptr(ptokSize))
+}
+
+// putTok writes a token at tp (see room) and returns the next slot.
+func putTok(tp unsafe.Pointer, kind TokenKind, start, end int) unsafe.Pointer {
+	*(*Token)(tp) = Token{Kind: kind, Start: start, End: end}
+	return unsafe.Add(tp, tokenSize)
+}
+
+// putView writes a view entry at vp (see room), a token [start,end) whose
+// other fields are tail (viewTail), and returns the next slot.
+func putView(vp unsafe.Pointer, start, end int, tail uint32) unsafe.Pointer {
+	w := (*[3]uint32)(vp)
 	w[0], w[1], w[2] = uint32(start), uint32(end), tail
+	return unsafe.Add(vp, ptokSize)
 }
 
 // A ptok is three 32-bit words: Start, End, and its other fields, which
