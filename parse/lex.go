@@ -227,28 +227,55 @@ loop:
 		switch fastClass[c] {
 		case fIdent:
 			// The byte that ends the name is tested once, where the
-			// loop stops (a second load and a reload of spilled values
+			// loops stop (a second load and a reload of spilled values
 			// cost more).
+			//
+			// fastClass, not identCharTab: the dispatch's table address
+			// stays in its register (a second table's address took it
+			// and was restored per byte). d is tested in place
+			// (isNameClass written out) and by an order test, so that
+			// one register holds the byte, its class and d: for "d ==
+			// fStop-fIdent" the compiler kept the class in a second
+			// register, which was restored per byte too. With fStop the
+			// last class the test at end also sends the rare fSlow
+			// bytes after a name ('#', '\\', '@', controls) to next,
+			// which lexes them as before.
 			i := pos + 1
+			var d uint8 // fastClass[src[i]] - fIdent where the loops stop
+			// Four bytes per bounds test while four are left, read
+			// through a pointer because the compiler did not prove the
+			// indexes in bounds (four tests per four bytes); then byte
+			// by byte, which happens only in the last 3 bytes of src.
+			for i+4 <= len(src) {
+				w := (*[4]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), i)) // 0 < i, i+4 <= len(src)
+				if d = fastClass[w[0]] - fIdent; d > fDigit-fIdent {
+					goto end
+				}
+				if d = fastClass[w[1]] - fIdent; d > fDigit-fIdent {
+					i++
+					goto end
+				}
+				if d = fastClass[w[2]] - fIdent; d > fDigit-fIdent {
+					i += 2
+					goto end
+				}
+				if d = fastClass[w[3]] - fIdent; d > fDigit-fIdent {
+					i += 3
+					goto end
+				}
+				i += 4
+			}
 			for i < len(src) {
-				// fastClass, not identCharTab: the dispatch's table
-				// address stays in its register (a second table's
-				// address took it and was restored per byte). d is
-				// tested in place (isNameClass written out) and by an
-				// order test, so that one register holds the byte,
-				// its class and d: for "d == fStop-fIdent" the
-				// compiler kept the class in a second register, which
-				// was restored per byte too. With fStop the last
-				// class the test also sends the rare fSlow bytes after
-				// a name ('#', '\\', '@', controls) to next, which
-				// lexes them as before.
-				if d := fastClass[src[i]] - fIdent; d > fDigit-fIdent {
-					if d >= fStop-fIdent {
-						goto slow // a literal prefix or a non-ASCII letter
-					}
+				if d = fastClass[src[i]] - fIdent; d > fDigit-fIdent {
 					break
 				}
 				i++
+			}
+			// d < fStop-fIdent if the name ends the source: the last
+			// byte tested was a name's, or none was (d == 0).
+		end:
+			if d >= fStop-fIdent {
+				goto slow // a literal prefix or a non-ASCII letter
 			}
 			if uintptr(tp) >= tend {
 				break // next grows the slices
