@@ -583,7 +583,9 @@ func classifyFast(view []ptok, src []byte, words []int32, i int) int {
 		if prescanWord[e.kw] {
 			return i
 		}
-		pt.cls, pt.kw = e.cls, e.kw
+		// pt.cls, pt.kw = e.cls, e.kw as one store of the entry's
+		// third word (see putView): Kind is Identifier, pb is 0.
+		(*[3]uint32)(unsafe.Pointer(pt))[2] = e.tail
 	}
 	return i
 }

@@ -88,7 +88,8 @@ type classEntry struct {
 	word       string
 	head, next uint64 // wordChunk of bytes 0-7 and 8-15 of word
 	cls        uint8
-	kw         uint8 // token id (tokid.go), 0 if none
+	kw         uint8  // token id (tokid.go), 0 if none
+	tail       uint32 // the third word of the word's view entry (viewTail)
 }
 
 const classBits = 10
@@ -190,6 +191,7 @@ func buildClassTable() {
 		if len(w) > 8 {
 			e.next = wordChunk([]byte(w), 8, len(w))
 		}
+		e.tail = viewTail(ptok{Kind: Identifier, cls: e.cls, kw: e.kw})
 		classTable[classSlot(e.head, len(w), classMul)] = e
 	}
 }
