@@ -304,18 +304,9 @@ loop:
 			}
 			goto loop
 		case fSpace:
-			i := pos + 1
-			for i < len(src) {
-				if fc := fastClass[src[i]]; fc != fSpace {
-					if fc == fCR {
-						goto slow // whitespace decides about '\r'
-					}
-					break
-				}
-				i++
-			}
-			if uintptr(tp) >= tend {
-				break
+			i, cr := blanksEnd(src, pos+1)
+			if cr || uintptr(tp) >= tend {
+				break // whitespace decides about '\r'
 			}
 			tp = putTok(tp, Whitespace, start, i)
 			pos = i
@@ -326,6 +317,17 @@ loop:
 			}
 			tp = putTok(tp, Newline, start, pos+1)
 			pos++
+			// Most lines start with blanks: lex them here (as the
+			// fSpace case does) without the loop's dispatch.
+			if uint(pos) >= uint(len(src)) || fastClass[src[pos]] != fSpace || uintptr(tp) >= tend {
+				goto loop
+			}
+			i, cr := blanksEnd(src, pos+1)
+			if cr {
+				goto loop // whitespace decides about '\r'
+			}
+			tp = putTok(tp, Whitespace, pos, i)
+			pos = i
 			goto loop
 		case fPunct:
 			// A punctuator that the next byte cannot extend is one byte
@@ -349,7 +351,18 @@ loop:
 				pos += 2
 				goto loop
 			}
-			fallthrough
+			// One byte, as in the fPunct1 case (written out: with a
+			// fallthrough the compiler loaded this case's table address
+			// on the fPunct1 path too).
+			if uintptr(tp) >= tend {
+				break
+			}
+			tp = putTok(tp, Punct, start, pos+1)
+			if parse {
+				vp = putView(vp, start, pos+1, punct1Tail[src[start]])
+			}
+			pos++
+			goto loop
 		case fPunct1:
 			// Brackets, ';', ',', '?', '~' never start a longer
 			// punctuator: no punctLen call, no digraph test.
@@ -410,6 +423,19 @@ loop:
 	}
 	l.sync(tp, vp, pos)
 	l.flushWords()
+}
+
+// blanksEnd returns the end of the run of blanks (fSpace bytes) that goes
+// on at i, and whether a '\r' follows it (then whitespace lexes the run).
+// It tests the byte it stops at once, through fastClass, as run's loops do.
+func blanksEnd(src []byte, i int) (end int, cr bool) {
+	for i < len(src) {
+		if fc := fastClass[src[i]]; fc != fSpace {
+			return i, fc == fCR
+		}
+		i++
+	}
+	return i, false
 }
 
 // room returns run's writers for l.toks and (if parse) l.view: tp and vp
