@@ -302,6 +302,16 @@ loop:
 					}
 				}
 			}
+			// A name is often followed by blanks ("int x", "x = y"): lex
+			// them here, as the fSpace case does, without the loop's
+			// dispatch (d tells their class).
+			if d != fSpace-fIdent || uintptr(tp) >= tend {
+				goto loop
+			}
+			if end, cr := blanksEnd(src, pos+1); !cr {
+				tp = putTok(tp, Whitespace, pos, end)
+				pos = end
+			}
 			goto loop
 		case fSpace:
 			i, cr := blanksEnd(src, pos+1)
