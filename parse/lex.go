@@ -302,15 +302,26 @@ loop:
 					}
 				}
 			}
-			// A name is often followed by blanks ("int x", "x = y"): lex
-			// them here, as the fSpace case does, without the loop's
-			// dispatch (d tells their class).
-			if d != fSpace-fIdent || uintptr(tp) >= tend {
+			// A name is often followed by blanks ("int x", "x = y") or
+			// by a bracket, ';' or ',': lex them here, as the fSpace and
+			// fPunct1 cases do, without the loop's dispatch (d tells
+			// the next byte's class).
+			if uintptr(tp) >= tend {
 				goto loop
 			}
-			if end, cr := blanksEnd(src, pos+1); !cr {
-				tp = putTok(tp, Whitespace, pos, end)
-				pos = end
+			switch d {
+			case fSpace - fIdent:
+				if end, cr := blanksEnd(src, pos+1); !cr {
+					tp = putTok(tp, Whitespace, pos, end)
+					pos = end
+				}
+			case fPunct1 - fIdent:
+				// "f(", "x;", "a,", "i]": the fPunct1 case's token.
+				tp = putTok(tp, Punct, pos, pos+1)
+				if parse {
+					vp = putView(vp, pos, pos+1, punct1Tail[src[pos]])
+				}
+				pos++
 			}
 			goto loop
 		case fSpace:
@@ -439,7 +450,7 @@ loop:
 // on at i, and whether a '\r' follows it (then whitespace lexes the run).
 // It tests the byte it stops at once, through fastClass, as run's loops do.
 func blanksEnd(src []byte, i int) (end int, cr bool) {
-	for i < len(src) {
+	for uint(i) < uint(len(src)) { // i > 0; unsigned: no bounds check
 		if fc := fastClass[src[i]]; fc != fSpace {
 			return i, fc == fCR
 		}
