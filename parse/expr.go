@@ -27,19 +27,29 @@ func (p *parser) parseAssign() Expr {
 		p.leave()
 		return p.deepExpr()
 	}
-	t := &p.toks[p.i]
-	if t.Kind == Identifier && t.cls&clsKeyword != 0 && p.isK(kwThrow) {
-		x := p.parseThrow()
+	x, f := p.leaf()
+	switch f {
+	case followClose:
+		// The frequent one-operand expression (`f(a, 0)`, `x[i]`,
+		// `return n;`): a leaf that no operator can follow.
 		p.leave()
 		return x
-	}
-	x := p.simpleOperand()
-	if x == nil {
+	case followOther:
+		// Not a leaf (a leaf is no keyword, so it is never `throw`).
+		t := &p.toks[p.i]
+		if t.Kind == Identifier && t.cls&clsKeyword != 0 && p.isK(kwThrow) {
+			x = p.parseThrow()
+			p.leave()
+			return x
+		}
 		x = p.parseUnary()
+	case followPostfix:
+		// simpleOperand, written out.
+		p.depth++ // parsePostfix runs inside parseUnary's guard
+		x = p.parsePostfix(x)
+		p.depth--
 	}
 	if closesExpr[p.toks[p.i].pb] {
-		// The frequent one-operand expression (`f(a, 0)`, `x[i]`,
-		// `return n;`): no operator can follow.
 		p.leave()
 		return x
 	}
@@ -47,7 +57,7 @@ func (p *parser) parseAssign() Expr {
 	if p.toks[p.i].pb == '?' {
 		x = p.parseCondRest(x)
 	}
-	t = &p.toks[p.i]
+	t := &p.toks[p.i]
 	if t.Kind != Punct || p.src[t.End-1] != '=' {
 		p.leave()
 		return x // every assignment operator ends in '='
@@ -858,27 +868,8 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 // parseUnary's depth guard would not let the operand in (parseUnary then
 // reports it).
 func (p *parser) simpleOperand() Expr {
-	if p.depth >= maxDepth || !p.leafToken() {
-		return nil // parseUnary's depth guard decides, or the general path
-	}
-	follower := operandFollower(&p.toks[p.i+1]) // a leaf token is never the last (EOF) token
-	if follower == followOther {
-		return nil
-	}
-	// The leaf itself (an Ident or a BasicLit, as parsePrimary builds
-	// it), built here rather than in a function of its own: a call less
-	// per operand.
-	t := &p.toks[p.i]
-	start, end := int(t.Start), int(t.End)
-	kind := t.Kind
-	p.next()
-	var x Expr
-	if kind == Identifier {
-		x = p.newIdent(Span{start, end}, p.view(start, end))
-	} else {
-		x = newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: p.view(start, end)})
-	}
-	if follower == followPostfix {
+	x, f := p.leaf()
+	if f == followPostfix {
 		p.depth++ // parsePostfix runs inside parseUnary's guard
 		x = p.parsePostfix(x)
 		p.depth--
@@ -893,63 +884,5 @@ var closesExpr = func() (t [256]bool) {
 	for _, c := range ")],;}:" {
 		t[c] = true
 	}
-	return t
-}()
-
-// leafToken reports whether the current token is a plain identifier or a
-// number or character literal: a token that parsePrimary turns into an
-// Ident or a BasicLit by itself.
-func (p *parser) leafToken() bool {
-	t := &p.toks[p.i]
-	switch t.Kind {
-	case Identifier:
-		// Not the classes that parseUnaryIn and parseIdentExpr dispatch
-		// on (keywords include auto, sizeof, new, this, ...); "__alignof"
-		// is the one word they test that has no class.
-		return t.cls&(clsKeyword|clsExprWord|clsBuiltin|clsOpWord) == 0 &&
-			(t.End-t.Start != 9 || p.word() != "__alignof")
-	case Number, Char:
-		return true
-	}
-	return false // strings join with their neighbours (parseStrings)
-}
-
-// What the token after a leaf operand does to it.
-const (
-	followEnds    uint8 = iota // nothing: the operand is complete
-	followPostfix              // a call, subscript, member access, ++/-- or launch (parsePostfix)
-	followOther                // '<', '::' or '{': template arguments, a qualified name or a typed braced list (the general path)
-)
-
-// operandFollower classifies token n after a leaf operand.
-func operandFollower(n *ptok) uint8 {
-	if n.Kind != Punct {
-		return followEnds
-	}
-	if n.pb != 0 {
-		return followerPB[n.pb]
-	}
-	return followerKW[n.kw]
-}
-
-// followerPB classifies the one-byte punctuators (by ptok.pb; digraphs are
-// canonical) after a leaf operand.
-var followerPB = func() (t [256]uint8) {
-	for _, c := range "([." {
-		t[c] = followPostfix
-	}
-	for _, c := range "<{" {
-		t[c] = followOther
-	}
-	return t
-}()
-
-// followerKW classifies the multi-byte punctuators (by token id; those
-// without one, such as "==" or "+=", end the operand) after a leaf operand.
-var followerKW = func() (t [numTokIDs]uint8) {
-	for _, k := range []uint8{tkArrow, tkInc, tkDec, tkLaunchOpen} {
-		t[k] = followPostfix
-	}
-	t[tkScope] = followOther
 	return t
 }()
