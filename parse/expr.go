@@ -250,11 +250,18 @@ func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 		}
 		opPos := int(t.Start)
 		p.next()
-		y := p.simpleOperand()
-		if y == nil {
+		// simpleOperand, written out: a leaf before a closer needs no
+		// further test.
+		y, f := p.leaf()
+		switch f {
+		case followOther:
 			y = p.parseUnary()
+		case followPostfix:
+			p.depth++ // parsePostfix runs inside parseUnary's guard
+			y = p.parsePostfix(y)
+			p.depth--
 		}
-		if !closesExpr[p.toks[p.i].pb] { // else no operator follows y
+		if f != followClose && !closesExpr[p.toks[p.i].pb] { // else no operator follows y
 			y = p.binaryRest(y, prec+1)
 		}
 		x = p.newBinary(Span{x.Pos(), y.End()}, op, opPos, x, y)
