@@ -298,7 +298,9 @@ func (p *parser) parseUnaryIn() Expr {
 			if x == nil {
 				x = p.parseUnary()
 			}
-			return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: op, X: x})
+			u := slot(&p.slabs.sUnaryExpr)
+			u.Span, u.Op, u.X = Span{start, x.End()}, op, x
+			return u
 		}
 		if p.isK(tkScope) && (p.isAtK(1, kwNew) || p.isAtK(1, kwDelete)) {
 			p.next()
@@ -499,7 +501,9 @@ func (p *parser) parseCCast(start int, t *TypeRef) Expr {
 		return il
 	}
 	x := p.parseUnary()
-	return newNode(&p.slabs.sCastExpr, CastExpr{Span: Span{start, x.End()}, Kind: "c", Type: t, X: x})
+	c := slot(&p.slabs.sCastExpr)
+	c.Span, c.Kind, c.Type, c.X = Span{start, x.End()}, "c", t, x
+	return c
 }
 
 // parseSizeof parses sizeof/alignof of a type or an expression, and
@@ -645,7 +649,9 @@ func (p *parser) parsePostfix(x Expr) Expr {
 			} else {
 				args, lp, rp = p.parseArgs()
 			}
-			x = newNode(&p.slabs.sCallExpr, CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp})
+			c := slot(&p.slabs.sCallExpr)
+			c.Span, c.Fun, c.Args, c.Lparen, c.Rparen = Span{x.Pos(), p.lastEnd}, x, args, lp, rp
+			x = c
 			continue
 		case '[':
 			if p.pbAt(1, '[') {
@@ -695,7 +701,9 @@ func (p *parser) parseIndex(x Expr) Expr {
 	if !p.got("]") {
 		return p.badExpr(x.Pos(), "expected ']'")
 	}
-	return newNode(&p.slabs.sIndexExpr, IndexExpr{Span: Span{x.Pos(), p.lastEnd}, X: x, Index: idx, Lbrack: lb, Rbrack: rb})
+	ix := slot(&p.slabs.sIndexExpr)
+	ix.Span, ix.X, ix.Index, ix.Lbrack, ix.Rbrack = Span{x.Pos(), p.lastEnd}, x, idx, lb, rb
+	return ix
 }
 
 // parseArgs parses `( args )` and returns them with the paren offsets.
@@ -823,7 +831,8 @@ func (p *parser) parseMember(x Expr) Expr {
 		p.next()
 	}
 	name := p.spanText(nameStart, p.lastEnd)
-	me := newNode(&p.slabs.sMemberExpr, MemberExpr{Span: Span{x.Pos(), p.lastEnd}, X: x, Arrow: arrow, Name: name})
+	me := slot(&p.slabs.sMemberExpr)
+	me.Span, me.X, me.Arrow, me.Name = Span{x.Pos(), p.lastEnd}, x, arrow, name
 	if p.is("<") && p.templateAhead(name) {
 		m := p.mark()
 		if args, _, ok := p.parseTemplateArgs(); ok {

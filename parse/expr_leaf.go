@@ -64,7 +64,9 @@ func (p *parser) leaf() (Expr, uint8) {
 	if kind == Identifier {
 		return p.newIdent(Span{start, end}, text), f
 	}
-	return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: text}), f
+	lit := slot(&p.slabs.sBasicLit)
+	lit.Span, lit.Kind, lit.Value = Span{start, end}, kind, text
+	return lit, f
 }
 
 // followerPB classifies the one-byte punctuators (by ptok.pb; digraphs are

@@ -301,7 +301,9 @@ func (p *parser) parseParen() Expr {
 	if !p.got(")") {
 		return p.badExpr(start, "expected ')'")
 	}
-	return newNode(&p.slabs.sParenExpr, ParenExpr{Span: p.spanFrom(start), X: x})
+	pe := slot(&p.slabs.sParenExpr)
+	pe.Span, pe.X = p.spanFrom(start), x
+	return pe
 }
 
 // parseParenInit parses a declarator's `(args)` initializer.
