@@ -714,24 +714,29 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 	p.noGT = 0
 	list := &p.slabs.exprs
 	mark := len(list.items)
-	for !p.atEOF() && !p.is(")") {
+	for t := &p.toks[p.i]; t.Kind != EOF && t.pb != ')'; t = &p.toks[p.i] {
 		before := p.i
 		// parseArg, written out: one frame less on the recursion path
 		// of nested calls.
-		if p.toks[p.i].pb == '{' {
+		if t.pb == '{' {
 			list.push(p.parseInitList(nil))
 		} else {
 			list.push(p.parseAssign())
 		}
-		p.gotK(tkEllipsis)
-		if !p.got(",") {
-			if !p.is(")") && p.i == before {
-				p.next()
-			}
-			if !p.is(")") {
+		// The argument is followed by ',' (the frequent case: one test),
+		// or by '...' and maybe ','. Anything else ends the list: the
+		// loop used to test for ')' again, which ends it too (after a
+		// token is skipped where the argument consumed none).
+		if p.toks[p.i].pb != ',' {
+			p.gotK(tkEllipsis)
+			if !p.is(",") {
+				if !p.is(")") && p.i == before {
+					p.next()
+				}
 				break
 			}
 		}
+		p.next() // ','
 	}
 	args := list.finish(mark)
 	p.noGT = save
