@@ -692,9 +692,19 @@ func (p *parser) parseIndex(x Expr) Expr {
 	lb := p.curStart()
 	p.next()
 	var idx Expr
-	if p.is("{") {
+	if p.pbAt(1, ']') {
+		// `a[i]`, `v[0]`: a leaf before the ']' is the whole index, as
+		// parseExprIn -> parseExpr -> parseAssign would find it (at
+		// parseAssign's depth) without their three frames.
+		p.depth++
+		idx, _ = p.leaf()
+		p.depth--
+	}
+	switch {
+	case idx != nil:
+	case p.is("{"):
 		idx = p.parseInitList(nil)
-	} else {
+	default:
 		idx = p.parseExprIn()
 	}
 	rb := p.curStart()
@@ -738,7 +748,18 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 		}
 		p.next() // ','
 	}
-	args := list.finish(mark)
+	var args []Expr
+	switch len(list.items) - mark {
+	case 0: // `f()`: nil, as finish returns
+	case 1:
+		// Most calls have one argument: finish's list (len == cap == 1,
+		// the stack slot cleared and popped) without its call.
+		args = append(carve(&p.slabs.argChunk, 1), list.items[mark])
+		list.items[mark] = nil
+		list.items = list.items[:mark]
+	default:
+		args = list.finish(mark)
+	}
 	p.noGT = save
 	rp := p.curStart()
 	if !p.got(")") {
