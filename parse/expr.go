@@ -840,23 +840,31 @@ func (p *parser) parseArg() Expr {
 func (p *parser) parseMember(x Expr) Expr {
 	arrow := p.isK(tkArrow)
 	p.next()
-	p.gotK(kwTemplate)
-	nameStart := p.curStart()
-	if p.is("~") {
-		p.next()
-	}
-	if p.isK(kwOperator) {
-		p.operatorName()
-	} else if p.isIdent() {
+	var name string
+	if t := &p.toks[p.i]; t.Kind == Identifier && t.kw != kwTemplate && t.kw != kwOperator && p.toks[p.i+1].kw != tkScope {
+		// `.x`, `->next`: the name is one identifier (never the last
+		// token), whose source view spanText would return.
+		name = p.view(int(t.Start), int(t.End))
 		p.next()
 	} else {
-		return p.badExpr(x.Pos(), "expected member name")
+		p.gotK(kwTemplate)
+		nameStart := p.curStart()
+		if p.is("~") {
+			p.next()
+		}
+		if p.isK(kwOperator) {
+			p.operatorName()
+		} else if p.isIdent() {
+			p.next()
+		} else {
+			return p.badExpr(x.Pos(), "expected member name")
+		}
+		for p.isK(tkScope) && p.peek(1).Kind == Identifier {
+			p.next() // x.Base::member
+			p.next()
+		}
+		name = p.spanText(nameStart, p.lastEnd)
 	}
-	for p.isK(tkScope) && p.peek(1).Kind == Identifier {
-		p.next() // x.Base::member
-		p.next()
-	}
-	name := p.spanText(nameStart, p.lastEnd)
 	me := slot(&p.slabs.sMemberExpr)
 	me.Span, me.X, me.Arrow, me.Name = Span{x.Pos(), p.lastEnd}, x, arrow, name
 	if p.is("<") && p.templateAhead(name) {
