@@ -49,13 +49,17 @@ func (p *parser) parseAssign() Expr {
 		x = p.parsePostfix(x)
 		p.depth--
 	}
-	if closesExpr[p.toks[p.i].pb] {
+	switch pb := p.toks[p.i].pb; {
+	case closesExpr[pb]:
 		p.leave()
 		return x
-	}
-	x = p.binaryRest(x, 1)
-	if p.toks[p.i].pb == '?' {
-		x = p.parseCondRest(x)
+	case pb == '=':
+		// `x = ...`: '=' is neither a binary nor the conditional operator.
+	default:
+		x = p.binaryRest(x, 1)
+		if p.toks[p.i].pb == '?' {
+			x = p.parseCondRest(x)
+		}
 	}
 	t := &p.toks[p.i]
 	if t.Kind != Punct || p.src[t.End-1] != '=' {
@@ -82,7 +86,10 @@ func (p *parser) parseThrow() Expr {
 // parseAssignRest parses the assignment operator (if the current token is
 // one) and the right-hand side after the left operand x.
 func (p *parser) parseAssignRest(x Expr) Expr {
-	op := assignOp(p.textOf(p.tok()))
+	op := "=" // a one-byte '=' (pb is exact: a '>=' split by closeAngle is "=" too)
+	if p.toks[p.i].pb != '=' {
+		op = assignOp(p.textOf(p.tok()))
+	}
 	if op == "" || p.noGT > 0 && op == ">>=" {
 		return x
 	}
@@ -294,9 +301,15 @@ func (p *parser) parseUnaryIn() Expr {
 		}
 		if op != "" {
 			p.next()
-			x := p.simpleOperand() // `&x`, `-1`, `*p`
-			if x == nil {
+			// simpleOperand, written out: `&x`, `-1`, `*p`.
+			x, f := p.leaf()
+			switch f {
+			case followOther:
 				x = p.parseUnary()
+			case followPostfix:
+				p.depth++ // parsePostfix runs inside parseUnary's guard
+				x = p.parsePostfix(x)
+				p.depth--
 			}
 			u := slot(&p.slabs.sUnaryExpr)
 			u.Span, u.Op, u.X = Span{start, x.End()}, op, x
@@ -317,8 +330,8 @@ func (p *parser) parseUnaryIn() Expr {
 	case Identifier:
 		// The words below are all keywords but "__alignof": most operands
 		// skip the string switch.
-		if w := p.word(); pt.cls&clsKeyword != 0 || w == "__alignof" {
-			switch w {
+		if pt.cls&clsKeyword != 0 || pt.End-pt.Start == 9 && p.word() == "__alignof" {
+			switch w := p.word(); w {
 			case "sizeof", "alignof", "__alignof__", "_Alignof", "__alignof":
 				return p.parseSizeof(start, p.keep(w))
 			case "new":
