@@ -27,27 +27,41 @@ func (p *parser) parseAssign() Expr {
 		p.leave()
 		return p.deepExpr()
 	}
-	t := &p.toks[p.i]
-	if t.Kind == Identifier && t.cls&clsKeyword != 0 && p.isK(kwThrow) {
-		x := p.parseThrow()
-		p.leave()
-		return x
-	}
-	x := p.simpleOperand()
-	if x == nil {
-		x = p.parseUnary()
-	}
-	if closesExpr[p.toks[p.i].pb] {
+	x, f := p.leaf()
+	switch f {
+	case followClose:
 		// The frequent one-operand expression (`f(a, 0)`, `x[i]`,
-		// `return n;`): no operator can follow.
+		// `return n;`): a leaf that no operator can follow.
 		p.leave()
 		return x
+	case followOther:
+		// Not a leaf (a leaf is no keyword, so it is never `throw`).
+		t := &p.toks[p.i]
+		if t.Kind == Identifier && t.cls&clsKeyword != 0 && p.isK(kwThrow) {
+			x = p.parseThrow()
+			p.leave()
+			return x
+		}
+		x = p.parseUnary()
+	case followPostfix:
+		// simpleOperand, written out.
+		p.depth++ // parsePostfix runs inside parseUnary's guard
+		x = p.parsePostfix(x)
+		p.depth--
 	}
-	x = p.binaryRest(x, 1)
-	if p.toks[p.i].pb == '?' {
-		x = p.parseCondRest(x)
+	switch pb := p.toks[p.i].pb; {
+	case closesExpr[pb]:
+		p.leave()
+		return x
+	case pb == '=':
+		// `x = ...`: '=' is neither a binary nor the conditional operator.
+	default:
+		x = p.binaryRest(x, 1)
+		if p.toks[p.i].pb == '?' {
+			x = p.parseCondRest(x)
+		}
 	}
-	t = &p.toks[p.i]
+	t := &p.toks[p.i]
 	if t.Kind != Punct || p.src[t.End-1] != '=' {
 		p.leave()
 		return x // every assignment operator ends in '='
@@ -72,7 +86,10 @@ func (p *parser) parseThrow() Expr {
 // parseAssignRest parses the assignment operator (if the current token is
 // one) and the right-hand side after the left operand x.
 func (p *parser) parseAssignRest(x Expr) Expr {
-	op := assignOp(p.textOf(p.tok()))
+	op := "=" // a one-byte '=' (pb is exact: a '>=' split by closeAngle is "=" too)
+	if p.toks[p.i].pb != '=' {
+		op = assignOp(p.textOf(p.tok()))
+	}
 	if op == "" || p.noGT > 0 && op == ">>=" {
 		return x
 	}
@@ -240,11 +257,18 @@ func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 		}
 		opPos := int(t.Start)
 		p.next()
-		y := p.simpleOperand()
-		if y == nil {
+		// simpleOperand, written out: a leaf before a closer needs no
+		// further test.
+		y, f := p.leaf()
+		switch f {
+		case followOther:
 			y = p.parseUnary()
+		case followPostfix:
+			p.depth++ // parsePostfix runs inside parseUnary's guard
+			y = p.parsePostfix(y)
+			p.depth--
 		}
-		if !closesExpr[p.toks[p.i].pb] { // else no operator follows y
+		if f != followClose && !closesExpr[p.toks[p.i].pb] { // else no operator follows y
 			y = p.binaryRest(y, prec+1)
 		}
 		x = p.newBinary(Span{x.Pos(), y.End()}, op, opPos, x, y)
@@ -277,11 +301,19 @@ func (p *parser) parseUnaryIn() Expr {
 		}
 		if op != "" {
 			p.next()
-			x := p.simpleOperand() // `&x`, `-1`, `*p`
-			if x == nil {
+			// simpleOperand, written out: `&x`, `-1`, `*p`.
+			x, f := p.leaf()
+			switch f {
+			case followOther:
 				x = p.parseUnary()
+			case followPostfix:
+				p.depth++ // parsePostfix runs inside parseUnary's guard
+				x = p.parsePostfix(x)
+				p.depth--
 			}
-			return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: op, X: x})
+			u := slot(&p.slabs.sUnaryExpr)
+			u.Span, u.Op, u.X = Span{start, x.End()}, op, x
+			return u
 		}
 		if p.isK(tkScope) && (p.isAtK(1, kwNew) || p.isAtK(1, kwDelete)) {
 			p.next()
@@ -298,8 +330,8 @@ func (p *parser) parseUnaryIn() Expr {
 	case Identifier:
 		// The words below are all keywords but "__alignof": most operands
 		// skip the string switch.
-		if w := p.word(); pt.cls&clsKeyword != 0 || w == "__alignof" {
-			switch w {
+		if pt.cls&clsKeyword != 0 || pt.End-pt.Start == 9 && p.word() == "__alignof" {
+			switch w := p.word(); w {
 			case "sizeof", "alignof", "__alignof__", "_Alignof", "__alignof":
 				return p.parseSizeof(start, p.keep(w))
 			case "new":
@@ -482,7 +514,9 @@ func (p *parser) parseCCast(start int, t *TypeRef) Expr {
 		return il
 	}
 	x := p.parseUnary()
-	return newNode(&p.slabs.sCastExpr, CastExpr{Span: Span{start, x.End()}, Kind: "c", Type: t, X: x})
+	c := slot(&p.slabs.sCastExpr)
+	c.Span, c.Kind, c.Type, c.X = Span{start, x.End()}, "c", t, x
+	return c
 }
 
 // parseSizeof parses sizeof/alignof of a type or an expression, and
@@ -623,12 +657,14 @@ func (p *parser) parsePostfix(x Expr) Expr {
 			// path of nested calls.
 			var args []Expr
 			var lp, rp int
-			if p.isMacroCall(x) {
+			if p.mayBeMacroCall(x) && p.isMacroCall(x) {
 				args, lp, rp = p.parseMacroArgs()
 			} else {
 				args, lp, rp = p.parseArgs()
 			}
-			x = newNode(&p.slabs.sCallExpr, CallExpr{Span: Span{x.Pos(), p.lastEnd}, Fun: x, Args: args, Lparen: lp, Rparen: rp})
+			c := slot(&p.slabs.sCallExpr)
+			c.Span, c.Fun, c.Args, c.Lparen, c.Rparen = Span{x.Pos(), p.lastEnd}, x, args, lp, rp
+			x = c
 			continue
 		case '[':
 			if p.pbAt(1, '[') {
@@ -669,16 +705,28 @@ func (p *parser) parseIndex(x Expr) Expr {
 	lb := p.curStart()
 	p.next()
 	var idx Expr
-	if p.is("{") {
+	if p.pbAt(1, ']') {
+		// `a[i]`, `v[0]`: a leaf before the ']' is the whole index, as
+		// parseExprIn -> parseExpr -> parseAssign would find it (at
+		// parseAssign's depth) without their three frames.
+		p.depth++
+		idx, _ = p.leaf()
+		p.depth--
+	}
+	switch {
+	case idx != nil:
+	case p.is("{"):
 		idx = p.parseInitList(nil)
-	} else {
+	default:
 		idx = p.parseExprIn()
 	}
 	rb := p.curStart()
 	if !p.got("]") {
 		return p.badExpr(x.Pos(), "expected ']'")
 	}
-	return newNode(&p.slabs.sIndexExpr, IndexExpr{Span: Span{x.Pos(), p.lastEnd}, X: x, Index: idx, Lbrack: lb, Rbrack: rb})
+	ix := slot(&p.slabs.sIndexExpr)
+	ix.Span, ix.X, ix.Index, ix.Lbrack, ix.Rbrack = Span{x.Pos(), p.lastEnd}, x, idx, lb, rb
+	return ix
 }
 
 // parseArgs parses `( args )` and returns them with the paren offsets.
@@ -689,26 +737,42 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 	p.noGT = 0
 	list := &p.slabs.exprs
 	mark := len(list.items)
-	for !p.atEOF() && !p.is(")") {
+	for t := &p.toks[p.i]; t.Kind != EOF && t.pb != ')'; t = &p.toks[p.i] {
 		before := p.i
 		// parseArg, written out: one frame less on the recursion path
 		// of nested calls.
-		if p.toks[p.i].pb == '{' {
+		if t.pb == '{' {
 			list.push(p.parseInitList(nil))
 		} else {
 			list.push(p.parseAssign())
 		}
-		p.gotK(tkEllipsis)
-		if !p.got(",") {
-			if !p.is(")") && p.i == before {
-				p.next()
-			}
-			if !p.is(")") {
+		// The argument is followed by ',' (the frequent case: one test),
+		// or by '...' and maybe ','. Anything else ends the list: the
+		// loop used to test for ')' again, which ends it too (after a
+		// token is skipped where the argument consumed none).
+		if p.toks[p.i].pb != ',' {
+			p.gotK(tkEllipsis)
+			if !p.is(",") {
+				if !p.is(")") && p.i == before {
+					p.next()
+				}
 				break
 			}
 		}
+		p.next() // ','
 	}
-	args := list.finish(mark)
+	var args []Expr
+	switch len(list.items) - mark {
+	case 0: // `f()`: nil, as finish returns
+	case 1:
+		// Most calls have one argument: finish's list (len == cap == 1,
+		// the stack slot cleared and popped) without its call.
+		args = append(carve(&p.slabs.argChunk, 1), list.items[mark])
+		list.items[mark] = nil
+		list.items = list.items[:mark]
+	default:
+		args = list.finish(mark)
+	}
 	p.noGT = save
 	rp := p.curStart()
 	if !p.got(")") {
@@ -729,6 +793,16 @@ func (p *parser) isMacroCall(x Expr) bool {
 		return m.IsFunc
 	}
 	return isAllCaps(id.Name)
+}
+
+// mayBeMacroCall is isMacroCall's inlinable filter, false only where
+// isMacroCall is false: a callee that is no Ident, an empty name, or a
+// name whose first byte is a lower-case letter (most functions). Such a
+// name is no macro unless some macro name has its first byte and length
+// (macro asks maybeMacro first), and isAllCaps rejects it at that byte.
+func (p *parser) mayBeMacroCall(x Expr) bool {
+	id, ok := x.(*Ident)
+	return ok && id.Name != "" && (id.Name[0] < 'a' || p.maybeMacro(id.Name[0], len(id.Name)))
 }
 
 // parseMacroArgs parses the arguments of a macro invocation. An argument
@@ -789,24 +863,33 @@ func (p *parser) parseArg() Expr {
 func (p *parser) parseMember(x Expr) Expr {
 	arrow := p.isK(tkArrow)
 	p.next()
-	p.gotK(kwTemplate)
-	nameStart := p.curStart()
-	if p.is("~") {
-		p.next()
-	}
-	if p.isK(kwOperator) {
-		p.operatorName()
-	} else if p.isIdent() {
+	var name string
+	if t := &p.toks[p.i]; t.Kind == Identifier && t.kw != kwTemplate && t.kw != kwOperator && p.toks[p.i+1].kw != tkScope {
+		// `.x`, `->next`: the name is one identifier (never the last
+		// token), whose source view spanText would return.
+		name = p.view(int(t.Start), int(t.End))
 		p.next()
 	} else {
-		return p.badExpr(x.Pos(), "expected member name")
+		p.gotK(kwTemplate)
+		nameStart := p.curStart()
+		if p.is("~") {
+			p.next()
+		}
+		if p.isK(kwOperator) {
+			p.operatorName()
+		} else if p.isIdent() {
+			p.next()
+		} else {
+			return p.badExpr(x.Pos(), "expected member name")
+		}
+		for p.isK(tkScope) && p.peek(1).Kind == Identifier {
+			p.next() // x.Base::member
+			p.next()
+		}
+		name = p.spanText(nameStart, p.lastEnd)
 	}
-	for p.isK(tkScope) && p.peek(1).Kind == Identifier {
-		p.next() // x.Base::member
-		p.next()
-	}
-	name := p.spanText(nameStart, p.lastEnd)
-	me := newNode(&p.slabs.sMemberExpr, MemberExpr{Span: Span{x.Pos(), p.lastEnd}, X: x, Arrow: arrow, Name: name})
+	me := slot(&p.slabs.sMemberExpr)
+	me.Span, me.X, me.Arrow, me.Name = Span{x.Pos(), p.lastEnd}, x, arrow, name
 	if p.is("<") && p.templateAhead(name) {
 		m := p.mark()
 		if args, _, ok := p.parseTemplateArgs(); ok {
@@ -858,27 +941,8 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 // parseUnary's depth guard would not let the operand in (parseUnary then
 // reports it).
 func (p *parser) simpleOperand() Expr {
-	if p.depth >= maxDepth || !p.leafToken() {
-		return nil // parseUnary's depth guard decides, or the general path
-	}
-	follower := operandFollower(&p.toks[p.i+1]) // a leaf token is never the last (EOF) token
-	if follower == followOther {
-		return nil
-	}
-	// The leaf itself (an Ident or a BasicLit, as parsePrimary builds
-	// it), built here rather than in a function of its own: a call less
-	// per operand.
-	t := &p.toks[p.i]
-	start, end := int(t.Start), int(t.End)
-	kind := t.Kind
-	p.next()
-	var x Expr
-	if kind == Identifier {
-		x = p.newIdent(Span{start, end}, p.view(start, end))
-	} else {
-		x = newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: p.view(start, end)})
-	}
-	if follower == followPostfix {
+	x, f := p.leaf()
+	if f == followPostfix {
 		p.depth++ // parsePostfix runs inside parseUnary's guard
 		x = p.parsePostfix(x)
 		p.depth--
@@ -893,63 +957,5 @@ var closesExpr = func() (t [256]bool) {
 	for _, c := range ")],;}:" {
 		t[c] = true
 	}
-	return t
-}()
-
-// leafToken reports whether the current token is a plain identifier or a
-// number or character literal: a token that parsePrimary turns into an
-// Ident or a BasicLit by itself.
-func (p *parser) leafToken() bool {
-	t := &p.toks[p.i]
-	switch t.Kind {
-	case Identifier:
-		// Not the classes that parseUnaryIn and parseIdentExpr dispatch
-		// on (keywords include auto, sizeof, new, this, ...); "__alignof"
-		// is the one word they test that has no class.
-		return t.cls&(clsKeyword|clsExprWord|clsBuiltin|clsOpWord) == 0 &&
-			(t.End-t.Start != 9 || p.word() != "__alignof")
-	case Number, Char:
-		return true
-	}
-	return false // strings join with their neighbours (parseStrings)
-}
-
-// What the token after a leaf operand does to it.
-const (
-	followEnds    uint8 = iota // nothing: the operand is complete
-	followPostfix              // a call, subscript, member access, ++/-- or launch (parsePostfix)
-	followOther                // '<', '::' or '{': template arguments, a qualified name or a typed braced list (the general path)
-)
-
-// operandFollower classifies token n after a leaf operand.
-func operandFollower(n *ptok) uint8 {
-	if n.Kind != Punct {
-		return followEnds
-	}
-	if n.pb != 0 {
-		return followerPB[n.pb]
-	}
-	return followerKW[n.kw]
-}
-
-// followerPB classifies the one-byte punctuators (by ptok.pb; digraphs are
-// canonical) after a leaf operand.
-var followerPB = func() (t [256]uint8) {
-	for _, c := range "([." {
-		t[c] = followPostfix
-	}
-	for _, c := range "<{" {
-		t[c] = followOther
-	}
-	return t
-}()
-
-// followerKW classifies the multi-byte punctuators (by token id; those
-// without one, such as "==" or "+=", end the operand) after a leaf operand.
-var followerKW = func() (t [numTokIDs]uint8) {
-	for _, k := range []uint8{tkArrow, tkInc, tkDec, tkLaunchOpen} {
-		t[k] = followPostfix
-	}
-	t[tkScope] = followOther
 	return t
 }()

@@ -139,33 +139,38 @@ func (p *parser) parseName() Expr {
 	start := p.curStart()
 	p.gotK(tkScope)
 	for {
+		t := &p.toks[p.i]
 		switch {
-		case p.isK(kwTemplate):
+		case t.kw == kwTemplate:
 			p.next()
 			continue
-		case p.isK(kwOperator):
+		case t.kw == kwOperator:
 			p.operatorName()
-		case p.is("~") && p.peek(1).Kind == Identifier:
+		case t.pb == '~' && p.peek(1).Kind == Identifier:
 			p.next()
 			p.next()
-		case p.isIdent() && isOperatorWord(p.word()):
+		case t.Kind == Identifier && t.cls&(clsKeyword|clsOpWord) != 0 && isOperatorWord(p.word()):
+			// isOperatorWord's words are all keywords or clsOpWord (see
+			// plainName): other names skip its string switch.
 			p.next()
 			if p.word() == "decltype" || p.is("(") && (p.wordAt(-1) == "decltype" || p.wordAt(-1) == "__typeof__" || p.wordAt(-1) == "typeof") {
 				p.skipBalanced()
 			}
-		case p.isIdent():
+		case t.Kind == Identifier:
 			p.next()
 		default:
 			if p.lastEnd <= start {
 				return p.badExpr(start, "expected a name")
 			}
 		}
-		if ti := p.maybeTemplateArgs(start); ti != nil {
-			if p.isK(tkScope) && p.qualifierFollows() {
-				p.next()
-				continue
+		if p.toks[p.i].pb == '<' { // else maybeTemplateArgs returns nil
+			if ti := p.maybeTemplateArgs(start); ti != nil {
+				if p.isK(tkScope) && p.qualifierFollows() {
+					p.next()
+					continue
+				}
+				return ti
 			}
-			return ti
 		}
 		if p.isK(tkScope) && p.qualifierFollows() {
 			p.next()
@@ -301,7 +306,9 @@ func (p *parser) parseParen() Expr {
 	if !p.got(")") {
 		return p.badExpr(start, "expected ')'")
 	}
-	return newNode(&p.slabs.sParenExpr, ParenExpr{Span: p.spanFrom(start), X: x})
+	pe := slot(&p.slabs.sParenExpr)
+	pe.Span, pe.X = p.spanFrom(start), x
+	return pe
 }
 
 // parseParenInit parses a declarator's `(args)` initializer.
