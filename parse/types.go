@@ -1111,7 +1111,13 @@ func (p *parser) appendText(start, end int, skipSpecs bool) {
 
 // appendTextFrom is appendText for a caller that knows the index k of the
 // first token ending after start (finishType does), sparing the search.
+// appendPlain takes the common tokens first (types_plain.go); the loop
+// below goes on from the first token it leaves.
 func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) (kept bool) {
+	k, done := p.appendPlain(k, start, end)
+	if done {
+		return true
+	}
 	kept = true
 	for ; k < len(p.toks); k++ {
 		t := &p.toks[k]
