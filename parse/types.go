@@ -806,6 +806,19 @@ func (p *parser) parenDeclarator(d *declarator, mode declMode) {
 
 // declName parses the declarator name: `x`, `A::f`, `operator+=`, `~A`.
 func (p *parser) declName(d *declarator) {
+	// The common name is one identifier that no '<' or '::' follows: the
+	// loop below would consume just it (no '~', not `operator` or another
+	// keyword) and, p.i having moved by one, view it (see the end).
+	toks := p.toks
+	if i := p.i; i+1 < len(toks) {
+		if t, n := &toks[i], &toks[i+1]; t.Kind == Identifier && t.cls&clsKeyword == 0 && n.pb != '<' && n.kw != tkScope {
+			start, end := int(t.Start), int(t.End)
+			p.i, p.lastEnd = i+1, end // p.next()
+			d.nameSpan = Span{start, end}
+			d.name = unsafe.String(&p.src[start], end-start)
+			return
+		}
+	}
 	start := p.curStart()
 	k0 := p.i
 	qualEnd := -1
