@@ -39,6 +39,12 @@ func (p *parser) parseDeclSpecs(ds *declSpec, ctx *declCtx) {
 
 // specStep consumes one specifier-sequence element; false ends the sequence.
 func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
+	// After the type, an ordinary word that names no macro (normally the
+	// declarator name) ends the sequence: nameSpec would return false.
+	if t := &p.toks[p.i]; ds.hasType && t.Kind == Identifier && t.cls&(clsSpec|clsBuiltin|clsKeyword) == 0 &&
+		!p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) {
+		return false
+	}
 	t := p.tok()
 	if t.Kind != Identifier {
 		switch {
