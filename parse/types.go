@@ -68,7 +68,53 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 	case c&clsKeyword != 0:
 		return p.keywordSpec(ds, ctx, w)
 	}
+	if !ds.hasType && p.oneWordBase(ds) {
+		return true
+	}
 	return p.nameSpec(ds, w)
+}
+
+// oneWordBase takes the common base type of one ordinary word (`float4`,
+// `T`, `VertexT`) before any type, when no '<' or '::' follows it, as the
+// path through nameSpec, parseNamedBase and setBase would: the word has no
+// specifier, builtin or keyword class and names no macro (specStep goes to
+// nameSpec, where p.macro is nil), it is not all caps or no identifier
+// follows (unknownQualifier is false), so parseNamedBase consumes just it
+// and setBase records it; baseText views its one token, which it keeps
+// (mayDropFromType: whole, no specifier class, no calling convention
+// skipped while specifiers are parsed, no macro; a 17-byte word other
+// than the keyword __launch_bounds__ is no specifier, attribute or macro
+// for notInType).
+//
+// specStep calls it for an identifier of none of those classes while ds
+// has no type.
+func (p *parser) oneWordBase(ds *declSpec) bool {
+	toks := p.toks
+	i := p.i
+	if i+1 >= len(toks) {
+		return false
+	}
+	t, n := &toks[i], &toks[i+1]
+	if n.pb == '<' || n.kw == tkScope {
+		return false
+	}
+	start, end := int(t.Start), int(t.End)
+	w := unsafe.String(&p.src[start], end-start)
+	if p.maybeMacro(w[0], len(w)) || n.Kind == Identifier && isAllCaps(w) {
+		return false
+	}
+	if ds.typeStart < 0 {
+		ds.typeStart = i
+	}
+	p.i, p.lastEnd = i+1, end // p.next()
+	ds.hasType = true
+	ds.baseSpan = Span{start, end}
+	ds.baseKept = false
+	if p.noText == 0 {
+		ds.base, ds.baseView, ds.baseKept = w, true, true
+	}
+	ds.typeEnd, ds.typeEndOff = i+1, end
+	return true
 }
 
 // keywordSpec handles a keyword in a specifier sequence.
