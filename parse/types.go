@@ -299,6 +299,20 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 		p.noteTypeTok(ds)
 		p.next()
 	}
+	if end := p.lastEnd; k >= 0 && p.i == k+1 && !p.maybeMacro(p.src[start], end-start) {
+		// One word (`int`, `float`), as setBase would record it: baseText
+		// views the token and keeps it (mayDropFromType: whole, no
+		// specifier class, shorter than __launch_bounds__, no macro, no
+		// calling convention skipped while specifiers are parsed).
+		ds.hasType = true
+		ds.baseSpan = Span{start, end}
+		ds.baseKept = false
+		if p.noText == 0 {
+			ds.base, ds.baseView, ds.baseKept = unsafe.String(&p.src[start], end-start), true, true
+		}
+		ds.typeEnd, ds.typeEndOff = p.i, end
+		return true
+	}
 	p.setBase(ds, start, k)
 	return true
 }
