@@ -39,13 +39,7 @@ func (p *parser) parseDeclSpecs(ds *declSpec, ctx *declCtx) {
 
 // specStep consumes one specifier-sequence element; false ends the sequence.
 func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
-	// After the type, an ordinary word that names no macro (normally the
-	// declarator name) ends the sequence: nameSpec would return false.
-	if t := &p.toks[p.i]; ds.hasType && t.Kind == Identifier && t.cls&(clsSpec|clsBuiltin|clsKeyword) == 0 &&
-		!p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) {
-		return false
-	}
-	t := p.tok()
+	t := &p.toks[p.i]
 	if t.Kind != Identifier {
 		switch {
 		case p.is("[") && p.pbAt(1, '['):
@@ -57,21 +51,29 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 		}
 		return false
 	}
+	c := t.cls
+	if c&(clsSpec|clsBuiltin|clsKeyword) == 0 {
+		switch {
+		case ds.hasType && !p.maybeMacro(p.src[t.Start], int(t.End-t.Start)):
+			// After the type, an ordinary word that names no macro
+			// (normally the declarator name) ends the sequence:
+			// nameSpec would return false.
+			return false
+		case !ds.hasType && p.oneWordBase(ds):
+			return true
+		}
+		return p.nameSpec(ds, p.word())
+	}
 	w := p.word()
-	switch c := p.toks[p.i].cls; {
+	switch {
 	case c&clsSpec != 0:
 		p.addSpec(ds, p.keepSpec(w))
 		p.next()
 		return true
 	case c&clsBuiltin != 0:
 		return p.builtinBase(ds)
-	case c&clsKeyword != 0:
-		return p.keywordSpec(ds, ctx, w)
 	}
-	if !ds.hasType && p.oneWordBase(ds) {
-		return true
-	}
-	return p.nameSpec(ds, w)
+	return p.keywordSpec(ds, ctx, w)
 }
 
 // oneWordBase takes the common base type of one ordinary word (`float4`,
