@@ -39,7 +39,7 @@ func (p *parser) parseDeclSpecs(ds *declSpec, ctx *declCtx) {
 
 // specStep consumes one specifier-sequence element; false ends the sequence.
 func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
-	t := p.tok()
+	t := &p.toks[p.i]
 	if t.Kind != Identifier {
 		switch {
 		case p.is("[") && p.pbAt(1, '['):
@@ -51,18 +51,72 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 		}
 		return false
 	}
+	c := t.cls
+	if c&(clsSpec|clsBuiltin|clsKeyword) == 0 {
+		switch {
+		case ds.hasType && !p.maybeMacro(p.src[t.Start], int(t.End-t.Start)):
+			// After the type, an ordinary word that names no macro
+			// (normally the declarator name) ends the sequence:
+			// nameSpec would return false.
+			return false
+		case !ds.hasType && p.oneWordBase(ds):
+			return true
+		}
+		return p.nameSpec(ds, p.word())
+	}
 	w := p.word()
-	switch c := p.toks[p.i].cls; {
+	switch {
 	case c&clsSpec != 0:
 		p.addSpec(ds, p.keepSpec(w))
 		p.next()
 		return true
 	case c&clsBuiltin != 0:
 		return p.builtinBase(ds)
-	case c&clsKeyword != 0:
-		return p.keywordSpec(ds, ctx, w)
 	}
-	return p.nameSpec(ds, w)
+	return p.keywordSpec(ds, ctx, w)
+}
+
+// oneWordBase takes the common base type of one ordinary word (`float4`,
+// `T`, `VertexT`) before any type, when no '<' or '::' follows it, as the
+// path through nameSpec, parseNamedBase and setBase would: the word has no
+// specifier, builtin or keyword class and names no macro (specStep goes to
+// nameSpec, where p.macro is nil), it is not all caps or no identifier
+// follows (unknownQualifier is false), so parseNamedBase consumes just it
+// and setBase records it; baseText views its one token, which it keeps
+// (mayDropFromType: whole, no specifier class, no calling convention
+// skipped while specifiers are parsed, no macro; a 17-byte word other
+// than the keyword __launch_bounds__ is no specifier, attribute or macro
+// for notInType).
+//
+// specStep calls it for an identifier of none of those classes while ds
+// has no type.
+func (p *parser) oneWordBase(ds *declSpec) bool {
+	toks := p.toks
+	i := p.i
+	if i+1 >= len(toks) {
+		return false
+	}
+	t, n := &toks[i], &toks[i+1]
+	if n.pb == '<' || n.kw == tkScope {
+		return false
+	}
+	start, end := int(t.Start), int(t.End)
+	w := unsafe.String(&p.src[start], end-start)
+	if p.maybeMacro(w[0], len(w)) || n.Kind == Identifier && isAllCaps(w) {
+		return false
+	}
+	if ds.typeStart < 0 {
+		ds.typeStart = i
+	}
+	p.i, p.lastEnd = i+1, end // p.next()
+	ds.hasType = true
+	ds.baseSpan = Span{start, end}
+	ds.baseKept = false
+	if p.noText == 0 {
+		ds.base, ds.baseView, ds.baseKept = w, true, true
+	}
+	ds.typeEnd, ds.typeEndOff = i+1, end
+	return true
 }
 
 // keywordSpec handles a keyword in a specifier sequence.
@@ -246,6 +300,20 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 	for p.isIdent() && p.toks[p.i].cls&clsBuiltin != 0 {
 		p.noteTypeTok(ds)
 		p.next()
+	}
+	if end := p.lastEnd; k >= 0 && p.i == k+1 && !p.maybeMacro(p.src[start], end-start) {
+		// One word (`int`, `float`), as setBase would record it: baseText
+		// views the token and keeps it (mayDropFromType: whole, no
+		// specifier class, shorter than __launch_bounds__, no macro, no
+		// calling convention skipped while specifiers are parsed).
+		ds.hasType = true
+		ds.baseSpan = Span{start, end}
+		ds.baseKept = false
+		if p.noText == 0 {
+			ds.base, ds.baseView, ds.baseKept = unsafe.String(&p.src[start], end-start), true, true
+		}
+		ds.typeEnd, ds.typeEndOff = p.i, end
+		return true
 	}
 	p.setBase(ds, start, k)
 	return true
@@ -806,6 +874,19 @@ func (p *parser) parenDeclarator(d *declarator, mode declMode) {
 
 // declName parses the declarator name: `x`, `A::f`, `operator+=`, `~A`.
 func (p *parser) declName(d *declarator) {
+	// The common name is one identifier that no '<' or '::' follows: the
+	// loop below would consume just it (no '~', not `operator` or another
+	// keyword) and, p.i having moved by one, view it (see the end).
+	toks := p.toks
+	if i := p.i; i+1 < len(toks) {
+		if t, n := &toks[i], &toks[i+1]; t.Kind == Identifier && t.cls&clsKeyword == 0 && n.pb != '<' && n.kw != tkScope {
+			start, end := int(t.Start), int(t.End)
+			p.i, p.lastEnd = i+1, end // p.next()
+			d.nameSpan = Span{start, end}
+			d.name = unsafe.String(&p.src[start], end-start)
+			return
+		}
+	}
 	start := p.curStart()
 	k0 := p.i
 	qualEnd := -1
@@ -1111,7 +1192,13 @@ func (p *parser) appendText(start, end int, skipSpecs bool) {
 
 // appendTextFrom is appendText for a caller that knows the index k of the
 // first token ending after start (finishType does), sparing the search.
+// appendPlain takes the common tokens first (types_plain.go); the loop
+// below goes on from the first token it leaves.
 func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) (kept bool) {
+	k, done := p.appendPlain(k, start, end)
+	if done {
+		return true
+	}
 	kept = true
 	for ; k < len(p.toks); k++ {
 		t := &p.toks[k]

@@ -1,0 +1,98 @@
+package parse
+
+// appendPlain is the common case of appendTextFrom: it takes the tokens
+// from k on while each one is plain, and returns the index of the first
+// token it did not take, with done set when appendTextFrom's general loop
+// would stop right there (the range or the tokens ended), so that it need
+// not run at all.
+//
+// Exactness: a token is plain when it lies wholly in [start,end) (so the
+// general loop neither stops at it nor clips it), is not empty, is not a
+// punctuator that origStart could move (one right after a '>' byte that no
+// earlier token covers), and is not an identifier that mayDropFromType lets
+// through to notInType. For such a token the general loop does nothing but
+// appendSrc(off, stop), which appendPlain does inline with the source range
+// (p.bufSrc, p.bufEnd) in locals: start the range, or extend it when the
+// piece is adjacent, or one blank away where spaceBefore puts a space; at
+// the first piece that leaves the range, copy the range to p.buf and
+// append from then on. kept stays true: no token taken here is dropped.
+// The token where it stops is the general loop's first: if that loop would
+// stop at it (its start, after origStart, at or past end, or EOF), done.
+//
+// With callConvSkip, mayDropFromType passes every identifier to
+// notInType, which can drop one only if it is a specifier, the 17-byte
+// __launch_bounds__, a macro, or all caps (then isTypeName decides). A
+// word that starts in lower case, or is a keyword or builtin type word
+// (each has a lower-case letter: checked in init), is none of these
+// unless the tests without callConvSkip say so.
+func (p *parser) appendPlain(k, start, end int) (int, bool) {
+	toks, src := p.toks, p.src
+	vs, ve := p.bufSrc, p.bufEnd
+	if vs < 0 && len(p.buf) > 0 {
+		vs = -2 // building in p.buf
+	}
+	skip := p.callConvSkip
+	for ; k < len(toks); k++ {
+		t := &toks[k]
+		off, stop := int(t.Start), int(t.End)
+		if t.Kind == Punct && off > 0 && src[off-1] == '>' && (k == 0 || int(toks[k-1].End) != off) {
+			break // origStart may move it: the general loop decides
+		}
+		if off >= end || t.Kind == EOF {
+			p.plainDone(vs, ve)
+			return k, true
+		}
+		if off < start || stop > end || off >= stop {
+			break // clipped or empty
+		}
+		if t.Kind == Identifier {
+			c := src[off]
+			if t.cls&clsSpec != 0 || stop-off == len("__launch_bounds__") || p.maybeMacro(c, stop-off) ||
+				skip && !(c >= 'a' && c <= 'z') && t.cls&(clsKeyword|clsBuiltin) == 0 {
+				break // maybe not in the type: the general loop decides
+			}
+		}
+		switch {
+		case vs == -1: // empty
+			vs, ve = off, stop
+			continue
+		case vs >= 0:
+			space := p.spaceBefore(src[ve-1], src[off], stop-off)
+			if !space && off == ve || space && off == ve+1 && src[ve] == ' ' {
+				ve = stop
+				continue
+			}
+			p.buf = append(p.buf[:0], src[vs:ve]...)
+			vs = -2
+		}
+		if p.spaceBefore(p.buf[len(p.buf)-1], src[off], stop-off) {
+			p.buf = append(p.buf, ' ')
+		}
+		p.buf = append(p.buf, src[off:stop]...)
+	}
+	p.plainDone(vs, ve)
+	return k, k == len(toks)
+}
+
+// plainDone stores appendPlain's state: the source range, or -1 when the
+// text is in p.buf or still empty.
+func (p *parser) plainDone(vs, ve int) {
+	if vs >= 0 {
+		p.bufSrc, p.bufEnd = vs, ve
+	} else {
+		p.bufSrc = -1
+	}
+}
+
+func init() {
+	for w := range keywords {
+		if isAllCaps(w) {
+			panic("parse: appendPlain assumes no keyword is all caps: " + w)
+		}
+	}
+	for w := range builtinTypeWords {
+		if isAllCaps(w) {
+			panic("parse: appendPlain assumes no builtin type word is all caps: " + w)
+		}
+	}
+}
