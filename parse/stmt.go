@@ -59,10 +59,14 @@ func (p *parser) parseStmtIn() Stmt {
 		p.next()
 		return &EmptyStmt{p.spanFrom(start)}
 	case p.isIdent():
-		if p.toks[p.i].cls&clsKeyword != 0 { // only keywords start these statements
+		t := &p.toks[p.i]
+		if t.cls&clsKeyword != 0 { // only keywords start these statements
 			if s := p.parseKeywordStmt(start); s != nil {
 				return s
 			}
+		}
+		if !p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) && !p.isPragmaWord() {
+			return p.plainWordStmt(start)
 		}
 		h := p.stmtHead()
 		if h.macro != nil && h.attr == attrStmt || h.w == "_Pragma" || h.w == "__pragma" {
@@ -535,8 +539,31 @@ func (p *parser) macroStmt(start int, h headWord) Stmt {
 // tryDeclStmt parses a block-scope declaration if the tokens form one and
 // returns nil (having consumed nothing) otherwise. In a for-init (forInit)
 // the declaration may end at ':' (range-for) instead of ';'.
+//
+// It decides as tryDeclStmtAt(forInit, p.stmtHead()) does, without the
+// lookups where the current token is no macro (see plainWordStmt): a
+// token that is no word starts a specifier sequence only as `[[` or '::'
+// (specStep stops at any other at once, so parseDeclSpecs finds no type
+// and the attempt consumes nothing).
 func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
-	return p.tryDeclStmtAt(forInit, p.stmtHead())
+	t := &p.toks[p.i]
+	switch {
+	case t.Kind != Identifier:
+		if t.kw != tkScope && !(t.pb == '[' && p.pbAt(1, '[')) {
+			return nil
+		}
+	case p.maybeMacro(p.src[t.Start], int(t.End-t.Start)):
+		return p.tryDeclStmtAt(forInit, p.stmtHead())
+	case t.cls&clsKeyword != 0:
+		if !startsDeclKeyword(p.word()) {
+			return nil
+		}
+	case t.cls&^(clsOpWord|clsExprWord) == 0:
+		if p.exprFollows() || p.comparisonFollows() {
+			return nil
+		}
+	}
+	return p.declStmt(forInit)
 }
 
 // tryDeclStmtAt is tryDeclStmt with the current word already looked up.
@@ -551,6 +578,12 @@ func (p *parser) tryDeclStmtAt(forInit bool, h headWord) *DeclStmt {
 	if w != "" && p.macroCallStmt(h) {
 		return nil
 	}
+	return p.declStmt(forInit)
+}
+
+// declStmt is the speculative part of tryDeclStmt: it parses a
+// declaration at the current token or returns nil having consumed nothing.
+func (p *parser) declStmt(forInit bool) *DeclStmt {
 	m := p.mark()
 	start := p.curStart()
 	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
