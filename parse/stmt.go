@@ -650,7 +650,16 @@ func (p *parser) macroCallStmt(h headWord) bool {
 // (ptrOperator: '*', '&', '&&', '...'), no `(*name)(`, no name
 // (declName), so blockDeclarators returns nil.
 func (p *parser) exprFollows() bool {
-	if !p.isAtK(1, tkScope) && !p.pbAt(1, '<') {
+	t := p.at(1)
+	if t.Kind == Punct && t.End-t.Start == 1 && t.pb != '<' {
+		// exprFollowsAt(1) for a one-byte punctuator (the common case),
+		// spelled out here.
+		if t.pb != '(' {
+			return exprFollowsByte[t.pb]
+		}
+		return !(p.pbAt(2, '*') && p.pbAt(4, ')'))
+	}
+	if t.kw != tkScope && t.pb != '<' {
 		return p.exprFollowsAt(1)
 	}
 	k := p.qualifiedNameEnd()
@@ -717,8 +726,10 @@ func (p *parser) exprFollowsAt(k int) bool {
 	}
 	if t.End-t.Start == 1 {
 		// A one-byte punctuator (the common case): a table load, and
-		// '(' (a call, the most frequent) decided here too.
-		if c := p.src[t.Start]; c != '(' {
+		// '(' (a call, the most frequent) decided here too. pb is the
+		// byte of every one-byte punctuator (the lexer's view, and
+		// closeAngle for the '>' or '=' a split leaves).
+		if c := t.pb; c != '(' {
 			return exprFollowsByte[c]
 		}
 		return !(p.pbAt(k+1, '*') && p.pbAt(k+3, ')')) // `T (*fp)(...)`
