@@ -432,7 +432,12 @@ func (p *parser) newVar(ds *declSpec, d *declarator) *VarDecl {
 	if ts := d.typ.Span; ts.Stop > ts.Start || ts.Start > 0 {
 		start = min(start, ts.Start)
 	}
-	return newNode(&p.slabs.sVarDecl, VarDecl{Span: Span{start, d.nameSpan.Stop}, Specifiers: specs, Type: d.typ, Name: d.name, NameSpan: d.nameSpan})
+	// As newNode, but the fields are stored into the slot, which is still
+	// zero (see slot): no VarDecl is built on the stack and copied.
+	v := slot(&p.slabs.sVarDecl)
+	v.Span = Span{start, d.nameSpan.Stop}
+	v.Specifiers, v.Type, v.Name, v.NameSpan = specs, d.typ, d.name, d.nameSpan
+	return v
 }
 
 // tryConstructor recognises constructors and destructors: `A(...)` inside

@@ -8,7 +8,7 @@ package parse
 func (p *parser) parseBlock() *BlockStmt {
 	open := p.tok()
 	p.next()
-	b := newNode(&p.slabs.sBlockStmt, BlockStmt{})
+	b := slot(&p.slabs.sBlockStmt)
 	list := &p.slabs.stmts
 	mark := len(list.items)
 	for !p.atEOF() && !p.is("}") {
@@ -607,7 +607,12 @@ func (p *parser) declStmt(forInit bool) *DeclStmt {
 		p.reset(m)
 		return nil
 	}
-	return newNode(&p.slabs.sDeclStmt, DeclStmt{Span: p.spanFrom(start), Record: ds.record, Vars: vars})
+	d := slot(&p.slabs.sDeclStmt) // zero: only the set fields are stored
+	d.Span, d.Vars = p.spanFrom(start), vars
+	if ds.record != nil {
+		d.Record = ds.record
+	}
+	return d
 }
 
 // macroCallStmt reports whether the statement starts with a use of a
