@@ -177,9 +177,16 @@ func (p *parser) opaqueStmt(start int, reason string) Stmt {
 	return s
 }
 
-// expect consumes s and reports whether it was there; callers turn a
-// missing token into an OpaqueStmt.
-func (p *parser) expect(s string) bool { return p.got(s) }
+// expect consumes the one-byte punctuator c and reports whether it was
+// there; callers turn a missing token into an OpaqueStmt. (It is got for
+// one byte, small enough to inline.)
+func (p *parser) expect(c byte) bool {
+	if p.toks[p.i].pb == c {
+		p.next()
+		return true
+	}
+	return false
+}
 
 func (p *parser) parseLabeled(start int) Stmt {
 	label := p.keep(p.word())
@@ -205,11 +212,11 @@ func (p *parser) parseIf(start int) Stmt {
 		s.Span = p.spanFrom(start)
 		return s
 	}
-	if !p.expect("(") {
+	if !p.expect('(') {
 		return p.opaqueStmt(start, "expected '(' after if")
 	}
 	init, cond := p.parseCondition(true)
-	if !p.expect(")") {
+	if !p.expect(')') {
 		return p.opaqueStmt(start, "expected ')' after if condition")
 	}
 	s := newNode(&p.slabs.sIfStmt, IfStmt{Init: init, Cond: cond, Then: p.parseStmt()})
@@ -268,7 +275,7 @@ func (p *parser) declCond(d Stmt) Expr {
 // parseFor parses classic and range-based for loops.
 func (p *parser) parseFor(start int) Stmt {
 	p.next()
-	if !p.expect("(") {
+	if !p.expect('(') {
 		return p.opaqueStmt(start, "expected '(' after for")
 	}
 	var init Stmt
@@ -281,7 +288,7 @@ func (p *parser) parseFor(start int) Stmt {
 	case p.got(";"):
 	default:
 		x := p.parseExpr()
-		if !p.expect(";") {
+		if !p.expect(';') {
 			return p.opaqueStmt(start, "expected ';' in for")
 		}
 		init = newNode(&p.slabs.sExprStmt, ExprStmt{Span: Span{initStart, p.lastEnd}, X: x})
@@ -290,13 +297,13 @@ func (p *parser) parseFor(start int) Stmt {
 	if !p.is(";") {
 		_, fs.Cond = p.parseCondition(false)
 	}
-	if !p.expect(";") {
+	if !p.expect(';') {
 		return p.opaqueStmt(start, "expected ';' after for condition")
 	}
 	if !p.is(")") {
 		fs.Post = p.parseExpr()
 	}
-	if !p.expect(")") {
+	if !p.expect(')') {
 		return p.opaqueStmt(start, "expected ')' after for clauses")
 	}
 	fs.Body = p.parseStmt()
@@ -313,7 +320,7 @@ func (p *parser) parseRangeFor(start int, d *DeclStmt) Stmt {
 	} else {
 		rf.Range = p.parseExpr()
 	}
-	if !p.expect(")") {
+	if !p.expect(')') {
 		return p.opaqueStmt(start, "expected ')' after range-for")
 	}
 	rf.Body = p.parseStmt()
@@ -325,11 +332,11 @@ func (p *parser) parseRangeFor(start int, d *DeclStmt) Stmt {
 // parenthesis is missing it returns the statement made opaque instead.
 func (p *parser) parseHeadCondition(start int, kw string, allowInit bool) (cond Expr, bad Stmt) {
 	p.next()
-	if !p.expect("(") {
+	if !p.expect('(') {
 		return nil, p.opaqueStmt(start, "expected '(' after "+kw)
 	}
 	_, cond = p.parseCondition(allowInit)
-	if !p.expect(")") {
+	if !p.expect(')') {
 		return nil, p.opaqueStmt(start, "expected ')' after "+kw+" condition")
 	}
 	return cond, nil
@@ -348,11 +355,11 @@ func (p *parser) parseWhile(start int) Stmt {
 func (p *parser) parseDo(start int) Stmt {
 	p.next()
 	ds := &DoStmt{Body: p.parseStmt()}
-	if !p.gotK(kwWhile) || !p.expect("(") {
+	if !p.gotK(kwWhile) || !p.expect('(') {
 		return p.opaqueStmt(start, "expected while after do body")
 	}
 	ds.Cond = p.parseExpr()
-	if !p.expect(")") {
+	if !p.expect(')') {
 		return p.opaqueStmt(start, "expected ')' after do-while condition")
 	}
 	p.gotSemi()
@@ -385,7 +392,7 @@ func (p *parser) parseCase(start int) Stmt {
 	if p.gotK(tkEllipsis) {
 		p.parseCond()
 	}
-	if !p.expect(":") {
+	if !p.expect(':') {
 		return p.opaqueStmt(start, "expected ':' after case value")
 	}
 	cs.Span = p.spanFrom(start)
@@ -444,7 +451,7 @@ func (p *parser) parseTry(start int) Stmt {
 	for p.isK(kwCatch) {
 		cStart := p.curStart()
 		p.next()
-		if !p.expect("(") {
+		if !p.expect('(') {
 			return p.opaqueStmt(start, "expected '(' after catch")
 		}
 		cc := &CatchClause{}
@@ -452,7 +459,7 @@ func (p *parser) parseTry(start int) Stmt {
 			cc.Param = p.parseParam()
 			p.declareParam(cc.Param, false)
 		}
-		if !p.expect(")") || !p.is("{") {
+		if !p.expect(')') || !p.is("{") {
 			return p.opaqueStmt(start, "malformed catch clause")
 		}
 		cc.Body = p.parseBlock()
@@ -555,7 +562,7 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 	case p.maybeMacro(p.src[t.Start], int(t.End-t.Start)):
 		return p.tryDeclStmtAt(forInit, p.stmtHead())
 	case t.cls&clsKeyword != 0:
-		if !startsDeclKeyword(p.word()) {
+		if !startsDeclKeyword(t.kw) {
 			return nil
 		}
 	case t.cls&^(clsOpWord|clsExprWord) == 0:
@@ -569,7 +576,7 @@ func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
 // tryDeclStmtAt is tryDeclStmt with the current word already looked up.
 func (p *parser) tryDeclStmtAt(forInit bool, h headWord) *DeclStmt {
 	w := h.w
-	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(w) {
+	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(p.toks[p.i].kw) {
 		return nil
 	}
 	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && h.macro == nil && (p.exprFollows() || p.comparisonFollows()) {
@@ -832,11 +839,14 @@ func comparisonOperator(t *ptok) bool {
 var exprFollowsByte = [256]bool{'=': true, '.': true, '[': true, ';': true, ',': true, ')': true, '?': true,
 	'+': true, '-': true, '/': true, '%': true, '|': true, '^': true, '>': true}
 
-// startsDeclKeyword reports whether keyword w can begin a declaration.
-func startsDeclKeyword(w string) bool {
-	switch w {
-	case "const", "volatile", "auto", "struct", "class", "union", "enum", "typename", "decltype",
-		"__restrict__", "alignas", "__attribute__", "__align__", "__typeof__", "typeof":
+// startsDeclKeyword reports whether the keyword with token id kw can
+// begin a declaration: const, volatile, auto, struct, class, union, enum,
+// typename, decltype, __restrict__, alignas, __attribute__, __align__,
+// __typeof__ or typeof (each has an id; TestStartsDeclKeyword).
+func startsDeclKeyword(kw uint8) bool {
+	switch kw {
+	case kwConst, kwVolatile, kwAuto, kwStruct, kwClass, kwUnion, kwEnum, kwTypename, kwDecltype,
+		kwRestrictUU, kwAlignas, kwAttributeUU, kwAlignUU, kwTypeofUU, kwTypeof:
 		return true
 	}
 	return false
@@ -887,13 +897,12 @@ func (p *parser) declareVar(v *VarDecl, d *declarator) {
 // declaratorFollows reports whether the token after a declarator name can
 // continue a declaration.
 func (p *parser) declaratorFollows(first bool) bool {
-	switch {
-	case p.is("=") || p.is(";") || p.is(",") || p.is("{") || p.is(")"):
+	t := &p.toks[p.i]
+	switch t.pb {
+	case '=', ';', ',', '{', ')', '(':
 		return true
-	case p.is("(") || p.isK(kwAttributeUU):
-		return true
-	case p.is(":"):
+	case ':':
 		return first && !p.pbAt(1, ':')
 	}
-	return false
+	return t.kw == kwAttributeUU
 }

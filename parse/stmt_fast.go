@@ -31,7 +31,7 @@ func (p *parser) plainWordStmt(start int) Stmt {
 		if t.cls&^(clsOpWord|clsExprWord) == 0 && (p.exprFollows() || p.comparisonFollows()) {
 			return p.parseExprStmt(start)
 		}
-	} else if !startsDeclKeyword(p.word()) {
+	} else if !startsDeclKeyword(t.kw) {
 		return p.parseExprStmt(start)
 	}
 	if d := p.declStmt(false); d != nil {
