@@ -542,9 +542,12 @@ func (p *parser) atDeclStartWord() bool {
 // `= default/delete/0`, and a constructor's member initializers.
 func (p *parser) funcTrailer() {
 	for !p.atEOF() {
-		switch w := p.word(); {
+		// specifierWords[w] is the clsSpec bit of an identifier's class:
+		// no map lookup (the common end of the loop, at '{' or ';', made
+		// one for "").
+		switch t, w := &p.toks[p.i], p.word(); {
 		case w == "const" || w == "volatile" || w == "override" || w == "final" || w == "mutable" ||
-			p.is("&") || p.isK(tkAndAnd) || specifierWords[w]:
+			p.is("&") || p.isK(tkAndAnd) || w != "" && t.cls&clsSpec != 0:
 			p.next()
 		case w == "noexcept" || w == "throw" || w == "__attribute__" || w == "__launch_bounds__" || w == "requires":
 			p.next()
