@@ -685,14 +685,16 @@ func (p *parser) exprFollows() bool {
 
 // simpleTemplateArgsEnd returns the offset of the token after the
 // template argument list that opens at the '<' k tokens ahead, when each
-// argument is one plain word (no keyword, builtin, specifier or macro) or
-// one number: `<T>`, `<T, 256>`. Otherwise it returns -1.
+// argument is one plain word (no keyword, specifier or macro), one
+// fundamental type word (`float`: a word of the builtin class alone) or
+// one number: `<T>`, `<T, 256>`, `<float, 4>`. Otherwise it returns -1.
 //
 // Such a list parses as template arguments in any parser state, in a
 // type (skipTemplateArgs) as in an expression: each word is a type name
-// whose specifiers end at the ',' or '>' after it (parseTypeID), or else
-// an Ident (parseCond), a number a literal, and a one-byte '>' closes the
-// list. No argument holds a '<', so the attempt leaves no badAngle bit,
+// whose specifiers end at the ',' or '>' after it (parseTypeID; a builtin
+// word always starts a type, startsType, and is a base of its own,
+// builtinBase), or else an Ident (parseCond), a number a literal, and a
+// one-byte '>' closes the list. No argument holds a '<', so the attempt leaves no badAngle bit,
 // and the nesting guard is kept out of reach by the depth bound. So the
 // declaration parse that exprFollows spares had no lasting effect.
 func (p *parser) simpleTemplateArgsEnd(k int) int {
@@ -701,7 +703,7 @@ func (p *parser) simpleTemplateArgsEnd(k int) int {
 	}
 	for n := 0; n < comparisonScanMax; n++ {
 		t := p.at(k + 1)
-		if !(t.Kind == Number || t.Kind == Identifier && t.cls == 0 && !p.isMacroTok(p.i+k+1)) {
+		if !(t.Kind == Number || t.Kind == Identifier && (t.cls == 0 || t.cls == clsBuiltin) && !p.isMacroTok(p.i+k+1)) {
 			return -1
 		}
 		switch {
