@@ -11,7 +11,10 @@ func (p *parser) parseBlock() *BlockStmt {
 	b := slot(&p.slabs.sBlockStmt)
 	list := &p.slabs.stmts
 	mark := len(list.items)
-	for !p.atEOF() && !p.is("}") {
+	for {
+		if t := &p.toks[p.i]; t.Kind == EOF || t.pb == '}' { // atEOF, is("}")
+			break
+		}
 		before := p.i
 		if s := p.parseStmt(); s != nil {
 			list.push(s)
@@ -44,22 +47,22 @@ func (p *parser) parseStmt() Stmt {
 // parseStmtIn is parseStmt inside the depth guard: it is entered with the
 // depth not yet raised, raises it, and parseStmt lowers it again.
 func (p *parser) parseStmtIn() Stmt {
-	start := p.curStart()
+	// t is the current token's view entry, read once for the tests below
+	// (the view does not move while the file is parsed).
+	t := &p.toks[p.i]
+	start := int(t.Start)
 	if !p.enter() {
 		p.syncStmt()
 		return &OpaqueStmt{Span: p.spanFrom(start), Reason: "nesting too deep"}
 	}
-	for p.is("[") && p.pbAt(1, '[') {
-		p.skipBalanced() // [[likely]], [[maybe_unused]]
+	if t.pb == '[' && p.pbAt(1, '[') {
+		for p.is("[") && p.pbAt(1, '[') {
+			p.skipBalanced() // [[likely]], [[maybe_unused]]
+		}
+		t = &p.toks[p.i]
 	}
 	switch {
-	case p.is("{"):
-		return p.parseBlock()
-	case p.is(";"):
-		p.next()
-		return &EmptyStmt{p.spanFrom(start)}
-	case p.isIdent():
-		t := &p.toks[p.i]
+	case t.Kind == Identifier:
 		if t.cls&clsKeyword != 0 { // only keywords start these statements
 			if s := p.parseKeywordStmt(start); s != nil {
 				return s
@@ -81,7 +84,12 @@ func (p *parser) parseStmtIn() Stmt {
 		if d := p.tryDeclStmtAt(false, h); d != nil {
 			return d
 		}
-	case p.isK(tkScope):
+	case t.pb == '{':
+		return p.parseBlock()
+	case t.pb == ';':
+		p.next()
+		return &EmptyStmt{p.spanFrom(start)}
+	case t.kw == tkScope:
 		if d := p.tryDeclStmt(false); d != nil {
 			return d
 		}
