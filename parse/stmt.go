@@ -490,7 +490,9 @@ func (p *parser) declareParam(prm *Param, isParam bool) {
 func (p *parser) parseExprStmt(start int) Stmt {
 	x := p.parseExpr()
 	if p.got(";") {
-		return newNode(&p.slabs.sExprStmt, ExprStmt{Span: p.spanFrom(start), X: x})
+		s := slot(&p.slabs.sExprStmt) // zero: the fields are stored in place
+		s.Span, s.X = p.spanFrom(start), x
+		return s
 	}
 	if p.isMacroStmt(x) && (p.newlineBefore() || p.is("}") || p.is("{")) {
 		return newNode(&p.slabs.sExprStmt, ExprStmt{Span: p.spanFrom(start), X: x})
@@ -877,7 +879,12 @@ func (p *parser) blockDeclarators(ds *declSpec) []*VarDecl {
 		p.finishDeclarator(d, ds, sh)
 		v := p.newVar(ds, d)
 		p.parseVarInit(v, declBlock)
-		p.declareVar(v, d)
+		if p.scope != nil && d.bindings == nil {
+			// declareVar's common case, without the call.
+			p.addSymbol(Symbol{Name: v.Name, Type: v.Type, Decl: v})
+		} else {
+			p.declareVar(v, d)
+		}
 		if vars == nil {
 			vars = one(&p.slabs.sVarPtr, v) // most declarations declare one
 		} else {
