@@ -432,7 +432,12 @@ func (p *parser) newVar(ds *declSpec, d *declarator) *VarDecl {
 	if ts := d.typ.Span; ts.Stop > ts.Start || ts.Start > 0 {
 		start = min(start, ts.Start)
 	}
-	return newNode(&p.slabs.sVarDecl, VarDecl{Span: Span{start, d.nameSpan.Stop}, Specifiers: specs, Type: d.typ, Name: d.name, NameSpan: d.nameSpan})
+	// As newNode, but the fields are stored into the slot, which is still
+	// zero (see slot): no VarDecl is built on the stack and copied.
+	v := slot(&p.slabs.sVarDecl)
+	v.Span = Span{start, d.nameSpan.Stop}
+	v.Specifiers, v.Type, v.Name, v.NameSpan = specs, d.typ, d.name, d.nameSpan
+	return v
 }
 
 // tryConstructor recognises constructors and destructors: `A(...)` inside
@@ -537,9 +542,12 @@ func (p *parser) atDeclStartWord() bool {
 // `= default/delete/0`, and a constructor's member initializers.
 func (p *parser) funcTrailer() {
 	for !p.atEOF() {
-		switch w := p.word(); {
+		// specifierWords[w] is the clsSpec bit of an identifier's class:
+		// no map lookup (the common end of the loop, at '{' or ';', made
+		// one for "").
+		switch t, w := &p.toks[p.i], p.word(); {
 		case w == "const" || w == "volatile" || w == "override" || w == "final" || w == "mutable" ||
-			p.is("&") || p.isK(tkAndAnd) || specifierWords[w]:
+			p.is("&") || p.isK(tkAndAnd) || w != "" && t.cls&clsSpec != 0:
 			p.next()
 		case w == "noexcept" || w == "throw" || w == "__attribute__" || w == "__launch_bounds__" || w == "requires":
 			p.next()

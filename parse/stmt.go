@@ -8,10 +8,13 @@ package parse
 func (p *parser) parseBlock() *BlockStmt {
 	open := p.tok()
 	p.next()
-	b := newNode(&p.slabs.sBlockStmt, BlockStmt{})
+	b := slot(&p.slabs.sBlockStmt)
 	list := &p.slabs.stmts
 	mark := len(list.items)
-	for !p.atEOF() && !p.is("}") {
+	for {
+		if t := &p.toks[p.i]; t.Kind == EOF || t.pb == '}' { // atEOF, is("}")
+			break
+		}
 		before := p.i
 		if s := p.parseStmt(); s != nil {
 			list.push(s)
@@ -44,25 +47,29 @@ func (p *parser) parseStmt() Stmt {
 // parseStmtIn is parseStmt inside the depth guard: it is entered with the
 // depth not yet raised, raises it, and parseStmt lowers it again.
 func (p *parser) parseStmtIn() Stmt {
-	start := p.curStart()
+	// t is the current token's view entry, read once for the tests below
+	// (the view does not move while the file is parsed).
+	t := &p.toks[p.i]
+	start := int(t.Start)
 	if !p.enter() {
 		p.syncStmt()
 		return &OpaqueStmt{Span: p.spanFrom(start), Reason: "nesting too deep"}
 	}
-	for p.is("[") && p.pbAt(1, '[') {
-		p.skipBalanced() // [[likely]], [[maybe_unused]]
+	if t.pb == '[' && p.pbAt(1, '[') {
+		for p.is("[") && p.pbAt(1, '[') {
+			p.skipBalanced() // [[likely]], [[maybe_unused]]
+		}
+		t = &p.toks[p.i]
 	}
 	switch {
-	case p.is("{"):
-		return p.parseBlock()
-	case p.is(";"):
-		p.next()
-		return &EmptyStmt{p.spanFrom(start)}
-	case p.isIdent():
-		if p.toks[p.i].cls&clsKeyword != 0 { // only keywords start these statements
+	case t.Kind == Identifier:
+		if t.cls&clsKeyword != 0 { // only keywords start these statements
 			if s := p.parseKeywordStmt(start); s != nil {
 				return s
 			}
+		}
+		if !p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) && !p.isPragmaWord() {
+			return p.plainWordStmt(start)
 		}
 		h := p.stmtHead()
 		if h.macro != nil && h.attr == attrStmt || h.w == "_Pragma" || h.w == "__pragma" {
@@ -77,7 +84,12 @@ func (p *parser) parseStmtIn() Stmt {
 		if d := p.tryDeclStmtAt(false, h); d != nil {
 			return d
 		}
-	case p.isK(tkScope):
+	case t.pb == '{':
+		return p.parseBlock()
+	case t.pb == ';':
+		p.next()
+		return &EmptyStmt{p.spanFrom(start)}
+	case t.kw == tkScope:
 		if d := p.tryDeclStmt(false); d != nil {
 			return d
 		}
@@ -173,9 +185,16 @@ func (p *parser) opaqueStmt(start int, reason string) Stmt {
 	return s
 }
 
-// expect consumes s and reports whether it was there; callers turn a
-// missing token into an OpaqueStmt.
-func (p *parser) expect(s string) bool { return p.got(s) }
+// expect consumes the one-byte punctuator c and reports whether it was
+// there; callers turn a missing token into an OpaqueStmt. (It is got for
+// one byte, small enough to inline.)
+func (p *parser) expect(c byte) bool {
+	if p.toks[p.i].pb == c {
+		p.next()
+		return true
+	}
+	return false
+}
 
 func (p *parser) parseLabeled(start int) Stmt {
 	label := p.keep(p.word())
@@ -201,11 +220,11 @@ func (p *parser) parseIf(start int) Stmt {
 		s.Span = p.spanFrom(start)
 		return s
 	}
-	if !p.expect("(") {
+	if !p.expect('(') {
 		return p.opaqueStmt(start, "expected '(' after if")
 	}
 	init, cond := p.parseCondition(true)
-	if !p.expect(")") {
+	if !p.expect(')') {
 		return p.opaqueStmt(start, "expected ')' after if condition")
 	}
 	s := newNode(&p.slabs.sIfStmt, IfStmt{Init: init, Cond: cond, Then: p.parseStmt()})
@@ -264,7 +283,7 @@ func (p *parser) declCond(d Stmt) Expr {
 // parseFor parses classic and range-based for loops.
 func (p *parser) parseFor(start int) Stmt {
 	p.next()
-	if !p.expect("(") {
+	if !p.expect('(') {
 		return p.opaqueStmt(start, "expected '(' after for")
 	}
 	var init Stmt
@@ -277,7 +296,7 @@ func (p *parser) parseFor(start int) Stmt {
 	case p.got(";"):
 	default:
 		x := p.parseExpr()
-		if !p.expect(";") {
+		if !p.expect(';') {
 			return p.opaqueStmt(start, "expected ';' in for")
 		}
 		init = newNode(&p.slabs.sExprStmt, ExprStmt{Span: Span{initStart, p.lastEnd}, X: x})
@@ -286,13 +305,13 @@ func (p *parser) parseFor(start int) Stmt {
 	if !p.is(";") {
 		_, fs.Cond = p.parseCondition(false)
 	}
-	if !p.expect(";") {
+	if !p.expect(';') {
 		return p.opaqueStmt(start, "expected ';' after for condition")
 	}
 	if !p.is(")") {
 		fs.Post = p.parseExpr()
 	}
-	if !p.expect(")") {
+	if !p.expect(')') {
 		return p.opaqueStmt(start, "expected ')' after for clauses")
 	}
 	fs.Body = p.parseStmt()
@@ -309,7 +328,7 @@ func (p *parser) parseRangeFor(start int, d *DeclStmt) Stmt {
 	} else {
 		rf.Range = p.parseExpr()
 	}
-	if !p.expect(")") {
+	if !p.expect(')') {
 		return p.opaqueStmt(start, "expected ')' after range-for")
 	}
 	rf.Body = p.parseStmt()
@@ -321,11 +340,11 @@ func (p *parser) parseRangeFor(start int, d *DeclStmt) Stmt {
 // parenthesis is missing it returns the statement made opaque instead.
 func (p *parser) parseHeadCondition(start int, kw string, allowInit bool) (cond Expr, bad Stmt) {
 	p.next()
-	if !p.expect("(") {
+	if !p.expect('(') {
 		return nil, p.opaqueStmt(start, "expected '(' after "+kw)
 	}
 	_, cond = p.parseCondition(allowInit)
-	if !p.expect(")") {
+	if !p.expect(')') {
 		return nil, p.opaqueStmt(start, "expected ')' after "+kw+" condition")
 	}
 	return cond, nil
@@ -344,11 +363,11 @@ func (p *parser) parseWhile(start int) Stmt {
 func (p *parser) parseDo(start int) Stmt {
 	p.next()
 	ds := &DoStmt{Body: p.parseStmt()}
-	if !p.gotK(kwWhile) || !p.expect("(") {
+	if !p.gotK(kwWhile) || !p.expect('(') {
 		return p.opaqueStmt(start, "expected while after do body")
 	}
 	ds.Cond = p.parseExpr()
-	if !p.expect(")") {
+	if !p.expect(')') {
 		return p.opaqueStmt(start, "expected ')' after do-while condition")
 	}
 	p.gotSemi()
@@ -381,7 +400,7 @@ func (p *parser) parseCase(start int) Stmt {
 	if p.gotK(tkEllipsis) {
 		p.parseCond()
 	}
-	if !p.expect(":") {
+	if !p.expect(':') {
 		return p.opaqueStmt(start, "expected ':' after case value")
 	}
 	cs.Span = p.spanFrom(start)
@@ -440,7 +459,7 @@ func (p *parser) parseTry(start int) Stmt {
 	for p.isK(kwCatch) {
 		cStart := p.curStart()
 		p.next()
-		if !p.expect("(") {
+		if !p.expect('(') {
 			return p.opaqueStmt(start, "expected '(' after catch")
 		}
 		cc := &CatchClause{}
@@ -448,7 +467,7 @@ func (p *parser) parseTry(start int) Stmt {
 			cc.Param = p.parseParam()
 			p.declareParam(cc.Param, false)
 		}
-		if !p.expect(")") || !p.is("{") {
+		if !p.expect(')') || !p.is("{") {
 			return p.opaqueStmt(start, "malformed catch clause")
 		}
 		cc.Body = p.parseBlock()
@@ -471,7 +490,9 @@ func (p *parser) declareParam(prm *Param, isParam bool) {
 func (p *parser) parseExprStmt(start int) Stmt {
 	x := p.parseExpr()
 	if p.got(";") {
-		return newNode(&p.slabs.sExprStmt, ExprStmt{Span: p.spanFrom(start), X: x})
+		s := slot(&p.slabs.sExprStmt) // zero: the fields are stored in place
+		s.Span, s.X = p.spanFrom(start), x
+		return s
 	}
 	if p.isMacroStmt(x) && (p.newlineBefore() || p.is("}") || p.is("{")) {
 		return newNode(&p.slabs.sExprStmt, ExprStmt{Span: p.spanFrom(start), X: x})
@@ -535,14 +556,37 @@ func (p *parser) macroStmt(start int, h headWord) Stmt {
 // tryDeclStmt parses a block-scope declaration if the tokens form one and
 // returns nil (having consumed nothing) otherwise. In a for-init (forInit)
 // the declaration may end at ':' (range-for) instead of ';'.
+//
+// It decides as tryDeclStmtAt(forInit, p.stmtHead()) does, without the
+// lookups where the current token is no macro (see plainWordStmt): a
+// token that is no word starts a specifier sequence only as `[[` or '::'
+// (specStep stops at any other at once, so parseDeclSpecs finds no type
+// and the attempt consumes nothing).
 func (p *parser) tryDeclStmt(forInit bool) *DeclStmt {
-	return p.tryDeclStmtAt(forInit, p.stmtHead())
+	t := &p.toks[p.i]
+	switch {
+	case t.Kind != Identifier:
+		if t.kw != tkScope && !(t.pb == '[' && p.pbAt(1, '[')) {
+			return nil
+		}
+	case p.maybeMacro(p.src[t.Start], int(t.End-t.Start)):
+		return p.tryDeclStmtAt(forInit, p.stmtHead())
+	case t.cls&clsKeyword != 0:
+		if !startsDeclKeyword(t.kw) {
+			return nil
+		}
+	case t.cls&^(clsOpWord|clsExprWord) == 0:
+		if p.exprFollows() || p.comparisonFollows() {
+			return nil
+		}
+	}
+	return p.declStmt(forInit)
 }
 
 // tryDeclStmtAt is tryDeclStmt with the current word already looked up.
 func (p *parser) tryDeclStmtAt(forInit bool, h headWord) *DeclStmt {
 	w := h.w
-	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(w) {
+	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(p.toks[p.i].kw) {
 		return nil
 	}
 	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && h.macro == nil && (p.exprFollows() || p.comparisonFollows()) {
@@ -551,6 +595,12 @@ func (p *parser) tryDeclStmtAt(forInit bool, h headWord) *DeclStmt {
 	if w != "" && p.macroCallStmt(h) {
 		return nil
 	}
+	return p.declStmt(forInit)
+}
+
+// declStmt is the speculative part of tryDeclStmt: it parses a
+// declaration at the current token or returns nil having consumed nothing.
+func (p *parser) declStmt(forInit bool) *DeclStmt {
 	m := p.mark()
 	start := p.curStart()
 	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
@@ -574,7 +624,12 @@ func (p *parser) tryDeclStmtAt(forInit bool, h headWord) *DeclStmt {
 		p.reset(m)
 		return nil
 	}
-	return newNode(&p.slabs.sDeclStmt, DeclStmt{Span: p.spanFrom(start), Record: ds.record, Vars: vars})
+	d := slot(&p.slabs.sDeclStmt) // zero: only the set fields are stored
+	d.Span, d.Vars = p.spanFrom(start), vars
+	if ds.record != nil {
+		d.Record = ds.record
+	}
+	return d
 }
 
 // macroCallStmt reports whether the statement starts with a use of a
@@ -617,7 +672,16 @@ func (p *parser) macroCallStmt(h headWord) bool {
 // (ptrOperator: '*', '&', '&&', '...'), no `(*name)(`, no name
 // (declName), so blockDeclarators returns nil.
 func (p *parser) exprFollows() bool {
-	if !p.isAtK(1, tkScope) && !p.pbAt(1, '<') {
+	t := p.at(1)
+	if t.Kind == Punct && t.End-t.Start == 1 && t.pb != '<' {
+		// exprFollowsAt(1) for a one-byte punctuator (the common case),
+		// spelled out here.
+		if t.pb != '(' {
+			return exprFollowsByte[t.pb]
+		}
+		return !(p.pbAt(2, '*') && p.pbAt(4, ')'))
+	}
+	if t.kw != tkScope && t.pb != '<' {
 		return p.exprFollowsAt(1)
 	}
 	k := p.qualifiedNameEnd()
@@ -631,14 +695,16 @@ func (p *parser) exprFollows() bool {
 
 // simpleTemplateArgsEnd returns the offset of the token after the
 // template argument list that opens at the '<' k tokens ahead, when each
-// argument is one plain word (no keyword, builtin, specifier or macro) or
-// one number: `<T>`, `<T, 256>`. Otherwise it returns -1.
+// argument is one plain word (no keyword, specifier or macro), one
+// fundamental type word (`float`: a word of the builtin class alone) or
+// one number: `<T>`, `<T, 256>`, `<float, 4>`. Otherwise it returns -1.
 //
 // Such a list parses as template arguments in any parser state, in a
 // type (skipTemplateArgs) as in an expression: each word is a type name
-// whose specifiers end at the ',' or '>' after it (parseTypeID), or else
-// an Ident (parseCond), a number a literal, and a one-byte '>' closes the
-// list. No argument holds a '<', so the attempt leaves no badAngle bit,
+// whose specifiers end at the ',' or '>' after it (parseTypeID; a builtin
+// word always starts a type, startsType, and is a base of its own,
+// builtinBase), or else an Ident (parseCond), a number a literal, and a
+// one-byte '>' closes the list. No argument holds a '<', so the attempt leaves no badAngle bit,
 // and the nesting guard is kept out of reach by the depth bound. So the
 // declaration parse that exprFollows spares had no lasting effect.
 func (p *parser) simpleTemplateArgsEnd(k int) int {
@@ -647,7 +713,7 @@ func (p *parser) simpleTemplateArgsEnd(k int) int {
 	}
 	for n := 0; n < comparisonScanMax; n++ {
 		t := p.at(k + 1)
-		if !(t.Kind == Number || t.Kind == Identifier && t.cls == 0 && !p.isMacroTok(p.i+k+1)) {
+		if !(t.Kind == Number || t.Kind == Identifier && (t.cls == 0 || t.cls == clsBuiltin) && !p.isMacroTok(p.i+k+1)) {
 			return -1
 		}
 		switch {
@@ -684,8 +750,10 @@ func (p *parser) exprFollowsAt(k int) bool {
 	}
 	if t.End-t.Start == 1 {
 		// A one-byte punctuator (the common case): a table load, and
-		// '(' (a call, the most frequent) decided here too.
-		if c := p.src[t.Start]; c != '(' {
+		// '(' (a call, the most frequent) decided here too. pb is the
+		// byte of every one-byte punctuator (the lexer's view, and
+		// closeAngle for the '>' or '=' a split leaves).
+		if c := t.pb; c != '(' {
 			return exprFollowsByte[c]
 		}
 		return !(p.pbAt(k+1, '*') && p.pbAt(k+3, ')')) // `T (*fp)(...)`
@@ -783,11 +851,14 @@ func comparisonOperator(t *ptok) bool {
 var exprFollowsByte = [256]bool{'=': true, '.': true, '[': true, ';': true, ',': true, ')': true, '?': true,
 	'+': true, '-': true, '/': true, '%': true, '|': true, '^': true, '>': true}
 
-// startsDeclKeyword reports whether keyword w can begin a declaration.
-func startsDeclKeyword(w string) bool {
-	switch w {
-	case "const", "volatile", "auto", "struct", "class", "union", "enum", "typename", "decltype",
-		"__restrict__", "alignas", "__attribute__", "__align__", "__typeof__", "typeof":
+// startsDeclKeyword reports whether the keyword with token id kw can
+// begin a declaration: const, volatile, auto, struct, class, union, enum,
+// typename, decltype, __restrict__, alignas, __attribute__, __align__,
+// __typeof__ or typeof (each has an id; TestStartsDeclKeyword).
+func startsDeclKeyword(kw uint8) bool {
+	switch kw {
+	case kwConst, kwVolatile, kwAuto, kwStruct, kwClass, kwUnion, kwEnum, kwTypename, kwDecltype,
+		kwRestrictUU, kwAlignas, kwAttributeUU, kwAlignUU, kwTypeofUU, kwTypeof:
 		return true
 	}
 	return false
@@ -808,7 +879,12 @@ func (p *parser) blockDeclarators(ds *declSpec) []*VarDecl {
 		p.finishDeclarator(d, ds, sh)
 		v := p.newVar(ds, d)
 		p.parseVarInit(v, declBlock)
-		p.declareVar(v, d)
+		if p.scope != nil && d.bindings == nil {
+			// declareVar's common case, without the call.
+			p.addSymbol(Symbol{Name: v.Name, Type: v.Type, Decl: v})
+		} else {
+			p.declareVar(v, d)
+		}
 		if vars == nil {
 			vars = one(&p.slabs.sVarPtr, v) // most declarations declare one
 		} else {
@@ -838,13 +914,12 @@ func (p *parser) declareVar(v *VarDecl, d *declarator) {
 // declaratorFollows reports whether the token after a declarator name can
 // continue a declaration.
 func (p *parser) declaratorFollows(first bool) bool {
-	switch {
-	case p.is("=") || p.is(";") || p.is(",") || p.is("{") || p.is(")"):
+	t := &p.toks[p.i]
+	switch t.pb {
+	case '=', ';', ',', '{', ')', '(':
 		return true
-	case p.is("(") || p.isK(kwAttributeUU):
-		return true
-	case p.is(":"):
+	case ':':
 		return first && !p.pbAt(1, ':')
 	}
-	return false
+	return t.kw == kwAttributeUU
 }
