@@ -354,8 +354,16 @@ func (p *parser) view(start, end int) string {
 	return unsafe.String(&p.src[start], end-start)
 }
 
-// keep returns an interned copy of a string that views the source.
+// keep returns s, or an interned copy of it. A string that views the
+// source is returned as it is: the File keeps the source (see ParseFile),
+// the tree already shares its bytes (Ident names), and only the value of
+// a string is part of the result, so a view is as good as a copy and costs
+// no map lookup and no allocation. Other strings (built by concatenation)
+// are interned.
 func (p *parser) keep(s string) string {
+	if p.inSrc(unsafe.StringData(s)) {
+		return s
+	}
 	if k, ok := p.names[s]; ok {
 		return k
 	}
@@ -364,14 +372,25 @@ func (p *parser) keep(s string) string {
 	return k
 }
 
-// intern returns a shared string for b; the map lookup does not allocate.
+// intern returns a shared string for b: a view when b is a range of the
+// source (see keep), else an interned copy; the map lookup does not
+// allocate.
 func (p *parser) intern(b []byte) string {
+	if len(b) > 0 && p.inSrc(&b[0]) {
+		return unsafe.String(&b[0], len(b))
+	}
 	if s, ok := p.names[string(b)]; ok {
 		return s
 	}
 	s := string(b)
 	p.names[s] = s
 	return s
+}
+
+// inSrc reports whether d points into p.src (a string or slice that starts
+// there lies in it: the grammar only slices the source within its bounds).
+func (p *parser) inSrc(d *byte) bool {
+	return uintptr(unsafe.Pointer(d))-uintptr(unsafe.Pointer(unsafe.SliceData(p.src))) < uintptr(len(p.src))
 }
 
 // newlineBefore reports whether a newline separates the current token from
