@@ -338,30 +338,45 @@ func init() {
 // first byte (as macroLens): most names that are not in it are rejected
 // with two loads, without hashing. The names declared as types in a file
 // are few, and isTypeName is asked for most identifiers in declarations.
+// The names are in a strIndex (see infra_strtab.go), not a Go map.
 type nameSet struct {
-	m    map[string]bool
+	m    []bool   // the value of each name of idx.keys; len(m) is the set's size (sideState)
+	idx  strIndex // the names, in the order added
 	lens [256]uint64
 }
 
-func newNameSet() *nameSet { return &nameSet{m: map[string]bool{}} }
+func newNameSet() *nameSet { return &nameSet{} }
 
 // add puts w in the set.
 func (s *nameSet) add(w string) { s.set(w, true) }
 
 // set records w with value v (has reports v).
 func (s *nameSet) set(w string, v bool) {
-	s.m[w] = v
+	if k := s.idx.find(w); k >= 0 {
+		s.m[k] = v
+	} else {
+		s.idx.add(w)
+		s.m = append(s.m, v)
+	}
 	if w != "" {
 		s.lens[w[0]] |= lenBit(len(w))
 	}
 }
 
-// has reports the value recorded for w, false if none: s.m[w].
+// has reports the value recorded for w, false if none.
 func (s *nameSet) has(w string) bool {
-	if w == "" {
-		return s.m[w]
+	if w != "" && s.lens[w[0]]&lenBit(len(w)) == 0 {
+		return false
 	}
-	return s.lens[w[0]]&lenBit(len(w)) != 0 && s.m[w]
+	return s.value(w)
+}
+
+// value is has without the filter.
+func (s *nameSet) value(w string) bool {
+	if k := s.idx.find(w); k >= 0 {
+		return s.m[k]
+	}
+	return false
 }
 
 var stdTypes = map[string]bool{"string": true, "vector": true, "size_t": true, "ptrdiff_t": true, "nullptr_t": true}
@@ -413,32 +428,49 @@ func (p *parser) collectMacros() {
 		t := p.file.Tokens[k]
 		if m := parseDefine(p.src, t); m != nil {
 			p.file.Macros = append(p.file.Macros, m)
-			p.macros[m.Name] = m
+			// A later #define of a name replaces the earlier one (as the
+			// map this table replaced did).
+			if k := p.macroIdx.find(m.Name); k >= 0 {
+				p.macroDefs[k] = m
+			} else {
+				p.macroIdx.add(m.Name)
+				p.macroDefs = append(p.macroDefs, m)
+				// isMacroTok and macro filter on the first byte and
+				// length before the table lookup.
+				p.macroLens[len(m.Name)&31][m.Name[0]] = true
+			}
 			p.learnMacro(m)
 		}
 	}
-	// isMacroTok and macro filter on the first byte and length before the
-	// map lookup.
-	for name := range p.macros {
-		p.macroLens[name[0]] |= lenBit(len(name))
-	}
 }
 
-// lenBit is the bit of a name length in macroLens (lengths of 63 and more
-// share the top bit).
+// lenBit is the bit of a name length in nameSet.lens (lengths of 63 and
+// more share the top bit).
 func lenBit(n int) uint64 { return 1 << min(n, 63) }
 
-// maybeMacro reports whether some macro name starts with c and is n bytes
-// long. Macro names are few and mostly capitalised, so this spares most
-// identifiers the map lookup.
-func (p *parser) maybeMacro(c byte, n int) bool { return p.macroLens[c]&lenBit(n) != 0 }
+// maybeMacro reports whether some macro name starts with c and has n
+// bytes (modulo 32). Macro names are few and mostly capitalised, so this
+// spares most identifiers the lookup. It is a table of bools rather than
+// of length bits because macro, which runs ~75k times per 2 MB, inlines
+// only with this cheapest form of the test.
+func (p *parser) maybeMacro(c byte, n int) bool { return p.macroLens[n&31][c] }
 
 // macro returns the macro #defined as name in this file, or nil.
 func (p *parser) macro(name string) *Macro {
-	if name == "" || !p.maybeMacro(name[0], len(name)) {
-		return nil
+	if name != "" && p.macroLens[len(name)&31][name[0]] {
+		return p.macroNamed(name)
 	}
-	return p.macros[name]
+	return nil
+}
+
+// macroNamed is macro after the filter: kept out so that macro inlines.
+//
+//go:noinline
+func (p *parser) macroNamed(name string) *Macro {
+	if k := p.macroIdx.find(name); k >= 0 {
+		return p.macroDefs[k]
+	}
+	return nil
 }
 
 // parseDefine parses a #define directive token, or returns nil. The

@@ -74,11 +74,12 @@ type parser struct {
 	binSlab   []BinaryExpr
 	slabs     slabs
 
-	names     map[string]string // interned identifier and type texts
-	types     *nameSet          // names declared as types in this file
-	templates *nameSet          // names declared as templates in this file
-	macros    map[string]*Macro
-	macroLens [256]uint64         // lengths of the names in macros by first byte (see maybeMacro)
+	names     map[string]string   // interned type texts and other built strings (see keep)
+	types     *nameSet            // names declared as types in this file
+	templates *nameSet            // names declared as templates in this file
+	macroIdx  strIndex            // names of the macros #defined in this file (see macro)
+	macroDefs []*Macro            // the last #define of each name in macroIdx.keys
+	macroLens [32][256]bool       // [n%32][c]: a macro name of n bytes starts with c (see maybeMacro)
 	specMacro map[string][]string // object-like macros expanding to specifiers
 	attrMacro map[string]int      // macros expanding to attributes etc. (attrLaunch, ...)
 	digraphs  map[int]string      // token index -> canonical punctuator
@@ -118,7 +119,6 @@ func newParser(f *File) *parser {
 		names:     make(map[string]string, 256),
 		types:     newNameSet(),
 		templates: newNameSet(),
-		macros:    make(map[string]*Macro),
 		specMacro: make(map[string][]string),
 		attrMacro: make(map[string]int),
 	}
@@ -163,10 +163,10 @@ func (p *parser) finishToks() {
 // isMacroTok reports whether p.toks[k] names a macro #defined in this file.
 // It is asked at a few places only, so it is not precomputed per token (a
 // pass over the whole view). Macro names are few and mostly capitalised:
-// the first-byte filter spares most identifiers the map lookup.
+// the first-byte filter spares most identifiers the table lookup.
 func (p *parser) isMacroTok(k int) bool {
 	t := &p.toks[k]
-	return t.Kind == Identifier && p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) && p.macros[unsafe.String(&p.src[t.Start], int(t.End-t.Start))] != nil
+	return t.Kind == Identifier && p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) && p.macroIdx.find(unsafe.String(&p.src[t.Start], int(t.End-t.Start))) >= 0
 }
 
 // noteDigraph maps digraph tokens to the punctuator they spell, so the
