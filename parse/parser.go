@@ -513,34 +513,34 @@ func (s *listStack[T]) push(x T) { s.items = append(s.items, x) }
 
 // finish pops the items pushed since mark (len(s.items) then) as a list;
 // nil when there are none, as an appended-to nil slice would be.
+//
+// The popped stack slots are not cleared: a stale slot keeps its node
+// reachable only until a later push overwrites it or the parser, whose
+// stacks die with it at the end of ParseFile, is dropped. The nodes are
+// the tree's (or, rarely, those of an attempt that was backtracked), so
+// nothing outlives the parse; clearing cost a store and a write-barrier
+// test per item.
 func (s *listStack[T]) finish(mark int) []T {
 	items := s.items[mark:]
+	s.items = s.items[:mark]
 	n := len(items)
-	var out []T
 	switch {
 	case n == 0:
+		return nil
 	case n > slabSize/8:
-		out = append([]T(nil), items...)
-	default:
-		if cap(s.chunk)-len(s.chunk) < n {
-			s.chunk = make([]T, 0, nextChunk(cap(s.chunk), n))
-		}
-		k := len(s.chunk)
-		s.chunk = s.chunk[:k+n]
-		out = s.chunk[k : k+n : k+n] // full slice: appending copies
-		// Lists here are short (most calls have one to three arguments):
-		// a loop that moves each item and clears its stack slot (the
-		// stack must not keep nodes alive) is cheaper than the runtime's
-		// typed copy and clear.
-		var zero T
-		for j := range items {
-			out[j], items[j] = items[j], zero
-		}
-		s.items = s.items[:mark]
-		return out
+		return append([]T(nil), items...)
 	}
-	clear(items) // the stack must not keep nodes alive
-	s.items = s.items[:mark]
+	if cap(s.chunk)-len(s.chunk) < n {
+		s.chunk = make([]T, 0, nextChunk(cap(s.chunk), n))
+	}
+	k := len(s.chunk)
+	s.chunk = s.chunk[:k+n]
+	out := s.chunk[k : k+n : k+n] // full slice: appending copies
+	// Lists here are short (most calls have one to three arguments): a
+	// loop is cheaper than the runtime's typed copy.
+	for j, x := range items {
+		out[j] = x
+	}
 	return out
 }
 
