@@ -1,7 +1,6 @@
 package parse
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"unsafe"
 )
@@ -69,19 +68,18 @@ func strSlotHash(a, b uint64, n int) uint64 {
 	return h ^ h>>29
 }
 
-// find returns the position of s in x.keys, or -1.
+// find returns the position of s in x.keys, or -1. The path for keys of
+// up to 16 bytes (nearly all names) makes no call: (a, b, length) spell
+// such a key, so a slot that matches them is the answer.
 func (x *strIndex) find(s string) int {
-	if len(x.slots) == 0 {
-		return -1
-	}
-	// a, b := strKey(s), written out for the keys of up to 16 bytes
-	// (strKey does not inline).
 	n := len(s)
+	if n > 16 || len(x.slots) == 0 {
+		return x.findLong(s)
+	}
+	// a, b := strKey(s), written out (strKey does not inline).
 	p := unsafe.Pointer(unsafe.StringData(s))
 	var a, b uint64
 	switch {
-	case n > 16:
-		a, b = strKey(s)
 	case n >= 8:
 		a, b = load64(p, 0), load64(p, n-8)
 	case n >= 4:
@@ -89,21 +87,46 @@ func (x *strIndex) find(s string) int {
 	case n > 0:
 		a = uint64(*(*byte)(p)) | uint64(*(*byte)(unsafe.Add(p, n>>1)))<<8 | uint64(*(*byte)(unsafe.Add(p, n-1)))<<16
 	}
-	meta := uint64(n) << 32
 	i := strSlotHash(a, b, n) & x.mask
 	for range maxProbe {
 		e := &x.slots[i]
 		if e.meta == 0 {
 			return -1
 		}
-		if e.a == a && e.b == b && e.meta&^(1<<32-1) == meta {
-			k := int(uint32(e.meta)) - 1
-			if n <= 16 || x.keys[k] == s {
+		if e.a == a && e.b == b && e.meta>>32 == uint64(n) {
+			return int(uint32(e.meta)) - 1
+		}
+		i = (i + 1) & x.mask
+	}
+	return x.findOver(s)
+}
+
+// findLong is find for keys of more than 16 bytes (and an empty table):
+// their words only hash them, so a matching slot's key is compared.
+func (x *strIndex) findLong(s string) int {
+	if len(x.slots) == 0 {
+		return -1
+	}
+	n := len(s)
+	a, b := strKey(s)
+	i := strSlotHash(a, b, n) & x.mask
+	for range maxProbe {
+		e := &x.slots[i]
+		if e.meta == 0 {
+			return -1
+		}
+		if e.a == a && e.b == b && e.meta>>32 == uint64(n) {
+			if k := int(uint32(e.meta)) - 1; x.keys[k] == s {
 				return k
 			}
 		}
 		i = (i + 1) & x.mask
 	}
+	return x.findOver(s)
+}
+
+// findOver looks s up among the keys that found no slot.
+func (x *strIndex) findOver(s string) int {
 	if k, ok := x.over[s]; ok {
 		return int(k)
 	}
@@ -154,11 +177,9 @@ func (x *strIndex) grow() {
 }
 
 // load64 and load32 read 8 or 4 bytes at p+i, which the caller knows to
-// lie in one string.
-func load64(p unsafe.Pointer, i int) uint64 {
-	return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(p, i)), 8))
-}
+// lie in one string: plain (possibly unaligned) loads in the machine's
+// byte order, which is all strKey needs (the same words for the same
+// bytes).
+func load64(p unsafe.Pointer, i int) uint64 { return *(*uint64)(unsafe.Add(p, i)) }
 
-func load32(p unsafe.Pointer, i int) uint32 {
-	return binary.LittleEndian.Uint32(unsafe.Slice((*byte)(unsafe.Add(p, i)), 4))
-}
+func load32(p unsafe.Pointer, i int) uint32 { return *(*uint32)(unsafe.Add(p, i)) }
