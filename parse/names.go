@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
 	"unsafe"
@@ -339,30 +340,45 @@ func init() {
 // first byte (as macroLens): most names that are not in it are rejected
 // with two loads, without hashing. The names declared as types in a file
 // are few, and isTypeName is asked for most identifiers in declarations.
+// The names are in a strIndex (see infra_strtab.go), not a Go map.
 type nameSet struct {
-	m    map[string]bool
+	m    []bool   // the value of each name of idx.keys; len(m) is the set's size (sideState)
+	idx  strIndex // the names, in the order added
 	lens [256]uint64
 }
 
-func newNameSet() *nameSet { return &nameSet{m: map[string]bool{}} }
+func newNameSet() *nameSet { return &nameSet{} }
 
 // add puts w in the set.
 func (s *nameSet) add(w string) { s.set(w, true) }
 
 // set records w with value v (has reports v).
 func (s *nameSet) set(w string, v bool) {
-	s.m[w] = v
+	if k := s.idx.find(w); k >= 0 {
+		s.m[k] = v
+	} else {
+		s.idx.add(w)
+		s.m = append(s.m, v)
+	}
 	if w != "" {
 		s.lens[w[0]] |= lenBit(len(w))
 	}
 }
 
-// has reports the value recorded for w, false if none: s.m[w].
+// has reports the value recorded for w, false if none.
 func (s *nameSet) has(w string) bool {
-	if w == "" {
-		return s.m[w]
+	if w != "" && s.lens[w[0]]&lenBit(len(w)) == 0 {
+		return false
 	}
-	return s.lens[w[0]]&lenBit(len(w)) != 0 && s.m[w]
+	return s.value(w)
+}
+
+// value is has without the filter.
+func (s *nameSet) value(w string) bool {
+	if k := s.idx.find(w); k >= 0 {
+		return s.m[k]
+	}
+	return false
 }
 
 var stdTypes = map[string]bool{"string": true, "vector": true, "size_t": true, "ptrdiff_t": true, "nullptr_t": true}
@@ -414,38 +430,59 @@ func (p *parser) collectMacros() {
 		t := p.file.Tokens[k]
 		if m := parseDefine(p.src, t); m != nil {
 			p.file.Macros = append(p.file.Macros, m)
-			p.macros[m.Name] = m
+			// A later #define of a name replaces the earlier one (as the
+			// map this table replaced did).
+			if k := p.macroIdx.find(m.Name); k >= 0 {
+				p.macroDefs[k] = m
+			} else {
+				p.macroIdx.add(m.Name)
+				p.macroDefs = append(p.macroDefs, m)
+				// isMacroTok and macro filter on the first byte and
+				// length before the table lookup.
+				p.macroLens[len(m.Name)&31][m.Name[0]] = true
+			}
 			p.learnMacro(m)
 		}
 	}
-	// isMacroTok and macro filter on the first byte and length before the
-	// map lookup.
-	for name := range p.macros {
-		p.macroLens[name[0]] |= lenBit(len(name))
-	}
 }
 
-// lenBit is the bit of a name length in macroLens (lengths of 63 and more
-// share the top bit).
+// lenBit is the bit of a name length in nameSet.lens (lengths of 63 and
+// more share the top bit).
 func lenBit(n int) uint64 { return 1 << min(n, 63) }
 
-// maybeMacro reports whether some macro name starts with c and is n bytes
-// long. Macro names are few and mostly capitalised, so this spares most
-// identifiers the map lookup.
-func (p *parser) maybeMacro(c byte, n int) bool { return p.macroLens[c]&lenBit(n) != 0 }
+// maybeMacro reports whether some macro name starts with c and has n
+// bytes (modulo 32). Macro names are few and mostly capitalised, so this
+// spares most identifiers the lookup. It is a table of bools rather than
+// of length bits because macro, which runs ~75k times per 2 MB, inlines
+// only with this cheapest form of the test.
+func (p *parser) maybeMacro(c byte, n int) bool { return p.macroLens[n&31][c] }
 
 // macro returns the macro #defined as name in this file, or nil.
 func (p *parser) macro(name string) *Macro {
-	if name == "" || !p.maybeMacro(name[0], len(name)) {
-		return nil
+	if name != "" && p.macroLens[len(name)&31][name[0]] {
+		return p.macroNamed(name)
 	}
-	return p.macros[name]
+	return nil
 }
 
-// parseDefine parses a #define directive token, or returns nil.
+// macroNamed is macro after the filter: kept out so that macro inlines.
+//
+//go:noinline
+func (p *parser) macroNamed(name string) *Macro {
+	if k := p.macroIdx.find(name); k >= 0 {
+		return p.macroDefs[k]
+	}
+	return nil
+}
+
+// parseDefine parses a #define directive token, or returns nil. The
+// directive's name is compared in place, and the name, parameters and body
+// view the source when the directive has no continuation lines (the File
+// keeps the source; see ParseFile): no allocation but the Macro for the
+// ~1,000 directives of a 2 MB file.
 func parseDefine(src []byte, t Token) *Macro {
-	name, rest := directiveName(src, t.Start, t.End)
-	if name != "define" {
+	n, rest := directiveNameAt(src, t.Start, t.End)
+	if string(src[n:rest]) != "define" {
 		return nil
 	}
 	text := joinContinuations(src[rest:t.End])
@@ -467,9 +504,22 @@ func parseDefine(src []byte, t Token) *Macro {
 		if close < 0 {
 			close = len(text) - j - 1
 		}
-		for _, prm := range strings.Split(text[j+1:j+close], ",") {
+		// strings.Split(list, ",") without the slice of pieces; Params
+		// stays nil when no piece is non-empty.
+		list := text[j+1 : j+close]
+		for {
+			prm, more := list, false
+			if c := strings.IndexByte(list, ','); c >= 0 {
+				prm, list, more = list[:c], list[c+1:], true
+			}
 			if prm = strings.TrimSpace(prm); prm != "" {
+				if m.Params == nil {
+					m.Params = make([]string, 0, strings.Count(list, ",")+2)
+				}
 				m.Params = append(m.Params, prm)
+			}
+			if !more {
+				break
 			}
 		}
 		j += close + 1
@@ -478,14 +528,46 @@ func parseDefine(src []byte, t Token) *Macro {
 	return m
 }
 
-// joinContinuations removes backslash-newlines.
+// joinContinuations removes backslash-newlines. Without a backslash the
+// text is a view of b (the source; see parseDefine). Otherwise it is what
+// strings.ReplaceAll(strings.ReplaceAll(s, "\\\r\n", ""), "\\\n", "") was,
+// in one copy (the first pass only when there is a '\r', without which it
+// changes nothing).
 func joinContinuations(b []byte) string {
-	s := string(b)
-	if !strings.Contains(s, "\\") {
-		return s
+	if bytes.IndexByte(b, '\\') < 0 {
+		if len(b) == 0 {
+			return ""
+		}
+		return unsafe.String(&b[0], len(b))
 	}
-	s = strings.ReplaceAll(s, "\\\r\n", "")
-	return strings.ReplaceAll(s, "\\\n", "")
+	buf := make([]byte, 0, len(b))
+	if bytes.IndexByte(b, '\r') >= 0 {
+		buf = appendJoined(buf, b, "\r\n")
+		b = buf
+	}
+	buf = appendJoined(buf[:0], b, "\n")
+	return unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is not written again
+}
+
+// appendJoined appends src to dst without each backslash followed by nl,
+// as strings.ReplaceAll(src, "\\"+nl, "") would: the pattern has one
+// backslash, its first byte, so matches cannot overlap and the
+// leftmost-first scan from backslash to backslash finds the same ones.
+// dst may be src[:0] (it never gets ahead of the bytes read).
+func appendJoined(dst, src []byte, nl string) []byte {
+	for {
+		i := bytes.IndexByte(src, '\\')
+		if i < 0 {
+			return append(dst, src...)
+		}
+		dst = append(dst, src[:i]...)
+		if len(src)-i > len(nl) && string(src[i+1:i+1+len(nl)]) == nl {
+			src = src[i+1+len(nl):]
+			continue
+		}
+		dst = append(dst, '\\')
+		src = src[i+1:]
+	}
 }
 
 // learnMacro classifies an object-like macro body: all specifiers (or empty,
@@ -495,10 +577,13 @@ func (p *parser) learnMacro(m *Macro) {
 	if p.learnAttrMacro(m, body) || m.IsFunc {
 		return
 	}
-	words := strings.Fields(body)
 	var specs []string
-	allSpecs, allType := true, len(words) > 0
-	for _, w := range words {
+	allSpecs, allType, first := true, false, true
+	// strings.FieldsSeq splits as strings.Fields does, without the slice.
+	for w := range strings.FieldsSeq(body) {
+		if first {
+			allType, first = true, false // allType starts true when there are words
+		}
 		switch {
 		case specifierWords[w]:
 			specs = append(specs, w)
@@ -523,6 +608,11 @@ func (p *parser) learnMacro(m *Macro) {
 // learnAttrMacro classifies macros that stand for attributes, restrict,
 // pragmas or statement prefixes; true when m was one of them.
 func (p *parser) learnAttrMacro(m *Macro, body string) bool {
+	// Every prefix and word below starts with one of these bytes: any
+	// other body (most: numbers, expressions) is none of them.
+	if body == "" || strings.IndexByte("_a[rifw", body[0]) < 0 {
+		return false
+	}
 	switch {
 	case strings.HasPrefix(body, "__launch_bounds__"):
 		p.attrMacro[m.Name] = attrLaunch

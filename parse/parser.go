@@ -74,11 +74,12 @@ type parser struct {
 	binSlab   []BinaryExpr
 	slabs     slabs
 
-	names     map[string]string // interned identifier and type texts
-	types     *nameSet          // names declared as types in this file
-	templates *nameSet          // names declared as templates in this file
-	macros    map[string]*Macro
-	macroLens [256]uint64         // lengths of the names in macros by first byte (see maybeMacro)
+	names     map[string]string   // interned type texts and other built strings (see keep)
+	types     *nameSet            // names declared as types in this file
+	templates *nameSet            // names declared as templates in this file
+	macroIdx  strIndex            // names of the macros #defined in this file (see macro)
+	macroDefs []*Macro            // the last #define of each name in macroIdx.keys
+	macroLens [32][256]bool       // [n%32][c]: a macro name of n bytes starts with c (see maybeMacro)
 	specMacro map[string][]string // object-like macros expanding to specifiers
 	attrMacro map[string]int      // macros expanding to attributes etc. (attrLaunch, ...)
 	digraphs  map[int]string      // token index -> canonical punctuator
@@ -118,7 +119,6 @@ func newParser(f *File) *parser {
 		names:     make(map[string]string, 256),
 		types:     newNameSet(),
 		templates: newNameSet(),
-		macros:    make(map[string]*Macro),
 		specMacro: make(map[string][]string),
 		attrMacro: make(map[string]int),
 	}
@@ -163,10 +163,10 @@ func (p *parser) finishToks() {
 // isMacroTok reports whether p.toks[k] names a macro #defined in this file.
 // It is asked at a few places only, so it is not precomputed per token (a
 // pass over the whole view). Macro names are few and mostly capitalised:
-// the first-byte filter spares most identifiers the map lookup.
+// the first-byte filter spares most identifiers the table lookup.
 func (p *parser) isMacroTok(k int) bool {
 	t := &p.toks[k]
-	return t.Kind == Identifier && p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) && p.macros[unsafe.String(&p.src[t.Start], int(t.End-t.Start))] != nil
+	return t.Kind == Identifier && p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) && p.macroIdx.find(unsafe.String(&p.src[t.Start], int(t.End-t.Start))) >= 0
 }
 
 // noteDigraph maps digraph tokens to the punctuator they spell, so the
@@ -354,8 +354,16 @@ func (p *parser) view(start, end int) string {
 	return unsafe.String(&p.src[start], end-start)
 }
 
-// keep returns an interned copy of a string that views the source.
+// keep returns s, or an interned copy of it. A string that views the
+// source is returned as it is: the File keeps the source (see ParseFile),
+// the tree already shares its bytes (Ident names), and only the value of
+// a string is part of the result, so a view is as good as a copy and costs
+// no map lookup and no allocation. Other strings (built by concatenation)
+// are interned.
 func (p *parser) keep(s string) string {
+	if p.inSrc(unsafe.StringData(s)) {
+		return s
+	}
 	if k, ok := p.names[s]; ok {
 		return k
 	}
@@ -364,14 +372,25 @@ func (p *parser) keep(s string) string {
 	return k
 }
 
-// intern returns a shared string for b; the map lookup does not allocate.
+// intern returns a shared string for b: a view when b is a range of the
+// source (see keep), else an interned copy; the map lookup does not
+// allocate.
 func (p *parser) intern(b []byte) string {
+	if len(b) > 0 && p.inSrc(&b[0]) {
+		return unsafe.String(&b[0], len(b))
+	}
 	if s, ok := p.names[string(b)]; ok {
 		return s
 	}
 	s := string(b)
 	p.names[s] = s
 	return s
+}
+
+// inSrc reports whether d points into p.src (a string or slice that starts
+// there lies in it: the grammar only slices the source within its bounds).
+func (p *parser) inSrc(d *byte) bool {
+	return uintptr(unsafe.Pointer(d))-uintptr(unsafe.Pointer(unsafe.SliceData(p.src))) < uintptr(len(p.src))
 }
 
 // newlineBefore reports whether a newline separates the current token from
@@ -494,34 +513,34 @@ func (s *listStack[T]) push(x T) { s.items = append(s.items, x) }
 
 // finish pops the items pushed since mark (len(s.items) then) as a list;
 // nil when there are none, as an appended-to nil slice would be.
+//
+// The popped stack slots are not cleared: a stale slot keeps its node
+// reachable only until a later push overwrites it or the parser, whose
+// stacks die with it at the end of ParseFile, is dropped. The nodes are
+// the tree's (or, rarely, those of an attempt that was backtracked), so
+// nothing outlives the parse; clearing cost a store and a write-barrier
+// test per item.
 func (s *listStack[T]) finish(mark int) []T {
 	items := s.items[mark:]
+	s.items = s.items[:mark]
 	n := len(items)
-	var out []T
 	switch {
 	case n == 0:
+		return nil
 	case n > slabSize/8:
-		out = append([]T(nil), items...)
-	default:
-		if cap(s.chunk)-len(s.chunk) < n {
-			s.chunk = make([]T, 0, nextChunk(cap(s.chunk), n))
-		}
-		k := len(s.chunk)
-		s.chunk = s.chunk[:k+n]
-		out = s.chunk[k : k+n : k+n] // full slice: appending copies
-		// Lists here are short (most calls have one to three arguments):
-		// a loop that moves each item and clears its stack slot (the
-		// stack must not keep nodes alive) is cheaper than the runtime's
-		// typed copy and clear.
-		var zero T
-		for j := range items {
-			out[j], items[j] = items[j], zero
-		}
-		s.items = s.items[:mark]
-		return out
+		return append([]T(nil), items...)
 	}
-	clear(items) // the stack must not keep nodes alive
-	s.items = s.items[:mark]
+	if cap(s.chunk)-len(s.chunk) < n {
+		s.chunk = make([]T, 0, nextChunk(cap(s.chunk), n))
+	}
+	k := len(s.chunk)
+	s.chunk = s.chunk[:k+n]
+	out := s.chunk[k : k+n : k+n] // full slice: appending copies
+	// Lists here are short (most calls have one to three arguments): a
+	// loop is cheaper than the runtime's typed copy.
+	for j, x := range items {
+		out[j] = x
+	}
 	return out
 }
 
