@@ -460,6 +460,21 @@ func newNode[T any](s *slab[T], v T) *T {
 	return e
 }
 
+// slot returns the next slot of s without storing a value into it, as
+// newNode(s, zero value) does: the slot is still zero (see slab), so the
+// caller stores only the fields it sets, in place. For the frequent
+// nodes with few fields set (CallExpr, MemberExpr, VarDecl, ...) that
+// costs less than newNode's value built and cleared on the stack and then
+// copied whole.
+func slot[T any](s *slab[T]) *T {
+	if len(s.buf) == cap(s.buf) {
+		s.buf = make([]T, 0, nextChunk(cap(s.buf), 1))
+	}
+	n := len(s.buf)
+	s.buf = s.buf[:n+1]
+	return &s.buf[n]
+}
+
 // slabs holds one slab per frequent node type.
 type slabs struct {
 	sCallExpr   slab[CallExpr]

@@ -39,15 +39,3 @@ func (p *parser) plainWordStmt(start int) Stmt {
 	}
 	return p.parseExprStmt(start)
 }
-
-// slot returns the next slot of s, as newNode(s, zero value) does: a slot
-// is handed out once and never reused, so it is still zero (fresh from
-// make) and the caller stores only the fields it sets, in place.
-func slot[T any](s *slab[T]) *T {
-	if len(s.buf) == cap(s.buf) {
-		s.buf = make([]T, 0, nextChunk(cap(s.buf), 1))
-	}
-	n := len(s.buf)
-	s.buf = s.buf[:n+1]
-	return &s.buf[n]
-}
