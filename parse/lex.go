@@ -305,10 +305,8 @@ loop:
 			// A name is often followed by blanks ("int x", "x = y") or
 			// by a bracket, ';' or ',': lex them here, as the fSpace and
 			// fPunct1 cases do, without the loop's dispatch (d tells
-			// the next byte's class).
-			if uintptr(tp) >= tend {
-				goto loop
-			}
+			// the next byte's class). room left space for this second
+			// token.
 			switch d {
 			case fSpace - fIdent:
 				if end, cr := blanksEnd(src, pos+1); !cr {
@@ -340,7 +338,7 @@ loop:
 			pos++
 			// Most lines start with blanks: lex them here (as the
 			// fSpace case does) without the loop's dispatch.
-			if uint(pos) >= uint(len(src)) || fastClass[src[pos]] != fSpace || uintptr(tp) >= tend {
+			if uint(pos) >= uint(len(src)) || fastClass[src[pos]] != fSpace { // room: see fIdent
 				goto loop
 			}
 			i, cr := blanksEnd(src, pos+1)
@@ -461,8 +459,10 @@ func blanksEnd(src []byte, i int) (end int, cr bool) {
 
 // room returns run's writers for l.toks and (if parse) l.view: tp and vp
 // point to the slots of the next token and view entry, and run may write
-// a token and a view entry while uintptr(tp) < tend (every token run
-// writes is one Token and at most one view entry). tend leaves the last
+// two tokens and two view entries while uintptr(tp) < tend (every token
+// run writes is one Token and at most one view entry): a case that lexes
+// a second token (a name and the blanks or bracket after it, a newline
+// and the blanks after it) tests the room once. tend leaves the last
 // slot of each array free, so that tp and vp, moved on after each write,
 // still point into their arrays (a pointer past an array's end is not a
 // valid pointer for the garbage collector or checkptr). With no room
@@ -477,14 +477,14 @@ func (l *lexer) room(parse bool) (tp unsafe.Pointer, tend uintptr, vp unsafe.Poi
 	if parse {
 		free = min(free, cap(l.view)-len(l.view))
 	}
-	if free <= 1 {
+	if free <= 2 {
 		return nil, 0, nil
 	}
 	tp = unsafe.Add(unsafe.Pointer(unsafe.SliceData(l.toks)), len(l.toks)*tokenSize)
 	if parse {
 		vp = unsafe.Add(unsafe.Pointer(unsafe.SliceData(l.view)), len(l.view)*ptokSize)
 	}
-	return tp, uintptr(tp) + uintptr(free-1)*uintptr(tokenSize), vp
+	return tp, uintptr(tp) + uintptr(free-2)*uintptr(tokenSize), vp
 }
 
 // sync stores the lengths that run's writers tp and vp (see room) give
