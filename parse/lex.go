@@ -356,6 +356,14 @@ loop:
 				// The frequent two-byte punctuators no third byte
 				// extends ("::", "++", "==", "+=", ...) are written here.
 				kw, ok := punct2(src[start], src[pos+1])
+				n := 2
+				if !ok {
+					// Shifts and launch brackets ("<<", ">>=",
+					// "<<<", ...: most of the rest) are written
+					// here too (see shiftLen).
+					n, kw = shiftLen(src, pos)
+					ok = n != 0
+				}
 				if !ok || uintptr(tp) >= tend {
 					l.sync(tp, vp, pos)
 					l.punct(start)
@@ -363,11 +371,11 @@ loop:
 					pos = l.pos
 					goto loop
 				}
-				tp = putTok(tp, Punct, start, pos+2)
+				tp = putTok(tp, Punct, start, pos+n)
 				if parse {
-					vp = putView(vp, start, pos+2, punct2Tail[kw])
+					vp = putView(vp, start, pos+n, punct2Tail[kw])
 				}
-				pos += 2
+				pos += n
 				goto loop
 			}
 			// One byte, as in the fPunct1 case (written out: with a
@@ -659,6 +667,30 @@ func punct2(c, d byte) (kw uint8, ok bool) {
 	kw = punctDouble[c]
 	return kw, d == c && kw != kwNone
 }
+
+// shiftLen returns the length and token id of the punctuator at
+// src[pos:] (pos+1 < len(src)) if it starts with "<<" or ">>", else 0:
+// "<<<" and ">>>" (launch brackets), "<<=" and ">>=", else "<<" or ">>",
+// as punctLen (ltLen for '<') and punctID have it; none is a digraph.
+func shiftLen(src []byte, pos int) (n int, kw uint8) {
+	c := src[pos]
+	if src[pos+1] != c || c != '<' && c != '>' {
+		return 0, kwNone
+	}
+	if pos+2 < len(src) {
+		switch src[pos+2] {
+		case c:
+			return 3, launchID[c&2]
+		case '=':
+			return 3, kwNone
+		}
+	}
+	return 2, kwNone
+}
+
+// launchID is the token id of "<<<" and ">>>" by the bit 2 of '<' (0)
+// and '>' (2).
+var launchID = [4]uint8{tkLaunchOpen, 0, tkLaunchClose, 0}
 
 // punctEq marks the bytes c for which "c=" is a punctuator that no third
 // byte extends.
