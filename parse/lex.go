@@ -587,11 +587,15 @@ func (l *lexer) flushWords() {
 func (l *lexer) classifyWords(n int) {
 	words := l.words[:n]
 	for i := 0; ; i++ {
-		i = classifyFast(l.view, l.src, words, i)
-		if i >= len(words) {
+		j, np := classifyFast(l.view, l.src, words, i)
+		// The prescan words of words[i:j], in view order, before the
+		// word classifyWord may list.
+		l.prescans = append(l.prescans, words[i:i+np]...)
+		if j >= len(words) {
 			return
 		}
-		l.classifyWord(words[i])
+		l.classifyWord(words[j])
+		i = j
 	}
 }
 
@@ -611,21 +615,24 @@ func (l *lexer) classifyWord(k int32) {
 
 // classifyFast classifies the view entries words[i:] as classifyWord
 // does, up to the first that it leaves to classifyWord, and returns that
-// word's index (len(words) if none): a word of more than 16 bytes, one
-// that starts less than 16 bytes before the end of src, and a prescan
-// word (prescans is appended to in view order, so that word is listed
-// by classifyWord). For the others it reads the word's bytes as two
+// word's index j (len(words) if none): a word of more than 16 bytes, or
+// one that starts less than 16 bytes before the end of src. It moves
+// the prescan words of words[i:j] to words[i:i+np], in order, and
+// returns np: classifyWords lists them (a word is moved to a slot it has
+// passed, so no word still to be read is overwritten). For the others it reads the word's bytes as two
 // 8-byte loads masked to the word's length (chunkMasks): the first is
 // classLookup's wordChunk, the second is zero for a word of at most 8
 // bytes, as e.next is for an entry of one, so one comparison stands for
 // tailIs.
-func classifyFast(view []ptok, src []byte, words []int32, i int) int {
+func classifyFast(view []ptok, src []byte, words []int32, i int) (j, np int) {
+	p := i                        // the slot for the next prescan word
 	src = src[:len(src):len(src)] // so that the bounds check of b is the test of start
-	for ; i < len(words); i++ {
-		pt := &view[words[i]]
+	for j = i; j < len(words); j++ {
+		k := words[j]
+		pt := &view[k]
 		start, n := int(pt.Start), int(pt.End-pt.Start)
 		if uint(n) > 16 || start+16 > len(src) {
-			return i
+			break
 		}
 		b := src[start : start+16 : start+16] // constant length: no checks below
 		m := &chunkMasks[n]
@@ -635,14 +642,15 @@ func classifyFast(view []ptok, src []byte, words []int32, i int) int {
 		if head != e.head || n != len(e.word) || tail != e.next {
 			continue
 		}
-		if prescanWord[e.kw] {
-			return i
-		}
 		// pt.cls, pt.kw = e.cls, e.kw as one store of the entry's
 		// third word (see putView): Kind is Identifier, pb is 0.
 		(*[3]uint32)(unsafe.Pointer(pt))[2] = e.tail
+		if prescanWord[e.kw] {
+			words[p] = k // p <= j
+			p++
+		}
 	}
-	return i
+	return j, p - i
 }
 
 // chunkMasks[n] masks the bytes 0-7 and 8-15 of a word of n bytes to
