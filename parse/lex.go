@@ -59,8 +59,9 @@ type lexer struct {
 	diags    []diag.Diagnostic
 	conds    []condFrame // open #if groups
 
-	// words lists view indices of identifiers that may be reserved words
-	// (see run); nwords wraps to 0 when words is full.
+	// words lists the byte offsets in view (index * ptokSize: no
+	// division in run) of identifiers that may be reserved words (see
+	// run); nwords wraps to 0 when words is full.
 	words  [256]int32
 	nwords uint8
 }
@@ -293,7 +294,11 @@ loop:
 					// nw saves a reload: the store into words may
 					// alias nwords as far as the compiler knows.
 					nw := l.nwords
-					l.words[nw] = l.viewIndex(vp) - 1
+					// The entry's byte offset, not its index
+					// (viewIndex): the division by ptokSize
+					// was a multiplication in AX and DX, which
+					// cost moves and spills per name.
+					l.words[nw] = int32(uintptr(vp)-uintptr(unsafe.Pointer(unsafe.SliceData(l.view)))) - int32(ptokSize)
 					nw++
 					l.nwords = nw
 					if nw == 0 { // wrapped: words is full
@@ -575,7 +580,7 @@ func (l *lexer) flushWords() {
 }
 
 // classifyWords sets the word class and token id of the view entries
-// l.words[:n], identifiers that passed run's classLens filter, and lists
+// at the byte offsets l.words[:n], identifiers that passed run's classLens filter, and lists
 // those that are prescan's words. An ordinary name keeps the zero class
 // and id run wrote.
 //
@@ -590,11 +595,13 @@ func (l *lexer) classifyWords(n int) {
 		j, np := classifyFast(l.view, l.src, words, i)
 		// The prescan words of words[i:j], in view order, before the
 		// word classifyWord may list.
-		l.prescans = append(l.prescans, words[i:i+np]...)
+		for _, off := range words[i : i+np] {
+			l.prescans = append(l.prescans, off/int32(ptokSize))
+		}
 		if j >= len(words) {
 			return
 		}
-		l.classifyWord(words[j])
+		l.classifyWord(words[j] / int32(ptokSize))
 		i = j
 	}
 }
@@ -629,7 +636,7 @@ func classifyFast(view []ptok, src []byte, words []int32, i int) (j, np int) {
 	src = src[:len(src):len(src)] // so that the bounds check of b is the test of start
 	for j = i; j < len(words); j++ {
 		k := words[j]
-		pt := &view[k]
+		pt := (*ptok)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(view)), k)) // run wrote view[k/ptokSize]
 		start, n := int(pt.Start), int(pt.End-pt.Start)
 		if uint(n) > 16 || start+16 > len(src) {
 			break
