@@ -285,8 +285,11 @@ loop:
 			pos = i
 			if parse {
 				vp = putView(vp, start, i, identTail)
-				if classLens[src[start]]&(1<<((i-start)&31)) != 0 {
-					// Only a name with a reserved word's first byte and
+				// src[i-1] through a pointer: start < i <= len(src),
+				// which the compiler does not know.
+				last := *(*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), i-1))
+				if classEnds[endsKey(src[start], last)]&(1<<((i-start)&31)) != 0 {
+					// Only a name with a reserved word's first and last byte and
 					// length is looked up, in batches: a call per name
 					// would cost as much as the lookup. The length is
 					// taken mod 32 instead of tested: a longer name
@@ -580,7 +583,7 @@ func (l *lexer) flushWords() {
 }
 
 // classifyWords sets the word class and token id of the view entries
-// at the byte offsets l.words[:n], identifiers that passed run's classLens filter, and lists
+// at the byte offsets l.words[:n], identifiers that passed run's classEnds filter, and lists
 // those that are prescan's words. An ordinary name keeps the zero class
 // and id run wrote.
 //
