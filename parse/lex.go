@@ -595,10 +595,10 @@ func (l *lexer) flushWords() {
 func (l *lexer) classifyWords(n int) {
 	words := l.words[:n]
 	for i := 0; ; i++ {
-		j, np := classifyFast(l.view, l.src, words, i)
+		j, p := classifyFast(l.view, l.src, words, i)
 		// The prescan words of words[i:j], in view order, before the
 		// word classifyWord may list.
-		for _, off := range words[i : i+np] {
+		for _, off := range words[i:p] {
 			l.prescans = append(l.prescans, off/int32(ptokSize))
 		}
 		if j >= len(words) {
@@ -627,15 +627,15 @@ func (l *lexer) classifyWord(k int32) {
 // does, up to the first that it leaves to classifyWord, and returns that
 // word's index j (len(words) if none): a word of more than 16 bytes, or
 // one that starts less than 16 bytes before the end of src. It moves
-// the prescan words of words[i:j] to words[i:i+np], in order, and
-// returns np: classifyWords lists them (a word is moved to a slot it has
+// the prescan words of words[i:j] to words[i:p], in order, and
+// returns p: classifyWords lists them (a word is moved to a slot it has
 // passed, so no word still to be read is overwritten). For the others it reads the word's bytes as two
 // 8-byte loads masked to the word's length (chunkMasks): the first is
 // classLookup's wordChunk, the second is zero for a word of at most 8
 // bytes, as e.next is for an entry of one, so one comparison stands for
 // tailIs.
-func classifyFast(view []ptok, src []byte, words []int32, i int) (j, np int) {
-	p := i                        // the slot for the next prescan word
+func classifyFast(view []ptok, src []byte, words []int32, i int) (j, p int) {
+	p = i                         // the slot for the next prescan word
 	src = src[:len(src):len(src)] // so that the bounds check of b is the test of start
 	for j = i; j < len(words); j++ {
 		k := words[j]
@@ -649,7 +649,11 @@ func classifyFast(view []ptok, src []byte, words []int32, i int) (j, np int) {
 		head := binary.LittleEndian.Uint64(b[:8]) & m[0]
 		tail := binary.LittleEndian.Uint64(b[8:]) & m[1]
 		e := &classTable[classSlot(head, n, classMul)]
-		if head != e.head || n != len(e.word) || tail != e.next {
+		// No length test: a name's bytes are not 0, so the two masked
+		// chunks have as many bytes that are not 0 as the name is long,
+		// and as the entry's word is long if they are its chunks (an
+		// empty slot's head is 0, a name's is not).
+		if head != e.head || tail != e.next {
 			continue
 		}
 		// pt.cls, pt.kw = e.cls, e.kw as one store of the entry's
@@ -660,7 +664,7 @@ func classifyFast(view []ptok, src []byte, words []int32, i int) (j, np int) {
 			p++
 		}
 	}
-	return j, p - i
+	return j, p
 }
 
 // chunkMasks[n] masks the bytes 0-7 and 8-15 of a word of n bytes to
