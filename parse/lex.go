@@ -635,16 +635,16 @@ func (l *lexer) classifyWord(k int32) {
 // bytes, as e.next is for an entry of one, so one comparison stands for
 // tailIs.
 func classifyFast(view []ptok, src []byte, words []int32, i int) (j, p int) {
-	p = i                         // the slot for the next prescan word
-	src = src[:len(src):len(src)] // so that the bounds check of b is the test of start
+	p = i // the slot for the next prescan word
 	for j = i; j < len(words); j++ {
-		k := words[j]
-		pt := (*ptok)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(view)), k)) // run wrote view[k/ptokSize]
+		pt := (*ptok)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(view)), words[j])) // run wrote view[words[j]/ptokSize]
 		start, n := int(pt.Start), int(pt.End-pt.Start)
-		if uint(n) > 16 || start+16 > len(src) {
+		if uint(n) > 16 || uint(start)+16 > uint(len(src)) {
 			break
 		}
-		b := src[start : start+16 : start+16] // constant length: no checks below
+		// b through a pointer: the slice's bounds checks were two more
+		// tests of start.
+		b := (*[16]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), start)) // start+16 <= len(src)
 		m := &chunkMasks[n]
 		head := binary.LittleEndian.Uint64(b[:8]) & m[0]
 		tail := binary.LittleEndian.Uint64(b[8:]) & m[1]
@@ -659,8 +659,8 @@ func classifyFast(view []ptok, src []byte, words []int32, i int) (j, p int) {
 		// pt.cls, pt.kw = e.cls, e.kw as one store of the entry's
 		// third word (see putView): Kind is Identifier, pb is 0.
 		(*[3]uint32)(unsafe.Pointer(pt))[2] = e.tail
-		if prescanWord[e.kw] {
-			words[p] = k // p <= j
+		if e.pre {
+			words[p] = words[j] // p <= j; read again: k is not kept live
 			p++
 		}
 	}

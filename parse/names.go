@@ -90,6 +90,7 @@ type classEntry struct {
 	head, next uint64 // wordChunk of bytes 0-7 and 8-15 of word
 	cls        uint8
 	kw         uint8  // token id (tokid.go), 0 if none
+	pre        bool   // prescanWord[kw] (one load in classifyFast)
 	tail       uint32 // the third word of the word's view entry (viewTail)
 }
 
@@ -205,6 +206,7 @@ func buildClassTable() {
 			e.next = wordChunk([]byte(w), 8, len(w))
 		}
 		e.tail = viewTail(ptok{Kind: Identifier, cls: e.cls, kw: e.kw})
+		e.pre = prescanWord[e.kw]
 		classTable[classSlot(e.head, len(w), classMul)] = e
 	}
 }
