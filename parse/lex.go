@@ -59,8 +59,9 @@ type lexer struct {
 	diags    []diag.Diagnostic
 	conds    []condFrame // open #if groups
 
-	// words lists view indices of identifiers that may be reserved words
-	// (see run); nwords wraps to 0 when words is full.
+	// words lists the byte offsets in view (index * ptokSize: no
+	// division in run) of identifiers that may be reserved words (see
+	// run); nwords wraps to 0 when words is full.
 	words  [256]int32
 	nwords uint8
 }
@@ -284,8 +285,11 @@ loop:
 			pos = i
 			if parse {
 				vp = putView(vp, start, i, identTail)
-				if classLens[src[start]]&(1<<((i-start)&31)) != 0 {
-					// Only a name with a reserved word's first byte and
+				// src[i-1] through a pointer: start < i <= len(src),
+				// which the compiler does not know.
+				last := *(*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), i-1))
+				if classEnds[endsKey(src[start], last)]&(1<<((i-start)&31)) != 0 {
+					// Only a name with a reserved word's first and last byte and
 					// length is looked up, in batches: a call per name
 					// would cost as much as the lookup. The length is
 					// taken mod 32 instead of tested: a longer name
@@ -293,7 +297,11 @@ loop:
 					// nw saves a reload: the store into words may
 					// alias nwords as far as the compiler knows.
 					nw := l.nwords
-					l.words[nw] = l.viewIndex(vp) - 1
+					// The entry's byte offset, not its index
+					// (viewIndex): the division by ptokSize
+					// was a multiplication in AX and DX, which
+					// cost moves and spills per name.
+					l.words[nw] = int32(uintptr(vp)-uintptr(unsafe.Pointer(unsafe.SliceData(l.view)))) - int32(ptokSize)
 					nw++
 					l.nwords = nw
 					if nw == 0 { // wrapped: words is full
@@ -305,10 +313,8 @@ loop:
 			// A name is often followed by blanks ("int x", "x = y") or
 			// by a bracket, ';' or ',': lex them here, as the fSpace and
 			// fPunct1 cases do, without the loop's dispatch (d tells
-			// the next byte's class).
-			if uintptr(tp) >= tend {
-				goto loop
-			}
+			// the next byte's class). room left space for this second
+			// token.
 			switch d {
 			case fSpace - fIdent:
 				if end, cr := blanksEnd(src, pos+1); !cr {
@@ -340,7 +346,7 @@ loop:
 			pos++
 			// Most lines start with blanks: lex them here (as the
 			// fSpace case does) without the loop's dispatch.
-			if uint(pos) >= uint(len(src)) || fastClass[src[pos]] != fSpace || uintptr(tp) >= tend {
+			if uint(pos) >= uint(len(src)) || fastClass[src[pos]] != fSpace { // room: see fIdent
 				goto loop
 			}
 			i, cr := blanksEnd(src, pos+1)
@@ -358,6 +364,14 @@ loop:
 				// The frequent two-byte punctuators no third byte
 				// extends ("::", "++", "==", "+=", ...) are written here.
 				kw, ok := punct2(src[start], src[pos+1])
+				n := 2
+				if !ok {
+					// Shifts and launch brackets ("<<", ">>=",
+					// "<<<", ...: most of the rest) are written
+					// here too (see shiftLen).
+					n, kw = shiftLen(src, pos)
+					ok = n != 0
+				}
 				if !ok || uintptr(tp) >= tend {
 					l.sync(tp, vp, pos)
 					l.punct(start)
@@ -365,11 +379,11 @@ loop:
 					pos = l.pos
 					goto loop
 				}
-				tp = putTok(tp, Punct, start, pos+2)
+				tp = putTok(tp, Punct, start, pos+n)
 				if parse {
-					vp = putView(vp, start, pos+2, punct2Tail[kw])
+					vp = putView(vp, start, pos+n, punct2Tail[kw])
 				}
-				pos += 2
+				pos += n
 				goto loop
 			}
 			// One byte, as in the fPunct1 case (written out: with a
@@ -461,8 +475,10 @@ func blanksEnd(src []byte, i int) (end int, cr bool) {
 
 // room returns run's writers for l.toks and (if parse) l.view: tp and vp
 // point to the slots of the next token and view entry, and run may write
-// a token and a view entry while uintptr(tp) < tend (every token run
-// writes is one Token and at most one view entry). tend leaves the last
+// two tokens and two view entries while uintptr(tp) < tend (every token
+// run writes is one Token and at most one view entry): a case that lexes
+// a second token (a name and the blanks or bracket after it, a newline
+// and the blanks after it) tests the room once. tend leaves the last
 // slot of each array free, so that tp and vp, moved on after each write,
 // still point into their arrays (a pointer past an array's end is not a
 // valid pointer for the garbage collector or checkptr). With no room
@@ -477,14 +493,14 @@ func (l *lexer) room(parse bool) (tp unsafe.Pointer, tend uintptr, vp unsafe.Poi
 	if parse {
 		free = min(free, cap(l.view)-len(l.view))
 	}
-	if free <= 1 {
+	if free <= 2 {
 		return nil, 0, nil
 	}
 	tp = unsafe.Add(unsafe.Pointer(unsafe.SliceData(l.toks)), len(l.toks)*tokenSize)
 	if parse {
 		vp = unsafe.Add(unsafe.Pointer(unsafe.SliceData(l.view)), len(l.view)*ptokSize)
 	}
-	return tp, uintptr(tp) + uintptr(free-1)*uintptr(tokenSize), vp
+	return tp, uintptr(tp) + uintptr(free-2)*uintptr(tokenSize), vp
 }
 
 // sync stores the lengths that run's writers tp and vp (see room) give
@@ -567,7 +583,7 @@ func (l *lexer) flushWords() {
 }
 
 // classifyWords sets the word class and token id of the view entries
-// l.words[:n], identifiers that passed run's classLens filter, and lists
+// at the byte offsets l.words[:n], identifiers that passed run's classEnds filter, and lists
 // those that are prescan's words. An ordinary name keeps the zero class
 // and id run wrote.
 //
@@ -579,11 +595,17 @@ func (l *lexer) flushWords() {
 func (l *lexer) classifyWords(n int) {
 	words := l.words[:n]
 	for i := 0; ; i++ {
-		i = classifyFast(l.view, l.src, words, i)
-		if i >= len(words) {
+		j, p := classifyFast(l.view, l.src, words, i)
+		// The prescan words of words[i:j], in view order, before the
+		// word classifyWord may list.
+		for _, off := range words[i:p] {
+			l.prescans = append(l.prescans, off/int32(ptokSize))
+		}
+		if j >= len(words) {
 			return
 		}
-		l.classifyWord(words[i])
+		l.classifyWord(words[j] / int32(ptokSize))
+		i = j
 	}
 }
 
@@ -603,38 +625,46 @@ func (l *lexer) classifyWord(k int32) {
 
 // classifyFast classifies the view entries words[i:] as classifyWord
 // does, up to the first that it leaves to classifyWord, and returns that
-// word's index (len(words) if none): a word of more than 16 bytes, one
-// that starts less than 16 bytes before the end of src, and a prescan
-// word (prescans is appended to in view order, so that word is listed
-// by classifyWord). For the others it reads the word's bytes as two
+// word's index j (len(words) if none): a word of more than 16 bytes, or
+// one that starts less than 16 bytes before the end of src. It moves
+// the prescan words of words[i:j] to words[i:p], in order, and
+// returns p: classifyWords lists them (a word is moved to a slot it has
+// passed, so no word still to be read is overwritten). For the others it reads the word's bytes as two
 // 8-byte loads masked to the word's length (chunkMasks): the first is
 // classLookup's wordChunk, the second is zero for a word of at most 8
 // bytes, as e.next is for an entry of one, so one comparison stands for
 // tailIs.
-func classifyFast(view []ptok, src []byte, words []int32, i int) int {
-	src = src[:len(src):len(src)] // so that the bounds check of b is the test of start
-	for ; i < len(words); i++ {
-		pt := &view[words[i]]
+func classifyFast(view []ptok, src []byte, words []int32, i int) (j, p int) {
+	p = i // the slot for the next prescan word
+	for j = i; j < len(words); j++ {
+		pt := (*ptok)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(view)), words[j])) // run wrote view[words[j]/ptokSize]
 		start, n := int(pt.Start), int(pt.End-pt.Start)
-		if uint(n) > 16 || start+16 > len(src) {
-			return i
+		if uint(n) > 16 || uint(start)+16 > uint(len(src)) {
+			break
 		}
-		b := src[start : start+16 : start+16] // constant length: no checks below
+		// b through a pointer: the slice's bounds checks were two more
+		// tests of start.
+		b := (*[16]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), start)) // start+16 <= len(src)
 		m := &chunkMasks[n]
 		head := binary.LittleEndian.Uint64(b[:8]) & m[0]
 		tail := binary.LittleEndian.Uint64(b[8:]) & m[1]
 		e := &classTable[classSlot(head, n, classMul)]
-		if head != e.head || n != len(e.word) || tail != e.next {
+		// No length test: a name's bytes are not 0, so the two masked
+		// chunks have as many bytes that are not 0 as the name is long,
+		// and as the entry's word is long if they are its chunks (an
+		// empty slot's head is 0, a name's is not).
+		if head != e.head || tail != e.next {
 			continue
-		}
-		if prescanWord[e.kw] {
-			return i
 		}
 		// pt.cls, pt.kw = e.cls, e.kw as one store of the entry's
 		// third word (see putView): Kind is Identifier, pb is 0.
 		(*[3]uint32)(unsafe.Pointer(pt))[2] = e.tail
+		if e.pre {
+			words[p] = words[j] // p <= j; read again: k is not kept live
+			p++
+		}
 	}
-	return i
+	return j, p
 }
 
 // chunkMasks[n] masks the bytes 0-7 and 8-15 of a word of n bytes to
@@ -659,6 +689,30 @@ func punct2(c, d byte) (kw uint8, ok bool) {
 	kw = punctDouble[c]
 	return kw, d == c && kw != kwNone
 }
+
+// shiftLen returns the length and token id of the punctuator at
+// src[pos:] (pos+1 < len(src)) if it starts with "<<" or ">>", else 0:
+// "<<<" and ">>>" (launch brackets), "<<=" and ">>=", else "<<" or ">>",
+// as punctLen (ltLen for '<') and punctID have it; none is a digraph.
+func shiftLen(src []byte, pos int) (n int, kw uint8) {
+	c := src[pos]
+	if src[pos+1] != c || c != '<' && c != '>' {
+		return 0, kwNone
+	}
+	if pos+2 < len(src) {
+		switch src[pos+2] {
+		case c:
+			return 3, launchID[c&2]
+		case '=':
+			return 3, kwNone
+		}
+	}
+	return 2, kwNone
+}
+
+// launchID is the token id of "<<<" and ">>>" by the bit 2 of '<' (0)
+// and '>' (2).
+var launchID = [4]uint8{tkLaunchOpen, 0, tkLaunchClose, 0}
 
 // punctEq marks the bytes c for which "c=" is a punctuator that no third
 // byte extends.

@@ -256,3 +256,34 @@ func TestPunct2(t *testing.T) {
 		}
 	}
 }
+
+// TestShiftLen checks shiftLen against punctLen and punctID on every
+// two-byte start and third byte (or none).
+func TestShiftLen(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for d := 0; d < 256; d++ {
+			for e := -1; e < 256; e++ {
+				src := []byte{byte(c), byte(d)}
+				if e >= 0 {
+					src = append(src, byte(e), 'x')
+				}
+				n, kw := shiftLen(src, 0)
+				if n == 0 {
+					if (c == '<' || c == '>') && d == c {
+						t.Fatalf("shiftLen(%q) = 0", src)
+					}
+					continue
+				}
+				if m := punctLen(src, 0); m != n {
+					t.Fatalf("shiftLen(%q) = %d, punctLen %d", src, n, m)
+				}
+				if id := punctID(src[:n]); id != kw {
+					t.Fatalf("shiftLen(%q) id = %d, punctID %d", src, kw, id)
+				}
+				if isDigraph(src[0], src[1]) {
+					t.Fatalf("shiftLen(%q) takes a digraph", src)
+				}
+			}
+		}
+	}
+}
