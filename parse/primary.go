@@ -43,7 +43,8 @@ func (p *parser) parseStrings() Expr {
 		p.next()
 		n++
 	}
-	lit := newNode(&p.slabs.sBasicLit, BasicLit{Span: p.spanFrom(start), Kind: String})
+	lit := slot(&p.slabs.sBasicLit)
+	lit.Span, lit.Kind = p.spanFrom(start), String
 	if n == 1 {
 		lit.Value = p.view(start, p.lastEnd)
 	} else {
@@ -220,7 +221,9 @@ func (p *parser) maybeTemplateArgs(start int) *TemplateIdent {
 		p.reset(m)
 		return nil
 	}
-	return newNode(&p.slabs.sTmplIdent, TemplateIdent{Span: p.spanFrom(start), Name: name, Args: args, ArgsSpan: as})
+	ti := slot(&p.slabs.sTmplIdent)
+	ti.Span, ti.Name, ti.Args, ti.ArgsSpan = p.spanFrom(start), name, args, as
+	return ti
 }
 
 // templateAhead decides whether the '<' after name opens template
@@ -315,7 +318,9 @@ func (p *parser) parseParen() Expr {
 func (p *parser) parseParenInit() Expr {
 	start := p.curStart()
 	args, lp, rp := p.parseArgs()
-	return newNode(&p.slabs.sParenList, ParenListExpr{Span: p.spanFrom(start), Args: args, Lparen: lp, Rparen: rp})
+	pl := slot(&p.slabs.sParenList)
+	pl.Span, pl.Args, pl.Lparen, pl.Rparen = p.spanFrom(start), args, lp, rp
+	return pl
 }
 
 // parseNamedCast parses `static_cast<T>(x)` and friends.
