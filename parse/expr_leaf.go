@@ -34,17 +34,20 @@ const (
 // is never empty and lies inside src: no bounds test needed).
 func (p *parser) leaf() (Expr, uint8) {
 	toks, i := p.toks, p.i
-	if p.depth >= maxDepth || uint(i+1) >= uint(len(toks)) {
+	if p.depth >= maxDepth || uint(i)+1 >= uint(len(toks)) {
 		return nil, followOther
 	}
-	t := &toks[i]
+	// t and its follower through one pointer (i+1 < len(toks) was just
+	// tested): &toks[i] made the compiler compute each field's address
+	// from the base and index again (three instructions per byte load).
+	t := (*ptok)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(toks)), uintptr(i)*unsafe.Sizeof(ptok{})))
 	switch kind := t.Kind; kind {
 	case Identifier:
 		if t.cls&(clsKeyword|clsExprWord|clsBuiltin|clsOpWord) != 0 ||
 			t.End-t.Start == 9 && p.word() == "__alignof" {
 			return nil, followOther
 		}
-		f := follower(&toks[i+1])
+		f := follower((*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{}))))
 		if f == followOther {
 			return nil, f
 		}
@@ -66,7 +69,7 @@ func (p *parser) leaf() (Expr, uint8) {
 		id.Span, id.Name = Span{start, end}, srcString(p.src, start, end)
 		return id, f
 	case Number, Char:
-		f := follower(&toks[i+1])
+		f := follower((*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{}))))
 		if f == followOther {
 			return nil, f
 		}
