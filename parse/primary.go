@@ -67,6 +67,16 @@ func (p *parser) spanTextSpaced(start, end int) string {
 
 // parseIdentExpr parses an expression starting with an identifier or keyword.
 func (p *parser) parseIdentExpr() Expr {
+	if p.toks[p.i].cls&(clsKeyword|clsExprWord|clsBuiltin) == 0 {
+		// An ordinary name (no keyword, and "auto" is one; no
+		// expression word; no builtin type): none of the tests below
+		// applies, and the Token and word they read are not needed.
+		x := p.parseName()
+		if p.toks[p.i].pb == '{' && p.typedBraceOK(x) {
+			return p.typedInitList(x)
+		}
+		return x
+	}
 	t := p.tok()
 	w := p.word()
 	c := p.toks[p.i].cls
