@@ -361,6 +361,7 @@ func (p *parser) parseUnaryIn() Expr {
 				return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: p.keep(w), X: x})
 			}
 		}
+		return p.parsePostfix(p.parseIdentExpr()) // parsePrimary's Identifier case
 	}
 	return p.parsePostfix(p.parsePrimary())
 }

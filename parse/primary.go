@@ -5,33 +5,40 @@ import "unsafe"
 // Primary expressions: literals, names (qualified, templated), parentheses,
 // lambdas, braced lists, named and functional casts.
 
+// parsePrimary parses a primary expression. It reads the view entry once
+// and dispatches on its kind and punctuator byte or id (the Token it
+// built, and a p.is per punctuator, reloaded the entry for each test).
 func (p *parser) parsePrimary() Expr {
-	t := p.tok()
-	switch t.Kind {
-	case Number, Char:
-		p.next()
-		return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{t.Start, t.End}, Kind: t.Kind, Value: p.view(t.Start, t.End)})
-	case String:
-		return p.parseStrings()
+	pt := &p.toks[p.i]
+	switch pt.Kind {
 	case Identifier:
 		return p.parseIdentExpr()
+	case Number, Char:
+		start, end, kind := int(pt.Start), int(pt.End), pt.Kind
+		p.next()
+		return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: p.view(start, end)})
+	case String:
+		return p.parseStrings()
 	case Punct:
-		switch {
-		case p.is("("):
+		switch pt.pb {
+		case '(':
 			return p.parseParen()
-		case p.is("["):
+		case '[':
 			return p.parseLambda()
-		case p.is("{"):
+		case '{':
 			return p.parseInitList(nil)
-		case p.isK(tkScope):
+		}
+		switch pt.kw {
+		case tkScope:
 			return p.parseName()
-		case p.isK(tkEllipsis):
+		case tkEllipsis:
 			// The pack in a fold expression `(xs + ... + 0)`.
+			start, end := int(pt.Start), int(pt.End)
 			p.next()
-			return &Ident{Span: Span{t.Start, t.End}, Name: "..."}
+			return &Ident{Span: Span{start, end}, Name: "..."}
 		}
 	}
-	return p.badExpr(t.Start, "expected an expression")
+	return p.badExpr(int(pt.Start), "expected an expression")
 }
 
 // parseStrings joins adjacent string literals, and macros between them as
