@@ -153,7 +153,9 @@ func (p *parser) parseCondRest(x Expr) Expr {
 		return p.badExpr(x.Pos(), "expected ':' in conditional expression")
 	}
 	els := p.parseAssign()
-	return newNode(&p.slabs.sCondExpr, CondExpr{Span: Span{x.Pos(), els.End()}, Cond: x, Then: then, Else: els})
+	c := slot(&p.slabs.sCondExpr)
+	c.Span, c.Cond, c.Then, c.Else = Span{x.Pos(), els.End()}, x, then, els
+	return c
 }
 
 // binaryOp returns the canonical operator and its precedence (higher binds
@@ -237,7 +239,12 @@ func (p *parser) parseBinary(minPrec int) Expr {
 
 // binaryRest parses the binary operators of precedence >= minPrec and
 // their right operands after the left operand x.
+//
+// The spans need x.Pos() and y.End(), interface calls: x.Pos() is asked
+// once (a BinaryExpr built here starts where x does), and a leaf operand's
+// end is p.lastEnd (leaf consumed it last and its span ends there).
 func (p *parser) binaryRest(x Expr, minPrec int) Expr {
+	xPos := -1 // x.Pos() once known (a position is never negative)
 	for {
 		t := &p.toks[p.i]
 		if t.Kind != Punct {
@@ -259,19 +266,29 @@ func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 		p.next()
 		// simpleOperand, written out: a leaf before a closer needs no
 		// further test.
+		if xPos < 0 {
+			xPos = x.Pos()
+		}
 		y, f := p.leaf()
+		yEnd := p.lastEnd // y's end if y is the leaf
 		switch f {
 		case followOther:
 			y = p.parseUnary()
+			yEnd = -1
 		case followPostfix:
 			p.depth++ // parsePostfix runs inside parseUnary's guard
 			y = p.parsePostfix(y)
 			p.depth--
+			yEnd = -1
 		}
 		if f != followClose && !closesExpr[p.toks[p.i].pb] { // else no operator follows y
 			y = p.binaryRest(y, prec+1)
+			yEnd = -1
 		}
-		x = p.newBinary(Span{x.Pos(), y.End()}, op, opPos, x, y)
+		if yEnd < 0 {
+			yEnd = y.End()
+		}
+		x = p.newBinary(Span{xPos, yEnd}, op, opPos, x, y)
 	}
 }
 
@@ -344,6 +361,7 @@ func (p *parser) parseUnaryIn() Expr {
 				return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: p.keep(w), X: x})
 			}
 		}
+		return p.parsePostfix(p.parseIdentExpr()) // parsePrimary's Identifier case
 	}
 	return p.parsePostfix(p.parsePrimary())
 }
@@ -523,7 +541,8 @@ func (p *parser) parseCCast(start int, t *TypeRef) Expr {
 // `sizeof...(pack)`.
 func (p *parser) parseSizeof(start int, kw string) Expr {
 	p.next()
-	se := newNode(&p.slabs.sSizeofExpr, SizeofExpr{Keyword: kw})
+	se := slot(&p.slabs.sSizeofExpr)
+	se.Keyword = kw
 	if p.gotK(tkEllipsis) {
 		se.Keyword = p.keep(kw + "...")
 	}
@@ -691,7 +710,9 @@ func (p *parser) parsePostfix(x Expr) Expr {
 				op = "--"
 			}
 			p.next()
-			x = newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{x.Pos(), p.lastEnd}, Op: op, Postfix: true, X: x})
+			u := slot(&p.slabs.sUnaryExpr)
+			u.Span, u.Op, u.Postfix, u.X = Span{x.Pos(), p.lastEnd}, op, true, x
+			x = u
 		case p.isK(tkLaunchOpen):
 			x = p.parseLaunch(x)
 		default:
@@ -907,7 +928,8 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 	p.next()
 	save := p.noGT
 	p.noGT = 0
-	le := newNode(&p.slabs.sLaunch, LaunchExpr{Kernel: kernel})
+	le := slot(&p.slabs.sLaunch)
+	le.Kernel = kernel
 	for !p.atEOF() && !p.isK(tkLaunchClose) {
 		if le.Config == nil {
 			le.Config = carve(&p.slabs.argChunk, 4)

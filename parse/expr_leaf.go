@@ -34,39 +34,98 @@ const (
 // is never empty and lies inside src: no bounds test needed).
 func (p *parser) leaf() (Expr, uint8) {
 	toks, i := p.toks, p.i
-	if p.depth >= maxDepth || uint(i+1) >= uint(len(toks)) {
+	if p.depth >= maxDepth || uint(i)+1 >= uint(len(toks)) {
 		return nil, followOther
 	}
-	t := &toks[i]
-	switch t.Kind {
+	// t and its follower through one pointer (i+1 < len(toks) was just
+	// tested): &toks[i] made the compiler compute each field's address
+	// from the base and index again (three instructions per byte load).
+	t := (*ptok)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(toks)), uintptr(i)*unsafe.Sizeof(ptok{})))
+	switch kind := t.Kind; kind {
 	case Identifier:
 		if t.cls&(clsKeyword|clsExprWord|clsBuiltin|clsOpWord) != 0 ||
 			t.End-t.Start == 9 && p.word() == "__alignof" {
 			return nil, followOther
 		}
+		f := follower((*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{}))))
+		if f == followOther {
+			return nil, f
+		}
+		start, end := int(t.Start), int(t.End)
+		p.lastEnd = end
+		p.i = i + 1
+		// The node goes into its slab's next slot, as newIdent and slot
+		// do; a full slab is refilled by leafSlow, a tail call, so that
+		// no value of this path lives across a call (the compiler spilled
+		// five registers on every leaf for two makeslice calls). Each
+		// kind's path is written out: a shared tail tested the kind again.
+		s := p.identSlab
+		k := len(s)
+		if k >= cap(s) {
+			return p.leafSlow(kind, start, end, f)
+		}
+		p.identSlab = s[:k+1]
+		id := (*Ident)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), uintptr(k)*unsafe.Sizeof(Ident{})))
+		id.Span, id.Name = Span{start, end}, srcString(p.src, start, end)
+		return id, f
 	case Number, Char:
-	default:
-		return nil, followOther
+		f := follower((*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{}))))
+		if f == followOther {
+			return nil, f
+		}
+		start, end := int(t.Start), int(t.End)
+		p.lastEnd = end
+		p.i = i + 1
+		s := p.slabs.sBasicLit.buf
+		k := len(s)
+		if k >= cap(s) {
+			return p.leafSlow(kind, start, end, f)
+		}
+		p.slabs.sBasicLit.buf = s[:k+1]
+		lit := (*BasicLit)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), uintptr(k)*unsafe.Sizeof(BasicLit{})))
+		lit.Span, lit.Kind, lit.Value = Span{start, end}, kind, srcString(p.src, start, end)
+		return lit, f
 	}
-	var f uint8
-	if n := &toks[i+1]; n.pb != 0 { // a one-byte punctuator (pb is 0 for every other kind)
+	return nil, followOther
+}
+
+// follower classifies the token n after a leaf: a one-byte punctuator by
+// pb, anything else by its token id (followerKW is followEnds for every id
+// but the listed punctuators', so the kind need not be tested: pb and kw
+// are 0 for the other tokens without an id).
+func follower(n *ptok) uint8 {
+	f := followerKW[n.kw]
+	if n.pb != 0 {
 		f = followerPB[n.pb]
-	} else if n.Kind == Punct {
-		f = followerKW[n.kw]
 	}
-	if f == followOther {
-		return nil, f
-	}
-	start, end, kind := int(t.Start), int(t.End), t.Kind
-	text := unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(p.src)), start)), end-start)
-	p.lastEnd = end
-	p.i = i + 1
+	return f
+}
+
+// leafSlow builds leaf's node when its slab is full (newIdent and slot
+// start a new chunk).
+//
+//go:noinline
+func (p *parser) leafSlow(kind TokenKind, start, end int, f uint8) (Expr, uint8) {
+	text := srcString(p.src, start, end)
 	if kind == Identifier {
 		return p.newIdent(Span{start, end}, text), f
 	}
 	lit := slot(&p.slabs.sBasicLit)
 	lit.Span, lit.Kind, lit.Value = Span{start, end}, kind, text
 	return lit, f
+}
+
+// srcString returns src[start:end] as a string viewing the source bytes,
+// as p.view does, without its tests (and without unsafe.String's checks):
+// for a token's bounds, which lie inside src and are never empty.
+func srcString(src []byte, start, end int) string {
+	return *(*string)(unsafe.Pointer(&stringHeader{unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), start), end - start}))
+}
+
+// stringHeader is a string's representation.
+type stringHeader struct {
+	data unsafe.Pointer
+	len  int
 }
 
 // followerPB classifies the one-byte punctuators (by ptok.pb; digraphs are
@@ -88,7 +147,7 @@ var followerPB = func() (t [256]uint8) {
 
 // followerKW classifies the multi-byte punctuators (by token id; those
 // without one, such as "==" or "+=", end the operand) after a leaf operand.
-var followerKW = func() (t [numTokIDs]uint8) {
+var followerKW = func() (t [256]uint8) { // 256: indexed by a byte without a bounds test
 	for _, k := range []uint8{tkArrow, tkInc, tkDec, tkLaunchOpen} {
 		t[k] = followPostfix
 	}

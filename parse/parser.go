@@ -539,20 +539,43 @@ func (s *listStack[T]) finish(mark int) []T {
 	items := s.items[mark:]
 	s.items = s.items[:mark]
 	n := len(items)
-	switch {
-	case n == 0:
+	if n == 0 {
 		return nil
-	case n > slabSize/8:
+	}
+	c := s.chunk
+	k := len(c)
+	if n > slabSize/8 || k+n > cap(c) {
+		// Out of line (a tail call), so that no value of the common
+		// path is saved around an allocation.
+		return s.finishSlow(items)
+	}
+	c = c[:k+n]
+	s.chunk = c
+	out := c[k : k+n : k+n] // full slice: appending copies
+	// Lists here are short (most calls have one to three arguments,
+	// most blocks a few statements): a loop is cheaper than the
+	// runtime's typed copy, and one item needs no loop.
+	if n == 1 {
+		out[0] = items[0]
+		return out
+	}
+	for j, x := range items {
+		out[j] = x
+	}
+	return out
+}
+
+// finishSlow is finish's end for a long list (a slice of its own) or
+// when the chunk has no room for items (a new chunk).
+//
+//go:noinline
+func (s *listStack[T]) finishSlow(items []T) []T {
+	n := len(items)
+	if n > slabSize/8 {
 		return append([]T(nil), items...)
 	}
-	if cap(s.chunk)-len(s.chunk) < n {
-		s.chunk = make([]T, 0, nextChunk(cap(s.chunk), n))
-	}
-	k := len(s.chunk)
-	s.chunk = s.chunk[:k+n]
-	out := s.chunk[k : k+n : k+n] // full slice: appending copies
-	// Lists here are short (most calls have one to three arguments): a
-	// loop is cheaper than the runtime's typed copy.
+	s.chunk = make([]T, n, nextChunk(cap(s.chunk), n))
+	out := s.chunk[:n:n]
 	for j, x := range items {
 		out[j] = x
 	}

@@ -5,33 +5,40 @@ import "unsafe"
 // Primary expressions: literals, names (qualified, templated), parentheses,
 // lambdas, braced lists, named and functional casts.
 
+// parsePrimary parses a primary expression. It reads the view entry once
+// and dispatches on its kind and punctuator byte or id (the Token it
+// built, and a p.is per punctuator, reloaded the entry for each test).
 func (p *parser) parsePrimary() Expr {
-	t := p.tok()
-	switch t.Kind {
-	case Number, Char:
-		p.next()
-		return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{t.Start, t.End}, Kind: t.Kind, Value: p.view(t.Start, t.End)})
-	case String:
-		return p.parseStrings()
+	pt := &p.toks[p.i]
+	switch pt.Kind {
 	case Identifier:
 		return p.parseIdentExpr()
+	case Number, Char:
+		start, end, kind := int(pt.Start), int(pt.End), pt.Kind
+		p.next()
+		return newNode(&p.slabs.sBasicLit, BasicLit{Span: Span{start, end}, Kind: kind, Value: p.view(start, end)})
+	case String:
+		return p.parseStrings()
 	case Punct:
-		switch {
-		case p.is("("):
+		switch pt.pb {
+		case '(':
 			return p.parseParen()
-		case p.is("["):
+		case '[':
 			return p.parseLambda()
-		case p.is("{"):
+		case '{':
 			return p.parseInitList(nil)
-		case p.isK(tkScope):
+		}
+		switch pt.kw {
+		case tkScope:
 			return p.parseName()
-		case p.isK(tkEllipsis):
+		case tkEllipsis:
 			// The pack in a fold expression `(xs + ... + 0)`.
+			start, end := int(pt.Start), int(pt.End)
 			p.next()
-			return &Ident{Span: Span{t.Start, t.End}, Name: "..."}
+			return &Ident{Span: Span{start, end}, Name: "..."}
 		}
 	}
-	return p.badExpr(t.Start, "expected an expression")
+	return p.badExpr(int(pt.Start), "expected an expression")
 }
 
 // parseStrings joins adjacent string literals, and macros between them as
@@ -43,7 +50,8 @@ func (p *parser) parseStrings() Expr {
 		p.next()
 		n++
 	}
-	lit := newNode(&p.slabs.sBasicLit, BasicLit{Span: p.spanFrom(start), Kind: String})
+	lit := slot(&p.slabs.sBasicLit)
+	lit.Span, lit.Kind = p.spanFrom(start), String
 	if n == 1 {
 		lit.Value = p.view(start, p.lastEnd)
 	} else {
@@ -66,6 +74,16 @@ func (p *parser) spanTextSpaced(start, end int) string {
 
 // parseIdentExpr parses an expression starting with an identifier or keyword.
 func (p *parser) parseIdentExpr() Expr {
+	if p.toks[p.i].cls&(clsKeyword|clsExprWord|clsBuiltin) == 0 {
+		// An ordinary name (no keyword, and "auto" is one; no
+		// expression word; no builtin type): none of the tests below
+		// applies, and the Token and word they read are not needed.
+		x := p.parseName()
+		if p.toks[p.i].pb == '{' && p.typedBraceOK(x) {
+			return p.typedInitList(x)
+		}
+		return x
+	}
 	t := p.tok()
 	w := p.word()
 	c := p.toks[p.i].cls
@@ -220,7 +238,9 @@ func (p *parser) maybeTemplateArgs(start int) *TemplateIdent {
 		p.reset(m)
 		return nil
 	}
-	return newNode(&p.slabs.sTmplIdent, TemplateIdent{Span: p.spanFrom(start), Name: name, Args: args, ArgsSpan: as})
+	ti := slot(&p.slabs.sTmplIdent)
+	ti.Span, ti.Name, ti.Args, ti.ArgsSpan = p.spanFrom(start), name, args, as
+	return ti
 }
 
 // templateAhead decides whether the '<' after name opens template
@@ -315,7 +335,9 @@ func (p *parser) parseParen() Expr {
 func (p *parser) parseParenInit() Expr {
 	start := p.curStart()
 	args, lp, rp := p.parseArgs()
-	return newNode(&p.slabs.sParenList, ParenListExpr{Span: p.spanFrom(start), Args: args, Lparen: lp, Rparen: rp})
+	pl := slot(&p.slabs.sParenList)
+	pl.Span, pl.Args, pl.Lparen, pl.Rparen = p.spanFrom(start), args, lp, rp
+	return pl
 }
 
 // parseNamedCast parses `static_cast<T>(x)` and friends.
