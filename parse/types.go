@@ -581,8 +581,11 @@ func (p *parser) qualifiedNameAhead() string {
 	if k == end && k == 0 {
 		return p.wordAt(0)
 	}
-	start := p.peek(0).Start
-	return p.spanText(start, p.peek(end).End)
+	start, stop := int(p.toks[p.i].Start), int(p.toks[p.i+end].End) // identifiers: not past EOF
+	if s, ok := p.spanView(p.i+end, start, stop); ok {
+		return s
+	}
+	return p.spanText(start, stop)
 }
 
 // parseTypeID parses a type with an abstract declarator (`const T *`,
@@ -1171,10 +1174,18 @@ func (p *parser) oneWordType(ds *declSpec) bool {
 // spanText returns the non-trivia tokens in [start,end) joined with spaces
 // only between words ("std::vector<unsigned int>").
 func (p *parser) spanText(start, end int) string {
-	if k := p.i - 1; k >= 0 && int(p.toks[k].Start) == start && int(p.toks[k].End) == end {
-		// One token, the common case: the name shares the source's memory
-		// (ParseFile documents that src must not change afterwards).
-		return unsafe.String(&p.src[start], end-start)
+	if k := p.i - 1; k >= 0 && int(p.toks[k].End) == end {
+		// The range ends with the token just consumed, the common case.
+		// One token: the name shares the source's memory (ParseFile
+		// documents that src must not change afterwards).
+		if int(p.toks[k].Start) == start {
+			return unsafe.String(&p.src[start], end-start)
+		}
+		// More (a qualified name `std::min`): the same when the text
+		// reads as the source (spanView).
+		if s, ok := p.spanView(k, start, end); ok {
+			return s
+		}
 	}
 	p.startText()
 	p.appendText(start, end, false)

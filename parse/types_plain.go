@@ -1,5 +1,7 @@
 package parse
 
+import "unsafe"
+
 // appendPlain is the common case of appendTextFrom: it takes the tokens
 // from k on while each one is plain, and returns the index of the first
 // token it did not take, with done set when appendTextFrom's general loop
@@ -95,4 +97,49 @@ func init() {
 			panic("parse: appendPlain assumes no builtin type word is all caps: " + w)
 		}
 	}
+}
+
+// spanView returns spanText(start, end) for a range that ends with token
+// k (its End is end) when that text is the source range itself: walking
+// back from token k to the one that starts at start, each token is not
+// empty and follows the one before it directly where spaceBefore puts no
+// space, or after exactly one blank where it puts one. ok is false
+// otherwise (the range starts inside a token, a token is empty, or the
+// text differs from the source), and spanText builds the text.
+//
+// Exactness: appendTextFrom (skipSpecs false) starts at the token that
+// starts at start (the one before it ends at or before start) and takes
+// every token up to token k whole (each lies in [start,end)); a dropped
+// word only clears kept, it is still appended. No token of the range
+// after the first is moved by origStart: it starts at the previous
+// token's End, or after a blank, so no '>' byte precedes it that no token
+// covers (a token split by closeAngle starts after such a byte, which
+// fails both tests). Each piece extends the source range exactly when
+// the tests here hold (appendSrc, appendPlain), and the token after k
+// starts, even by origStart, at or after token k's End: the text is
+// src[start:end].
+func (p *parser) spanView(k, start, end int) (string, bool) {
+	toks, src := p.toks, p.src
+	for ; k >= 0; k-- {
+		t := &toks[k]
+		off, stop := int(t.Start), int(t.End)
+		if off >= stop || t.Kind == EOF || off < start {
+			return "", false
+		}
+		if off == start {
+			return unsafe.String(&src[start], end-start), true
+		}
+		if k == 0 {
+			return "", false
+		}
+		pe := int(toks[k-1].End)
+		if pe <= start {
+			return "", false // the text would start after start
+		}
+		space := p.spaceBefore(src[pe-1], src[off], stop-off)
+		if !(!space && off == pe || space && off == pe+1 && src[pe] == ' ') {
+			return "", false
+		}
+	}
+	return "", false
 }
