@@ -371,6 +371,18 @@ func (p *parser) baseText(start, end, first int) (text string, view, kept bool) 
 		dropped := t.Kind == Identifier && p.mayDropFromType(t, start, end, true) && p.notInType(k, p.src[start:end], true)
 		return p.view(start, end), true, !dropped
 	}
+	// More tokens (`std::size_t`, `unsigned int`, `std::vector<float>`),
+	// which mostly read as their source and drop no word: viewFrom says so
+	// without building the text.
+	if k := p.i - 1; k >= 0 && int(p.toks[k].End) == end {
+		if first >= 0 {
+			if first < k && int(p.toks[first].Start) == start && int(p.toks[first].End) > start && p.viewRun(first, k) {
+				return p.view(start, end), true, true
+			}
+		} else if _, ok := p.viewFrom(k, start, true); ok {
+			return p.view(start, end), true, true
+		}
+	}
 	if first < 0 {
 		first = p.toksEndingAfter(start)
 	}
@@ -1381,7 +1393,8 @@ func (p *parser) toksEndingAfter(off int) int {
 // long, where C++ needs or people write one: between words, and around '*'
 // and '&' next to words or '>'.
 func (p *parser) spaceBefore(prev, c byte, n int) bool {
-	return spacePair[spaceClass[prev]][spaceClass[c]] || c == '(' && n == 1 && p.inGroup && isIdentChar(prev)
+	v := spacePairs[(spaceClass[prev]<<3|spaceClass[c])&63]
+	return v == spYes || v == spInGroup && n == 1 && p.inGroup
 }
 
 // Byte classes for spaceBefore: two table loads instead of a chain of
@@ -1392,7 +1405,7 @@ const (
 	spPtr   // '*' '&'
 	spGT    // '>'
 	spComma // ','
-	numSpaceClasses
+	spParen // '('
 )
 
 var spaceClass = func() (t [256]uint8) {
@@ -1406,22 +1419,33 @@ var spaceClass = func() (t [256]uint8) {
 			t[c] = spGT
 		case c == ',':
 			t[c] = spComma
+		case c == '(':
+			t[c] = spParen
 		}
 	}
 	return t
 }()
 
-// spacePair[prev][next] is spaceBefore's answer but for the '(' case:
-// between words; before '*' and '&' after a word or '>'; after '*' and
-// '&' before a word; after ','.
-var spacePair = func() (t [numSpaceClasses][numSpaceClasses]bool) {
-	t[spIdent][spIdent] = true
-	t[spIdent][spPtr] = true
-	t[spGT][spPtr] = true
-	t[spPtr][spIdent] = true
-	for c := range t[spComma] {
-		t[spComma][c] = true
+// Values of spacePairs.
+const (
+	spNo      = iota
+	spYes     // a space
+	spInGroup // a space before a one-byte '(' in a function pointer's group
+)
+
+// spacePairs[prev<<3|next] (classes < 8: the index needs no bounds check)
+// is spaceBefore's answer: between words; before '*' and '&' after a word
+// or '>'; after '*' and '&' before a word; after ','; and inside a group
+// (p.inGroup) between a word and a '(' piece of one byte.
+var spacePairs = func() (t [64]uint8) {
+	t[spIdent<<3|spIdent] = spYes
+	t[spIdent<<3|spPtr] = spYes
+	t[spGT<<3|spPtr] = spYes
+	t[spPtr<<3|spIdent] = spYes
+	for c := range 8 {
+		t[spComma<<3|c] = spYes
 	}
+	t[spIdent<<3|spParen] = spInGroup
 	return t
 }()
 
