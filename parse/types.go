@@ -666,6 +666,25 @@ type declShape struct{ first, last, namePos int }
 // set here, not the whole struct cleared a second time.
 func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) declShape {
 	d.typ = p.newTypeRef(ds)
+	// The most frequent declarator is a plain name (`x` before ',', ')',
+	// ';' or '='): an identifier of no keyword or specifier class that
+	// starts in lower case and that the macro filter rules out, followed
+	// by none of '<', '::', '[', '('. Then ptrOperator returns false at
+	// once (its lower-case case), no '(' or '[' starts a group or binding,
+	// declName's one-identifier path takes the name, and declSuffixes
+	// finds neither '[' nor '(': the path below does just that.
+	if toks, i := p.toks, p.i; mode != declAbstract && i+1 < len(toks) {
+		t, n := &toks[i], &toks[i+1]
+		if t.Kind == Identifier && t.cls&(clsKeyword|clsSpec) == 0 && n.pb != '<' && n.pb != '[' && n.pb != '(' && n.kw != tkScope {
+			start, end := int(t.Start), int(t.End)
+			if c := p.src[start]; c >= 'a' && c <= 'z' && !p.maybeMacro(c, end-start) {
+				p.i, p.lastEnd = i+1, end // p.next()
+				d.nameSpan = Span{start, end}
+				d.name = unsafe.String(&p.src[start], end-start)
+				return declShape{-1, -1, start}
+			}
+		}
+	}
 	first, last := -1, -1 // token range of this declarator's own type operators
 	for {
 		k := p.i
