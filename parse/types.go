@@ -667,21 +667,40 @@ type declShape struct{ first, last, namePos int }
 func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) declShape {
 	d.typ = p.newTypeRef(ds)
 	// The most frequent declarator is a plain name (`x` before ',', ')',
-	// ';' or '='): an identifier of no keyword or specifier class that
-	// starts in lower case and that the macro filter rules out, followed
-	// by none of '<', '::', '[', '('. Then ptrOperator returns false at
-	// once (its lower-case case), no '(' or '[' starts a group or binding,
-	// declName's one-identifier path takes the name, and declSuffixes
-	// finds neither '[' nor '(': the path below does just that.
-	if toks, i := p.toks, p.i; mode != declAbstract && i+1 < len(toks) {
-		t, n := &toks[i], &toks[i+1]
-		if t.Kind == Identifier && t.cls&(clsKeyword|clsSpec) == 0 && n.pb != '<' && n.pb != '[' && n.pb != '(' && n.kw != tkScope {
-			start, end := int(t.Start), int(t.End)
-			if c := p.src[start]; c >= 'a' && c <= 'z' && !p.maybeMacro(c, end-start) {
-				p.i, p.lastEnd = i+1, end // p.next()
-				d.nameSpan = Span{start, end}
-				d.name = unsafe.String(&p.src[start], end-start)
-				return declShape{-1, -1, start}
+	// ';' or '='), after '*' and '&' operators or none: an identifier of
+	// no keyword or specifier class that starts in lower case and that the
+	// macro filter rules out, followed by none of '<', '::', '[', '('.
+	// Then ptrOperator takes each one-byte '*' (a pointer more) or '&' (a
+	// reference) and returns false at the name at once (its lower-case
+	// case), no '(' or '[' starts a group or binding, declName's
+	// one-identifier path takes the name, and declSuffixes finds neither
+	// '[' nor '(': the path below does just that.
+	if toks, i := p.toks, p.i; mode != declAbstract {
+		j := i
+		for j < len(toks) && toks[j].Kind == Punct && (toks[j].pb == '*' || toks[j].pb == '&') {
+			j++
+		}
+		if j+1 < len(toks) {
+			t, n := &toks[j], &toks[j+1]
+			if t.Kind == Identifier && t.cls&(clsKeyword|clsSpec) == 0 && n.pb != '<' && n.pb != '[' && n.pb != '(' && n.kw != tkScope {
+				start, end := int(t.Start), int(t.End)
+				if c := p.src[start]; c >= 'a' && c <= 'z' && !p.maybeMacro(c, end-start) {
+					sh := declShape{-1, -1, start}
+					if j > i {
+						sh.first, sh.last = i, j
+						for k := i; k < j; k++ {
+							if toks[k].pb == '*' {
+								d.typ.Pointers++
+							} else {
+								d.typ.Ref = true
+							}
+						}
+					}
+					p.i, p.lastEnd = j+1, end // p.next() for each
+					d.nameSpan = Span{start, end}
+					d.name = unsafe.String(&p.src[start], end-start)
+					return sh
+				}
 			}
 		}
 	}
