@@ -31,8 +31,12 @@ type declSpec struct {
 
 // parseDeclSpecs parses specifiers and the base type. It stops at the first
 // token that cannot continue the sequence (normally the declarator).
+//
+// ds must be zero: every caller declares a fresh one (`var dsv declSpec`),
+// so only the two fields that do not start zero are set here, not the
+// whole struct cleared a second time.
 func (p *parser) parseDeclSpecs(ds *declSpec, ctx *declCtx) {
-	*ds = declSpec{startTok: p.i, typeStart: -1}
+	ds.startTok, ds.typeStart = p.i, -1
 	for p.specStep(ds, ctx) {
 	}
 }
