@@ -31,8 +31,12 @@ type declSpec struct {
 
 // parseDeclSpecs parses specifiers and the base type. It stops at the first
 // token that cannot continue the sequence (normally the declarator).
+//
+// ds must be zero: every caller declares a fresh one (`var dsv declSpec`),
+// so only the two fields that do not start zero are set here, not the
+// whole struct cleared a second time.
 func (p *parser) parseDeclSpecs(ds *declSpec, ctx *declCtx) {
-	*ds = declSpec{startTok: p.i, typeStart: -1}
+	ds.startTok, ds.typeStart = p.i, -1
 	for p.specStep(ds, ctx) {
 	}
 }
@@ -371,6 +375,18 @@ func (p *parser) baseText(start, end, first int) (text string, view, kept bool) 
 		dropped := t.Kind == Identifier && p.mayDropFromType(t, start, end, true) && p.notInType(k, p.src[start:end], true)
 		return p.view(start, end), true, !dropped
 	}
+	// More tokens (`std::size_t`, `unsigned int`, `std::vector<float>`),
+	// which mostly read as their source and drop no word: viewFrom says so
+	// without building the text.
+	if k := p.i - 1; k >= 0 && int(p.toks[k].End) == end {
+		if first >= 0 {
+			if first < k && int(p.toks[first].Start) == start && int(p.toks[first].End) > start && p.viewRun(first, k) {
+				return p.view(start, end), true, true
+			}
+		} else if _, ok := p.viewFrom(k, start, true); ok {
+			return p.view(start, end), true, true
+		}
+	}
 	if first < 0 {
 		first = p.toksEndingAfter(start)
 	}
@@ -581,8 +597,11 @@ func (p *parser) qualifiedNameAhead() string {
 	if k == end && k == 0 {
 		return p.wordAt(0)
 	}
-	start := p.peek(0).Start
-	return p.spanText(start, p.peek(end).End)
+	start, stop := int(p.toks[p.i].Start), int(p.toks[p.i+end].End) // identifiers: not past EOF
+	if s, ok := p.spanView(p.i+end, start, stop); ok {
+		return s
+	}
+	return p.spanText(start, stop)
 }
 
 // parseTypeID parses a type with an abstract declarator (`const T *`,
@@ -651,6 +670,44 @@ type declShape struct{ first, last, namePos int }
 // set here, not the whole struct cleared a second time.
 func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) declShape {
 	d.typ = p.newTypeRef(ds)
+	// The most frequent declarator is a plain name (`x` before ',', ')',
+	// ';' or '='), after '*' and '&' operators or none: an identifier of
+	// no keyword or specifier class that starts in lower case and that the
+	// macro filter rules out, followed by none of '<', '::', '[', '('.
+	// Then ptrOperator takes each one-byte '*' (a pointer more) or '&' (a
+	// reference) and returns false at the name at once (its lower-case
+	// case), no '(' or '[' starts a group or binding, declName's
+	// one-identifier path takes the name, and declSuffixes finds neither
+	// '[' nor '(': the path below does just that.
+	if toks, i := p.toks, p.i; mode != declAbstract {
+		j := i
+		for j < len(toks) && toks[j].Kind == Punct && (toks[j].pb == '*' || toks[j].pb == '&') {
+			j++
+		}
+		if j+1 < len(toks) {
+			t, n := &toks[j], &toks[j+1]
+			if t.Kind == Identifier && t.cls&(clsKeyword|clsSpec) == 0 && n.pb != '<' && n.pb != '[' && n.pb != '(' && n.kw != tkScope {
+				start, end := int(t.Start), int(t.End)
+				if c := p.src[start]; c >= 'a' && c <= 'z' && !p.maybeMacro(c, end-start) {
+					sh := declShape{-1, -1, start}
+					if j > i {
+						sh.first, sh.last = i, j
+						for k := i; k < j; k++ {
+							if toks[k].pb == '*' {
+								d.typ.Pointers++
+							} else {
+								d.typ.Ref = true
+							}
+						}
+					}
+					p.i, p.lastEnd = j+1, end // p.next() for each
+					d.nameSpan = Span{start, end}
+					d.name = unsafe.String(&p.src[start], end-start)
+					return sh
+				}
+			}
+		}
+	}
 	first, last := -1, -1 // token range of this declarator's own type operators
 	for {
 		k := p.i
@@ -1171,10 +1228,18 @@ func (p *parser) oneWordType(ds *declSpec) bool {
 // spanText returns the non-trivia tokens in [start,end) joined with spaces
 // only between words ("std::vector<unsigned int>").
 func (p *parser) spanText(start, end int) string {
-	if k := p.i - 1; k >= 0 && int(p.toks[k].Start) == start && int(p.toks[k].End) == end {
-		// One token, the common case: the name shares the source's memory
-		// (ParseFile documents that src must not change afterwards).
-		return unsafe.String(&p.src[start], end-start)
+	if k := p.i - 1; k >= 0 && int(p.toks[k].End) == end {
+		// The range ends with the token just consumed, the common case.
+		// One token: the name shares the source's memory (ParseFile
+		// documents that src must not change afterwards).
+		if int(p.toks[k].Start) == start {
+			return unsafe.String(&p.src[start], end-start)
+		}
+		// More (a qualified name `std::min`): the same when the text
+		// reads as the source (spanView).
+		if s, ok := p.spanView(k, start, end); ok {
+			return s
+		}
 	}
 	p.startText()
 	p.appendText(start, end, false)
@@ -1283,19 +1348,43 @@ func (p *parser) appendSrc(off, stop int) {
 	p.buf = append(p.buf, p.src[off:stop]...)
 }
 
-// startText empties the text being built (see appendSrc).
+// startText empties the text being built (see appendSrc). p.buf is also
+// the arena of the texts bufText returned (see there): a text starts with
+// at least textRoom bytes of room in the current chunk, or in a new one.
 func (p *parser) startText() {
 	p.buf = p.buf[:0]
+	if cap(p.buf) < textRoom {
+		p.buf = make([]byte, 0, textChunk)
+	}
 	p.bufSrc = -1
 }
 
+// Chunk sizes of the text arena (p.buf): a text longer than the room left
+// makes append move it to a larger array, which is as good.
+const (
+	textRoom  = 128
+	textChunk = 4096
+)
+
 // bufText returns the text built: a view of the source when it reads as
-// its source range (no copy, no map lookup), else p.buf interned.
+// its source range (no copy, no map lookup), else the bytes of p.buf
+// themselves, which p.buf then leaves behind (it restarts after them, so
+// they are never written again: startText, appendSrc and appendPlain
+// write only from p.buf's start on, and append moves to a new array when
+// the chunk is full, leaving the old one to the texts that view it). Only
+// the value of a text is part of the result, so this is as good as
+// interning the copy, without intern's map lookup per text (~4,900 per
+// parse of the benchmark, most of them hits).
 func (p *parser) bufText() string {
 	if p.bufSrc >= 0 {
 		return p.view(p.bufSrc, p.bufEnd)
 	}
-	return p.intern(p.buf)
+	b := p.buf
+	if len(b) == 0 {
+		return ""
+	}
+	p.buf = b[len(b):]
+	return unsafe.String(&b[0], len(b))
 }
 
 // notInType reports whether identifier txt, the text of p.toks[k] (whole,
@@ -1346,7 +1435,8 @@ func (p *parser) toksEndingAfter(off int) int {
 // long, where C++ needs or people write one: between words, and around '*'
 // and '&' next to words or '>'.
 func (p *parser) spaceBefore(prev, c byte, n int) bool {
-	return spacePair[spaceClass[prev]][spaceClass[c]] || c == '(' && n == 1 && p.inGroup && isIdentChar(prev)
+	v := spacePairs[(spaceClass[prev]<<3|spaceClass[c])&63]
+	return v == spYes || v == spInGroup && n == 1 && p.inGroup
 }
 
 // Byte classes for spaceBefore: two table loads instead of a chain of
@@ -1357,7 +1447,7 @@ const (
 	spPtr   // '*' '&'
 	spGT    // '>'
 	spComma // ','
-	numSpaceClasses
+	spParen // '('
 )
 
 var spaceClass = func() (t [256]uint8) {
@@ -1371,22 +1461,33 @@ var spaceClass = func() (t [256]uint8) {
 			t[c] = spGT
 		case c == ',':
 			t[c] = spComma
+		case c == '(':
+			t[c] = spParen
 		}
 	}
 	return t
 }()
 
-// spacePair[prev][next] is spaceBefore's answer but for the '(' case:
-// between words; before '*' and '&' after a word or '>'; after '*' and
-// '&' before a word; after ','.
-var spacePair = func() (t [numSpaceClasses][numSpaceClasses]bool) {
-	t[spIdent][spIdent] = true
-	t[spIdent][spPtr] = true
-	t[spGT][spPtr] = true
-	t[spPtr][spIdent] = true
-	for c := range t[spComma] {
-		t[spComma][c] = true
+// Values of spacePairs.
+const (
+	spNo      = iota
+	spYes     // a space
+	spInGroup // a space before a one-byte '(' in a function pointer's group
+)
+
+// spacePairs[prev<<3|next] (classes < 8: the index needs no bounds check)
+// is spaceBefore's answer: between words; before '*' and '&' after a word
+// or '>'; after '*' and '&' before a word; after ','; and inside a group
+// (p.inGroup) between a word and a '(' piece of one byte.
+var spacePairs = func() (t [64]uint8) {
+	t[spIdent<<3|spIdent] = spYes
+	t[spIdent<<3|spPtr] = spYes
+	t[spGT<<3|spPtr] = spYes
+	t[spPtr<<3|spIdent] = spYes
+	for c := range 8 {
+		t[spComma<<3|c] = spYes
 	}
+	t[spIdent<<3|spParen] = spInGroup
 	return t
 }()
 

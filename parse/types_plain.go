@@ -1,5 +1,7 @@
 package parse
 
+import "unsafe"
+
 // appendPlain is the common case of appendTextFrom: it takes the tokens
 // from k on while each one is plain, and returns the index of the first
 // token it did not take, with done set when appendTextFrom's general loop
@@ -94,5 +96,106 @@ func init() {
 		if isAllCaps(w) {
 			panic("parse: appendPlain assumes no builtin type word is all caps: " + w)
 		}
+	}
+}
+
+// spanView returns spanText(start, end) for a range that ends with token
+// k (its End is end) when that text is the source range itself (see
+// viewFrom); ok is false otherwise, and spanText builds the text.
+func (p *parser) spanView(k, start, end int) (string, bool) {
+	if _, ok := p.viewFrom(k, start, false); ok {
+		return unsafe.String(&p.src[start], end-start), true
+	}
+	return "", false
+}
+
+// viewFrom reports whether the tokens of a range [start, end) that ends
+// with token k (its End is end) read as the source range: walking back
+// from token k to the one that starts at start (returned), each token is
+// not empty and follows the one before it directly where spaceBefore puts
+// no space, or after exactly one blank where it puts one. With words, each
+// identifier must also be one that mayDropFromType lets through (then
+// appendTextFrom keeps every word), and no calling convention is skipped.
+// ok is false otherwise (the range starts inside a token, a token is
+// empty, a word may be dropped, or the text differs from the source).
+//
+// Exactness: appendTextFrom starts at the token that starts at start (the
+// one before it ends at or before start) and takes every token up to
+// token k whole (each lies in [start,end)); with skipSpecs false a
+// dropped word only clears kept, it is still appended. No token of the
+// range after the first is moved by origStart: it starts at the previous
+// token's End, or after a blank, so no '>' byte precedes it that no token
+// covers (a token split by closeAngle starts after such a byte, which
+// fails both tests). Each piece extends the source range exactly when the
+// tests here hold (appendSrc, appendPlain), and the token after k starts,
+// even by origStart, at or after token k's End: the text is
+// src[start:end], and with words appendTextFrom returns kept true.
+func (p *parser) viewFrom(k, start int, words bool) (int, bool) {
+	toks, src := p.toks, p.src
+	if words && p.callConvSkip {
+		return 0, false
+	}
+	for ; k >= 0; k-- {
+		t := &toks[k]
+		off, stop := int(t.Start), int(t.End)
+		if off >= stop || t.Kind == EOF || off < start {
+			return 0, false
+		}
+		if words && t.Kind == Identifier && (t.cls&clsSpec != 0 || stop-off == len("__launch_bounds__") || p.maybeMacro(src[off], stop-off)) {
+			return 0, false // mayDropFromType: notInType decides
+		}
+		if off == start {
+			return k, true
+		}
+		if k == 0 {
+			return 0, false
+		}
+		pe := int(toks[k-1].End)
+		if pe <= start {
+			return 0, false // the text would start after start
+		}
+		space := p.spaceBefore(src[pe-1], src[off], stop-off)
+		if !(!space && off == pe || space && off == pe+1 && src[pe] == ' ') {
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// viewRun is viewFrom with words for a range whose first token j is known:
+// it reports whether tokens j..k (j <= k, token j not empty) read as the
+// source from token j's Start to token k's End, each identifier one that
+// mayDropFromType lets through (no calling convention skipped). Walking
+// forward from a known first token needs neither viewFrom's start tests
+// nor its end test. Exactness: as viewFrom's, whose tests it makes per
+// token (token j's own word test included).
+func (p *parser) viewRun(j, k int) bool {
+	toks, src := p.toks, p.src
+	if p.callConvSkip {
+		return false
+	}
+	t := &toks[j]
+	pe := int(t.End)
+	for {
+		if t.Kind == Identifier {
+			off, stop := int(t.Start), int(t.End)
+			if t.cls&clsSpec != 0 || stop-off == len("__launch_bounds__") || p.maybeMacro(src[off], stop-off) {
+				return false // mayDropFromType: notInType decides
+			}
+		}
+		if j == k {
+			return true
+		}
+		j++
+		t = &toks[j]
+		off, stop := int(t.Start), int(t.End)
+		if off >= stop || t.Kind == EOF {
+			return false
+		}
+		space := p.spaceBefore(src[pe-1], src[off], stop-off)
+		if !(!space && off == pe || space && off == pe+1 && src[pe] == ' ') {
+			return false
+		}
+		pe = stop
 	}
 }
