@@ -432,16 +432,17 @@ func (p *parser) collectMacros() {
 			p.file.Macros = append(p.file.Macros, m)
 			// A later #define of a name replaces the earlier one (as the
 			// map this table replaced did).
-			if k := p.macroIdx.find(m.Name); k >= 0 {
-				p.macroDefs[k] = m
+			k := p.macroIdx.find(m.Name)
+			if k >= 0 {
+				p.macroDefs[k].m = m
 			} else {
-				p.macroIdx.add(m.Name)
-				p.macroDefs = append(p.macroDefs, m)
+				k = p.macroIdx.add(m.Name)
+				p.macroDefs = append(p.macroDefs, macroDef{m: m})
 				// isMacroTok and macro filter on the first byte and
 				// length before the table lookup.
 				p.macroLens[len(m.Name)&31][m.Name[0]] = true
 			}
-			p.learnMacro(m)
+			p.learnMacro(m, &p.macroDefs[k])
 		}
 	}
 }
@@ -470,7 +471,43 @@ func (p *parser) macro(name string) *Macro {
 //go:noinline
 func (p *parser) macroNamed(name string) *Macro {
 	if k := p.macroIdx.find(name); k >= 0 {
-		return p.macroDefs[k]
+		return p.macroDefs[k].m
+	}
+	return nil
+}
+
+// macroDef is what the file #defines a macro name as: its last #define,
+// and the values specMacro and attrMacro hold for the name, kept here so
+// that a caller which has looked the name up (macroDefOf) reads them
+// without two more map lookups.
+//
+// Exactness: learnMacro and learnAttrMacro write each value into the
+// macroDef of m.Name whenever they write it into the map, and nothing
+// else writes the maps (their keys are macro names; there is no #undef:
+// a later #define replaces the Macro and leaves values it does not set,
+// in the maps and here alike). collectMacros runs before the parse, so
+// both agree at every point of it.
+type macroDef struct {
+	m    *Macro
+	spec []string // p.specMacro[m.Name]: nil when none
+	attr int      // p.attrMacro[m.Name]: attrNone when none
+}
+
+// macroDefOf returns the macroDef of name, or nil when name is not
+// #defined in this file (macro(name) == nil).
+func (p *parser) macroDefOf(name string) *macroDef {
+	if name != "" && p.macroLens[len(name)&31][name[0]] {
+		return p.macroDefNamed(name)
+	}
+	return nil
+}
+
+// macroDefNamed is macroDefOf after the filter (see macroNamed).
+//
+//go:noinline
+func (p *parser) macroDefNamed(name string) *macroDef {
+	if k := p.macroIdx.find(name); k >= 0 {
+		return &p.macroDefs[k]
 	}
 	return nil
 }
@@ -572,9 +609,10 @@ func appendJoined(dst, src []byte, nl string) []byte {
 
 // learnMacro classifies an object-like macro body: all specifiers (or empty,
 // like `#define API`) makes the name a specifier; a type makes it a type.
-func (p *parser) learnMacro(m *Macro) {
+// d is m.Name's macroDef, which gets the same values as the maps.
+func (p *parser) learnMacro(m *Macro, d *macroDef) {
 	body := strings.TrimSpace(stripComments(m.Body))
-	if p.learnAttrMacro(m, body) || m.IsFunc {
+	if p.learnAttrMacro(m, body, d) || m.IsFunc {
 		return
 	}
 	var specs []string
@@ -599,7 +637,8 @@ func (p *parser) learnMacro(m *Macro) {
 		}
 	}
 	if allSpecs {
-		p.specMacro[m.Name] = append([]string{}, specs...)
+		d.spec = append([]string{}, specs...) // never nil, as the map's value
+		p.specMacro[m.Name] = d.spec
 	} else if allType {
 		p.types.add(m.Name)
 	}
@@ -607,26 +646,28 @@ func (p *parser) learnMacro(m *Macro) {
 
 // learnAttrMacro classifies macros that stand for attributes, restrict,
 // pragmas or statement prefixes; true when m was one of them.
-func (p *parser) learnAttrMacro(m *Macro, body string) bool {
+func (p *parser) learnAttrMacro(m *Macro, body string, d *macroDef) bool {
 	// Every prefix and word below starts with one of these bytes: any
 	// other body (most: numbers, expressions) is none of them.
 	if body == "" || strings.IndexByte("_a[rifw", body[0]) < 0 {
 		return false
 	}
+	var a int
 	switch {
 	case strings.HasPrefix(body, "__launch_bounds__"):
-		p.attrMacro[m.Name] = attrLaunch
+		a = attrLaunch
 	case hasAnyPrefix(body, "__attribute__", "__declspec", "alignas", "__align__", "[["):
-		p.attrMacro[m.Name] = attrOther
+		a = attrOther
 	case m.IsFunc:
 		return false
 	case body == "__restrict__" || body == "__restrict" || body == "restrict":
-		p.attrMacro[m.Name] = attrRestrict
+		a = attrRestrict
 	case hasAnyPrefix(body, "_Pragma", "__pragma", "if ", "if(", "for ", "for(", "while ", "while("):
-		p.attrMacro[m.Name] = attrStmt
+		a = attrStmt
 	default:
 		return false
 	}
+	p.attrMacro[m.Name], d.attr = a, a
 	return true
 }
 
