@@ -425,10 +425,32 @@ func isAllCaps(w string) bool {
 
 // collectMacros records every #define (in active code) and learns which
 // object-like macros expand to declaration specifiers or to a type.
+//
+// A #define whose text (after `#define`, continuations not joined) is
+// the text of the last #define of its name (sameDefine; headers and the
+// benchmark repeat whole blocks of them) is not parsed or learnt again.
+// Exactness: parseDefine is a function of that text and the directive's
+// span, so the new Macro is the last one's fields with the new span (the
+// strings and Params are read-only views, shared); learnMacro of the
+// same name, body and IsFunc writes what the last #define of the name
+// wrote, and no #define of the name came between, so the maps, types and
+// macroDef hold those values already (nameSet.add of a name in the set
+// changes nothing; the new specMacro slice would be an equal copy).
 func (p *parser) collectMacros() {
 	for _, k := range p.directs {
 		t := p.file.Tokens[k]
-		if m := parseDefine(p.src, t); m != nil {
+		n, rest := directiveNameAt(p.src, t.Start, t.End)
+		if string(p.src[n:rest]) != "define" {
+			continue
+		}
+		raw := p.src[rest:t.End]
+		if d := p.sameDefine(raw); d != nil {
+			m := &Macro{Span: Span{t.Start, t.End}, Name: d.m.Name, Params: d.m.Params, IsFunc: d.m.IsFunc, Body: d.m.Body}
+			p.file.Macros = append(p.file.Macros, m)
+			d.m = m
+			continue
+		}
+		if m := defineText(raw, t); m != nil {
 			p.file.Macros = append(p.file.Macros, m)
 			// A later #define of a name replaces the earlier one (as the
 			// map this table replaced did).
@@ -442,9 +464,35 @@ func (p *parser) collectMacros() {
 				// length before the table lookup.
 				p.macroLens[len(m.Name)&31][m.Name[0]] = true
 			}
-			p.learnMacro(m, &p.macroDefs[k])
+			d := &p.macroDefs[k]
+			d.raw = unsafe.String(&raw[0], len(raw)) // defineText found a name: raw is not empty
+			p.learnMacro(m, d)
 		}
 	}
+}
+
+// sameDefine returns the macroDef whose last #define has the text raw
+// (see collectMacros), or nil. The name it asks for is the identifier at
+// the start of raw when no backslash is in or right after it (a
+// continuation could join the name with the next line); any other raw
+// gets nil. A match is exact whatever the name: equal texts define the
+// same name.
+func (p *parser) sameDefine(raw []byte) *macroDef {
+	i := 0
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(raw) && isIdentChar(raw[j]) {
+		j++
+	}
+	if j == i || j < len(raw) && raw[j] == '\\' {
+		return nil
+	}
+	if d := p.macroDefOf(unsafe.String(&raw[i], j-i)); d != nil && d.raw == string(raw) {
+		return d
+	}
+	return nil
 }
 
 // lenBit is the bit of a name length in nameSet.lens (lengths of 63 and
@@ -489,6 +537,7 @@ func (p *parser) macroNamed(name string) *Macro {
 // both agree at every point of it.
 type macroDef struct {
 	m    *Macro
+	raw  string   // the text of m's directive after `#define` (see sameDefine)
 	spec []string // p.specMacro[m.Name]: nil when none
 	attr int      // p.attrMacro[m.Name]: attrNone when none
 }
@@ -522,7 +571,13 @@ func parseDefine(src []byte, t Token) *Macro {
 	if string(src[n:rest]) != "define" {
 		return nil
 	}
-	text := joinContinuations(src[rest:t.End])
+	return defineText(src[rest:t.End], t)
+}
+
+// defineText is parseDefine after the directive's name: raw is the text
+// after `#define` in the source.
+func defineText(raw []byte, t Token) *Macro {
+	text := joinContinuations(raw)
 	i := 0
 	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
 		i++
