@@ -439,25 +439,81 @@ func isAllCaps(w string) bool {
 
 // collectMacros records every #define (in active code) and learns which
 // object-like macros expand to declaration specifiers or to a type.
+//
+// A #define whose text (after `#define`, continuations not joined) is
+// the text of the last #define of its name (sameDefine; headers and the
+// benchmark repeat whole blocks of them) is not parsed or learnt again.
+// Exactness: defineText is a function of that text and the directive's
+// span, so the new Macro is the last one's fields with the new span (the
+// strings and Params are read-only views, shared); learnMacro of the
+// same name, body and IsFunc writes what the last #define of the name
+// wrote, and no #define of the name came between, so the maps, types and
+// macroDef hold those values already (nameSet.add of a name in the set
+// changes nothing; the new specMacro slice would be an equal copy).
+//
+// The Macros come from a slab (see slot): one allocation per chunk
+// instead of one per #define.
 func (p *parser) collectMacros() {
+	var ms slab[Macro]
 	for _, k := range p.directs {
 		t := p.file.Tokens[k]
-		if m := parseDefine(p.src, t); m != nil {
+		n, rest := directiveNameAt(p.src, t.Start, t.End)
+		if string(p.src[n:rest]) != "define" {
+			continue
+		}
+		raw := p.src[rest:t.End]
+		if d := p.sameDefine(raw); d != nil {
+			m := slot(&ms)
+			*m = Macro{Span: Span{t.Start, t.End}, Name: d.m.Name, Params: d.m.Params, IsFunc: d.m.IsFunc, Body: d.m.Body}
+			p.file.Macros = append(p.file.Macros, m)
+			d.m = m
+			continue
+		}
+		if m := slot(&ms); !defineText(raw, t, m) {
+			ms.buf = ms.buf[:len(ms.buf)-1] // m is still zero: the next #define takes it
+		} else {
 			p.file.Macros = append(p.file.Macros, m)
 			// A later #define of a name replaces the earlier one (as the
 			// map this table replaced did).
-			if k := p.macroIdx.find(m.Name); k >= 0 {
-				p.macroDefs[k] = m
+			k := p.macroIdx.find(m.Name)
+			if k >= 0 {
+				p.macroDefs[k].m = m
 			} else {
-				p.macroIdx.add(m.Name)
-				p.macroDefs = append(p.macroDefs, m)
+				k = p.macroIdx.add(m.Name)
+				p.macroDefs = append(p.macroDefs, macroDef{m: m})
 				// isMacroTok and macro filter on the first byte and
 				// length before the table lookup.
 				p.macroLens[len(m.Name)&31][m.Name[0]] = true
 			}
-			p.learnMacro(m)
+			d := &p.macroDefs[k]
+			d.raw = unsafe.String(&raw[0], len(raw)) // defineText found a name: raw is not empty
+			p.learnMacro(m, d)
 		}
 	}
+}
+
+// sameDefine returns the macroDef whose last #define has the text raw
+// (see collectMacros), or nil. The name it asks for is the identifier at
+// the start of raw when no backslash is in or right after it (a
+// continuation could join the name with the next line); any other raw
+// gets nil. A match is exact whatever the name: equal texts define the
+// same name.
+func (p *parser) sameDefine(raw []byte) *macroDef {
+	i := 0
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(raw) && isIdentChar(raw[j]) {
+		j++
+	}
+	if j == i || j < len(raw) && raw[j] == '\\' {
+		return nil
+	}
+	if d := p.macroDefOf(unsafe.String(&raw[i], j-i)); d != nil && d.raw == string(raw) {
+		return d
+	}
+	return nil
 }
 
 // lenBit is the bit of a name length in nameSet.lens (lengths of 63 and
@@ -484,22 +540,56 @@ func (p *parser) macro(name string) *Macro {
 //go:noinline
 func (p *parser) macroNamed(name string) *Macro {
 	if k := p.macroIdx.find(name); k >= 0 {
-		return p.macroDefs[k]
+		return p.macroDefs[k].m
 	}
 	return nil
 }
 
-// parseDefine parses a #define directive token, or returns nil. The
-// directive's name is compared in place, and the name, parameters and body
-// view the source when the directive has no continuation lines (the File
-// keeps the source; see ParseFile): no allocation but the Macro for the
-// ~1,000 directives of a 2 MB file.
-func parseDefine(src []byte, t Token) *Macro {
-	n, rest := directiveNameAt(src, t.Start, t.End)
-	if string(src[n:rest]) != "define" {
-		return nil
+// macroDef is what the file #defines a macro name as: its last #define,
+// and the values specMacro and attrMacro hold for the name, kept here so
+// that a caller which has looked the name up (macroDefOf) reads them
+// without two more map lookups.
+//
+// Exactness: learnMacro and learnAttrMacro write each value into the
+// macroDef of m.Name whenever they write it into the map, and nothing
+// else writes the maps (their keys are macro names; there is no #undef:
+// a later #define replaces the Macro and leaves values it does not set,
+// in the maps and here alike). collectMacros runs before the parse, so
+// both agree at every point of it.
+type macroDef struct {
+	m    *Macro
+	raw  string   // the text of m's directive after `#define` (see sameDefine)
+	spec []string // p.specMacro[m.Name]: nil when none
+	attr int      // p.attrMacro[m.Name]: attrNone when none
+}
+
+// macroDefOf returns the macroDef of name, or nil when name is not
+// #defined in this file (macro(name) == nil).
+func (p *parser) macroDefOf(name string) *macroDef {
+	if name != "" && p.macroLens[len(name)&31][name[0]] {
+		return p.macroDefNamed(name)
 	}
-	text := joinContinuations(src[rest:t.End])
+	return nil
+}
+
+// macroDefNamed is macroDefOf after the filter (see macroNamed).
+//
+//go:noinline
+func (p *parser) macroDefNamed(name string) *macroDef {
+	if k := p.macroIdx.find(name); k >= 0 {
+		return &p.macroDefs[k]
+	}
+	return nil
+}
+
+// defineText parses the text after `#define` of a #define directive t,
+// raw, into m, a zero Macro; false (m unchanged) when the text starts with
+// no name. The name, parameters and body view the source when the
+// directive has no continuation lines (the File keeps the source; see
+// ParseFile): no allocation for the ~1,000 directives of a 2 MB file
+// (their Macros come from collectMacros' slab).
+func defineText(raw []byte, t Token, m *Macro) bool {
+	text := joinContinuations(raw)
 	i := 0
 	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
 		i++
@@ -509,9 +599,9 @@ func parseDefine(src []byte, t Token) *Macro {
 		j++
 	}
 	if j == i {
-		return nil
+		return false
 	}
-	m := &Macro{Span: Span{t.Start, t.End}, Name: text[i:j]}
+	m.Span, m.Name = Span{t.Start, t.End}, text[i:j]
 	if j < len(text) && text[j] == '(' {
 		m.IsFunc = true
 		close := strings.IndexByte(text[j:], ')')
@@ -539,11 +629,11 @@ func parseDefine(src []byte, t Token) *Macro {
 		j += close + 1
 	}
 	m.Body = strings.TrimSpace(text[min(j, len(text)):])
-	return m
+	return true
 }
 
 // joinContinuations removes backslash-newlines. Without a backslash the
-// text is a view of b (the source; see parseDefine). Otherwise it is what
+// text is a view of b (the source; see defineText). Otherwise it is what
 // strings.ReplaceAll(strings.ReplaceAll(s, "\\\r\n", ""), "\\\n", "") was,
 // in one copy (the first pass only when there is a '\r', without which it
 // changes nothing).
@@ -586,9 +676,10 @@ func appendJoined(dst, src []byte, nl string) []byte {
 
 // learnMacro classifies an object-like macro body: all specifiers (or empty,
 // like `#define API`) makes the name a specifier; a type makes it a type.
-func (p *parser) learnMacro(m *Macro) {
+// d is m.Name's macroDef, which gets the same values as the maps.
+func (p *parser) learnMacro(m *Macro, d *macroDef) {
 	body := strings.TrimSpace(stripComments(m.Body))
-	if p.learnAttrMacro(m, body) || m.IsFunc {
+	if p.learnAttrMacro(m, body, d) || m.IsFunc {
 		return
 	}
 	var specs []string
@@ -613,7 +704,8 @@ func (p *parser) learnMacro(m *Macro) {
 		}
 	}
 	if allSpecs {
-		p.specMacro[m.Name] = append([]string{}, specs...)
+		d.spec = append([]string{}, specs...) // never nil, as the map's value
+		p.specMacro[m.Name] = d.spec
 	} else if allType {
 		p.types.add(m.Name)
 	}
@@ -621,26 +713,28 @@ func (p *parser) learnMacro(m *Macro) {
 
 // learnAttrMacro classifies macros that stand for attributes, restrict,
 // pragmas or statement prefixes; true when m was one of them.
-func (p *parser) learnAttrMacro(m *Macro, body string) bool {
+func (p *parser) learnAttrMacro(m *Macro, body string, d *macroDef) bool {
 	// Every prefix and word below starts with one of these bytes: any
 	// other body (most: numbers, expressions) is none of them.
 	if body == "" || strings.IndexByte("_a[rifw", body[0]) < 0 {
 		return false
 	}
+	var a int
 	switch {
 	case strings.HasPrefix(body, "__launch_bounds__"):
-		p.attrMacro[m.Name] = attrLaunch
+		a = attrLaunch
 	case hasAnyPrefix(body, "__attribute__", "__declspec", "alignas", "__align__", "[["):
-		p.attrMacro[m.Name] = attrOther
+		a = attrOther
 	case m.IsFunc:
 		return false
 	case body == "__restrict__" || body == "__restrict" || body == "restrict":
-		p.attrMacro[m.Name] = attrRestrict
+		a = attrRestrict
 	case hasAnyPrefix(body, "_Pragma", "__pragma", "if ", "if(", "for ", "for(", "while ", "while("):
-		p.attrMacro[m.Name] = attrStmt
+		a = attrStmt
 	default:
 		return false
 	}
+	p.attrMacro[m.Name], d.attr = a, a
 	return true
 }
 

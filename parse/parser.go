@@ -78,7 +78,7 @@ type parser struct {
 	types     *nameSet            // names declared as types in this file
 	templates *nameSet            // names declared as templates in this file
 	macroIdx  strIndex            // names of the macros #defined in this file (see macro)
-	macroDefs []*Macro            // the last #define of each name in macroIdx.keys
+	macroDefs []macroDef          // the #defines of each name in macroIdx.keys (see macroDefOf)
 	macroLens [32][256]bool       // [n%32][c]: a macro name of n bytes starts with c (see maybeMacro)
 	specMacro map[string][]string // object-like macros expanding to specifiers
 	attrMacro map[string]int      // macros expanding to attributes etc. (attrLaunch, ...)

@@ -518,18 +518,20 @@ func (p *parser) isMacroStmt(x Expr) bool {
 // macroStmt, tryDeclStmt and macroCallStmt (a macro call statement,
 // `CUDA_CHECK(...)`, took six map lookups before).
 type headWord struct {
-	w     string // the current identifier, or "" at any other token
-	macro *Macro // p.macro(w): nil unless w is #defined in the file
-	attr  int    // p.attrMacro[w]; attrNone when macro is nil
+	w     string   // the current identifier, or "" at any other token
+	macro *Macro   // p.macro(w): nil unless w is #defined in the file
+	attr  int      // p.attrMacro[w]; attrNone when macro is nil
+	spec  []string // p.specMacro[w]; nil when macro is nil
 }
 
-// stmtHead looks up the current token as a headWord. attrMacro holds
-// only macros of the file (learnMacro), so for another word it would be
-// attrNone; that lookup is skipped.
+// stmtHead looks up the current token as a headWord, by one lookup: the
+// macro's macroDef holds the attrMacro and specMacro values of its name
+// (attrMacro and specMacro hold only macros of the file, learnMacro, so
+// for another word they would be attrNone and nil).
 func (p *parser) stmtHead() headWord {
 	h := headWord{w: p.word()}
-	if h.macro = p.macro(h.w); h.macro != nil {
-		h.attr = p.attrMacro[h.w]
+	if d := p.macroDefOf(h.w); d != nil {
+		h.macro, h.attr, h.spec = d.m, d.attr, d.spec
 	}
 	return h
 }
@@ -646,7 +648,7 @@ func (p *parser) macroCallStmt(h headWord) bool {
 		return false // `T (*fp)(...)`
 	}
 	m := h.macro
-	if m == nil || !m.IsFunc && m.Body == "" || p.specMacro[h.w] != nil {
+	if m == nil || !m.IsFunc && m.Body == "" || h.spec != nil {
 		return false
 	}
 	return h.attr == attrNone || h.attr == attrStmt

@@ -176,15 +176,17 @@ func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
 // standing for specifiers or attributes, the type name, or (after the
 // type) the end of the sequence.
 func (p *parser) nameSpec(ds *declSpec, w string) bool {
-	if m := p.macro(w); m != nil { // w is the current identifier: isMacroTok
-		if a := p.attrMacro[w]; a != attrNone && a != attrStmt {
+	// w is the current identifier: isMacroTok. Its macroDef holds the
+	// attrMacro and specMacro values of w (see macroDef).
+	if d := p.macroDefOf(w); d != nil {
+		if a := d.attr; a != attrNone && a != attrStmt {
 			if sp := p.skipAttrMacro(&ds.restrict); sp != nil {
 				ds.launch = sp
 			}
 			return true
 		}
-		if p.specMacro[w] != nil || m != nil && !m.IsFunc && m.Body == "" && !ds.hasType {
-			for _, s := range p.specMacro[w] {
+		if m := d.m; d.spec != nil || !m.IsFunc && m.Body == "" && !ds.hasType {
+			for _, s := range d.spec {
 				p.addSpec(ds, s)
 			}
 			p.next()

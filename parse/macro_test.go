@@ -1,0 +1,78 @@
+package parse
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestCollectMacrosRepeated checks collectMacros' shortcut for a #define
+// repeating its name's last one (sameDefine) and the macroDef values
+// against the definition: every #define parsed and learnt in order into
+// fresh maps (what collectMacros did before), on sources with repeated,
+// redefined, continued and back-to-an-earlier-text #defines.
+func TestCollectMacrosRepeated(t *testing.T) {
+	srcs := []string{
+		"#define A 1\n#define A 1\n#define A 2\n#define A 1\n",
+		"#define HD __host__ __device__\n#define HD __host__ __device__\n#define HD\n#define HD __host__ __device__\n",
+		"#define LB __launch_bounds__(256)\n#define LB 3\n#define LB __launch_bounds__(256)\n#define LB __launch_bounds__(256)\n",
+		"#define R __restrict__\n#define R __restrict__\n#define T float\n#define T float\n#define T int *\n",
+		"#define F(a, b) ((a) + \\\n (b))\n#define F(a, b) ((a) + \\\n (b))\n#define F(a,b) x\n#define F(a, b) ((a) + \\\n (b))\n",
+		"#define FO\\\nO 1\n#define FO\\\nO 1\n#define FOO 1\n#define FO\\\nO 2\n",
+		"#define \\\n X 1\n#define \\\n X 1\n#define X 1\n",
+		"#define U if (lane == 0)\n#define U if (lane == 0)\n#define U _Pragma(\"unroll\")\n#define U if (lane == 0)\n",
+		"#define E\n#define E\n#define E /* c */\n#define E\n#define\n#define 1\n#undef E\n#define E\n",
+	}
+	for _, src := range srcs {
+		f := ParseFile("m.cu", []byte(src))
+		l := lexAll([]byte(src), nil)
+		p := newParser(&File{Src: f.Src, Tokens: l.toks})
+		p.toks, p.directs = l.view, l.directs
+		p.collectMacros()
+
+		// The reference: each #define parsed and learnt afresh.
+		ref := newParser(&File{Src: f.Src, Tokens: l.toks})
+		var refMacros []Macro
+		defs := map[string]*macroDef{}
+		for _, k := range l.directs {
+			tok := l.toks[k]
+			n, rest := directiveNameAt(ref.src, tok.Start, tok.End)
+			if string(ref.src[n:rest]) != "define" {
+				continue
+			}
+			var m Macro
+			if !defineText(ref.src[rest:tok.End], tok, &m) {
+				continue
+			}
+			refMacros = append(refMacros, m)
+			d := defs[m.Name]
+			if d == nil {
+				d = &macroDef{}
+				defs[m.Name] = d
+			}
+			d.m = &m
+			ref.learnMacro(&m, d)
+		}
+
+		if len(p.file.Macros) != len(refMacros) {
+			t.Fatalf("%q: %d macros, want %d", src, len(p.file.Macros), len(refMacros))
+		}
+		for i, m := range p.file.Macros {
+			if !reflect.DeepEqual(*m, refMacros[i]) {
+				t.Errorf("%q: macro %d = %+v, want %+v", src, i, *m, refMacros[i])
+			}
+		}
+		if !reflect.DeepEqual(p.specMacro, ref.specMacro) || !reflect.DeepEqual(p.attrMacro, ref.attrMacro) {
+			t.Errorf("%q: maps %v %v, want %v %v", src, p.specMacro, p.attrMacro, ref.specMacro, ref.attrMacro)
+		}
+		if !reflect.DeepEqual(p.types.idx.keys, ref.types.idx.keys) || !reflect.DeepEqual(p.types.m, ref.types.m) {
+			t.Errorf("%q: types %v, want %v", src, p.types.idx.keys, ref.types.idx.keys)
+		}
+		for name, d := range defs {
+			got := p.macroDefOf(name)
+			if got == nil || !reflect.DeepEqual(*got.m, *d.m) || got.attr != d.attr || !reflect.DeepEqual(got.spec, d.spec) ||
+				got.attr != p.attrMacro[name] || !reflect.DeepEqual(got.spec, p.specMacro[name]) {
+				t.Errorf("%q: macroDef of %s = %+v, want %+v", src, name, got, d)
+			}
+		}
+	}
+}
