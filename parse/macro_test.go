@@ -5,9 +5,8 @@ import (
 	"testing"
 )
 
-// TestCollectMacrosRepeated checks collectMacros' shortcut for a #define
-// repeating its name's last one (sameDefine) and the macroDef values
-// against the definition: every #define parsed and learnt in order into
+// TestCollectMacrosRepeated checks collectMacros (Macros from a slab) and
+// the macroDef values against the definition: every #define parsed and learnt in order into
 // fresh maps (what collectMacros did before), on sources with repeated,
 // redefined, continued and back-to-an-earlier-text #defines.
 func TestCollectMacrosRepeated(t *testing.T) {

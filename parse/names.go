@@ -440,17 +440,6 @@ func isAllCaps(w string) bool {
 // collectMacros records every #define (in active code) and learns which
 // object-like macros expand to declaration specifiers or to a type.
 //
-// A #define whose text (after `#define`, continuations not joined) is
-// the text of the last #define of its name (sameDefine; headers and the
-// benchmark repeat whole blocks of them) is not parsed or learnt again.
-// Exactness: defineText is a function of that text and the directive's
-// span, so the new Macro is the last one's fields with the new span (the
-// strings and Params are read-only views, shared); learnMacro of the
-// same name, body and IsFunc writes what the last #define of the name
-// wrote, and no #define of the name came between, so the maps, types and
-// macroDef hold those values already (nameSet.add of a name in the set
-// changes nothing; the new specMacro slice would be an equal copy).
-//
 // The Macros come from a slab (see slot): one allocation per chunk
 // instead of one per #define.
 func (p *parser) collectMacros() {
@@ -462,13 +451,6 @@ func (p *parser) collectMacros() {
 			continue
 		}
 		raw := p.src[rest:t.End]
-		if d := p.sameDefine(raw); d != nil {
-			m := slot(&ms)
-			*m = Macro{Span: Span{t.Start, t.End}, Name: d.m.Name, Params: d.m.Params, IsFunc: d.m.IsFunc, Body: d.m.Body}
-			p.file.Macros = append(p.file.Macros, m)
-			d.m = m
-			continue
-		}
 		if m := slot(&ms); !defineText(raw, t, m) {
 			ms.buf = ms.buf[:len(ms.buf)-1] // m is still zero: the next #define takes it
 		} else {
@@ -485,35 +467,9 @@ func (p *parser) collectMacros() {
 				// length before the table lookup.
 				p.macroLens[len(m.Name)&31][m.Name[0]] = true
 			}
-			d := &p.macroDefs[k]
-			d.raw = unsafe.String(&raw[0], len(raw)) // defineText found a name: raw is not empty
-			p.learnMacro(m, d)
+			p.learnMacro(m, &p.macroDefs[k])
 		}
 	}
-}
-
-// sameDefine returns the macroDef whose last #define has the text raw
-// (see collectMacros), or nil. The name it asks for is the identifier at
-// the start of raw when no backslash is in or right after it (a
-// continuation could join the name with the next line); any other raw
-// gets nil. A match is exact whatever the name: equal texts define the
-// same name.
-func (p *parser) sameDefine(raw []byte) *macroDef {
-	i := 0
-	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t') {
-		i++
-	}
-	j := i
-	for j < len(raw) && isIdentChar(raw[j]) {
-		j++
-	}
-	if j == i || j < len(raw) && raw[j] == '\\' {
-		return nil
-	}
-	if d := p.macroDefOf(unsafe.String(&raw[i], j-i)); d != nil && d.raw == string(raw) {
-		return d
-	}
-	return nil
 }
 
 // lenBit is the bit of a name length in nameSet.lens (lengths of 63 and
@@ -558,7 +514,6 @@ func (p *parser) macroNamed(name string) *Macro {
 // both agree at every point of it.
 type macroDef struct {
 	m    *Macro
-	raw  string   // the text of m's directive after `#define` (see sameDefine)
 	spec []string // p.specMacro[m.Name]: nil when none
 	attr int      // p.attrMacro[m.Name]: attrNone when none
 }
