@@ -502,21 +502,38 @@ func (p *parser) macroNamed(name string) *Macro {
 }
 
 // macroDef is what the file #defines a macro name as: its last #define,
-// and the values specMacro and attrMacro hold for the name, kept here so
-// that a caller which has looked the name up (macroDefOf) reads them
-// without two more map lookups.
-//
-// Exactness: learnMacro and learnAttrMacro write each value into the
-// macroDef of m.Name whenever they write it into the map, and nothing
-// else writes the maps (their keys are macro names; there is no #undef:
-// a later #define replaces the Macro and leaves values it does not set,
-// in the maps and here alike). collectMacros runs before the parse, so
-// both agree at every point of it.
+// and what learnMacro learned from the name's #defines, kept with it so
+// that one lookup (macroDefOf) answers every question about the name.
+// There is no #undef: a later #define replaces m and leaves the values it
+// does not set. collectMacros fills these before the parse.
 type macroDef struct {
 	m    *Macro
-	spec []string // p.specMacro[m.Name]: nil when none
-	attr int      // p.attrMacro[m.Name]: attrNone when none
+	spec []string // the specifiers an object-like macro expands to; nil when it is not one
+	attr int      // the attribute kind the macro expands to (attrLaunch ...); attrNone when none
 }
+
+// attrOf returns the attribute kind name expands to; attrNone when name is
+// no macro of this file or expands to no attribute.
+func (p *parser) attrOf(name string) int {
+	if d := p.macroDefOf(name); d != nil {
+		return d.attr
+	}
+	return attrNone
+}
+
+// specOf returns the specifiers name expands to; nil when name is no macro
+// of this file or expands to anything else. It does not inline (cost 89):
+// hot callers test maybeMacro first.
+func (p *parser) specOf(name string) []string {
+	if d := p.macroDefOf(name); d != nil {
+		return d.spec
+	}
+	return nil
+}
+
+// isDeclAttr reports whether a macro of attribute kind a stands where a
+// declaration's attributes go (attrStmt macros start statements).
+func isDeclAttr(a int) bool { return a != attrNone && a != attrStmt }
 
 // macroDefOf returns the macroDef of name, or nil when name is not
 // #defined in this file (macro(name) == nil).
@@ -659,8 +676,7 @@ func (p *parser) learnMacro(m *Macro, d *macroDef) {
 		}
 	}
 	if allSpecs {
-		d.spec = append([]string{}, specs...) // never nil, as the map's value
-		p.specMacro[m.Name] = d.spec
+		d.spec = append([]string{}, specs...) // never nil: nil means none
 	} else if allType {
 		p.types.add(m.Name)
 	}
@@ -689,7 +705,7 @@ func (p *parser) learnAttrMacro(m *Macro, body string, d *macroDef) bool {
 	default:
 		return false
 	}
-	p.attrMacro[m.Name], d.attr = a, a
+	d.attr = a
 	return true
 }
 

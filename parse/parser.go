@@ -74,17 +74,15 @@ type parser struct {
 	binSlab   []BinaryExpr
 	slabs     slabs
 
-	names     map[string]string   // interned type texts and other built strings (see keep)
-	types     *nameSet            // names declared as types in this file
-	templates *nameSet            // names declared as templates in this file
-	macroIdx  strIndex            // names of the macros #defined in this file (see macro)
-	macroDefs []macroDef          // the #defines of each name in macroIdx.keys (see macroDefOf)
-	macroLens [32][256]bool       // [n%32][c]: a macro name of n bytes starts with c (see maybeMacro)
-	specMacro map[string][]string // object-like macros expanding to specifiers
-	attrMacro map[string]int      // macros expanding to attributes etc. (attrLaunch, ...)
-	digraphs  map[int]string      // token index -> canonical punctuator
-	badAngle  []uint64            // bit set of the token indices of '<' that do not open template arguments
-	symNames  uint64              // filter of the symbol names inScope can find (see symBit)
+	names     map[string]string // interned type texts and other built strings (see keep)
+	types     *nameSet          // names declared as types in this file
+	templates *nameSet          // names declared as templates in this file
+	macroIdx  strIndex          // names of the macros #defined in this file (see macro)
+	macroDefs []macroDef        // the #defines of each name in macroIdx.keys (see macroDefOf)
+	macroLens [32][256]bool     // [n%32][c]: a macro name of n bytes starts with c (see maybeMacro)
+	digraphs  map[int]string    // token index -> canonical punctuator
+	badAngle  []uint64          // bit set of the token indices of '<' that do not open template arguments
+	symNames  uint64            // filter of the symbol names inScope can find (see symBit)
 }
 
 // ptok is the parser's copy of one non-trivia token: 12 bytes holding all
@@ -119,8 +117,6 @@ func newParser(f *File) *parser {
 		names:     make(map[string]string, 256),
 		types:     newNameSet(),
 		templates: newNameSet(),
-		specMacro: make(map[string][]string),
-		attrMacro: make(map[string]int),
 	}
 	return p
 }

@@ -520,14 +520,12 @@ func (p *parser) isMacroStmt(x Expr) bool {
 type headWord struct {
 	w     string   // the current identifier, or "" at any other token
 	macro *Macro   // p.macro(w): nil unless w is #defined in the file
-	attr  int      // p.attrMacro[w]; attrNone when macro is nil
-	spec  []string // p.specMacro[w]; nil when macro is nil
+	attr  int      // p.attrOf(w); attrNone when macro is nil
+	spec  []string // p.specOf(w); nil when macro is nil
 }
 
-// stmtHead looks up the current token as a headWord, by one lookup: the
-// macro's macroDef holds the attrMacro and specMacro values of its name
-// (attrMacro and specMacro hold only macros of the file, learnMacro, so
-// for another word they would be attrNone and nil).
+// stmtHead looks up the current token as a headWord, by one lookup of
+// its macroDef.
 func (p *parser) stmtHead() headWord {
 	h := headWord{w: p.word()}
 	if d := p.macroDefOf(h.w); d != nil {

@@ -176,10 +176,9 @@ func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
 // standing for specifiers or attributes, the type name, or (after the
 // type) the end of the sequence.
 func (p *parser) nameSpec(ds *declSpec, w string) bool {
-	// w is the current identifier: isMacroTok. Its macroDef holds the
-	// attrMacro and specMacro values of w (see macroDef).
+	// w is the current identifier: isMacroTok.
 	if d := p.macroDefOf(w); d != nil {
-		if a := d.attr; a != attrNone && a != attrStmt {
+		if isDeclAttr(d.attr) {
 			if sp := p.skipAttrMacro(&ds.restrict); sp != nil {
 				ds.launch = sp
 			}
@@ -819,7 +818,7 @@ func (p *parser) ptrOperator(d *declarator) bool {
 		if c := p.src[t.Start]; c >= 'a' && c <= 'z' && !p.maybeMacro(c, int(t.End-t.Start)) {
 			return false
 		}
-		if !p.isCallingConvention() && !(p.isMacroTok(p.i) && p.attrMacro[p.word()] != attrNone && p.attrMacro[p.word()] != attrStmt) {
+		if !p.isCallingConvention() && !(p.isMacroTok(p.i) && isDeclAttr(p.attrOf(p.word()))) {
 			return false
 		}
 	}
@@ -855,8 +854,7 @@ func (p *parser) ptrOperator(d *declarator) bool {
 		// A pack declarator `Ts... xs`.
 	case p.isCallingConvention():
 		// `SanitizerResult SANITIZERAPI f(...)`: a macro for __stdcall.
-	case p.isIdent() && p.isMacroTok(p.i) && p.attrMacro[p.word()] != attrNone && p.attrMacro[p.word()] != attrStmt:
-		// attrMacro holds only macros #defined in the file (clsMacro).
+	case p.isIdent() && p.isMacroTok(p.i) && isDeclAttr(p.attrOf(p.word())):
 		if sp := p.skipAttrMacro(&d.typ.Restrict); sp != nil {
 			d.launch = sp
 		}
@@ -886,7 +884,7 @@ func (p *parser) isCallingConvention() bool {
 // function-like). It returns the range for a launch-bounds macro and sets
 // *restrict for a restrict macro.
 func (p *parser) skipAttrMacro(restrict *bool) *Span {
-	kind := p.attrMacro[p.word()]
+	kind := p.attrOf(p.word())
 	start := p.curStart()
 	p.next()
 	if m := p.macro(p.wordAt(-1)); m != nil && m.IsFunc && p.is("(") {
@@ -1068,7 +1066,7 @@ func (p *parser) looksLikeParams() bool {
 		return w == "const" || w == "volatile" || w == "struct" || w == "class" || w == "enum" || w == "union" ||
 			w == "typename" || w == "auto" || w == "decltype" || w == "__restrict__" || w == "unsigned"
 	}
-	if cls&(clsBuiltin|clsSpec) != 0 || p.isTypeName(w) || p.maybeMacro(w[0], len(w)) && p.specMacro[w] != nil {
+	if cls&(clsBuiltin|clsSpec) != 0 || p.isTypeName(w) || p.maybeMacro(w[0], len(w)) && p.specOf(w) != nil {
 		return true
 	}
 	// `(Type name`, `(Type *`, `(Type &`, `(ns::Type`, `(Tmpl<...>`.
@@ -1222,9 +1220,7 @@ func (p *parser) oneWordType(ds *declSpec) bool {
 		return false
 	}
 	w := unsafe.String(&p.src[t.Start], int(t.End-t.Start))
-	// specMacro's keys are macro names: maybeMacro spares most words the
-	// map lookup.
-	return w != "__launch_bounds__" && (len(p.specMacro) == 0 || !p.maybeMacro(w[0], len(w)) || p.specMacro[w] == nil)
+	return w != "__launch_bounds__" && (!p.maybeMacro(w[0], len(w)) || p.specOf(w) == nil)
 }
 
 // spanText returns the non-trivia tokens in [start,end) joined with spaces
@@ -1408,7 +1404,7 @@ func (p *parser) notInType(k int, txt []byte, whole bool) bool {
 	switch {
 	case cls&clsSpec != 0, w == "__launch_bounds__":
 		return true
-	case cls&clsMacro != 0 && p.specMacro[w] != nil: // specMacro holds only macros
+	case cls&clsMacro != 0 && p.specOf(w) != nil:
 		return true
 	}
 	return p.callConvSkip && isAllCaps(w) && !p.isTypeName(w)
