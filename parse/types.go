@@ -1170,13 +1170,15 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 		case p.baseIsType(ds):
 			p.startFromBase(ds)
 		case ds.typeStart >= 0:
-			p.appendTextFrom(ds.typeStart, int(p.toks[ds.typeStart].Start), ds.typeEndOff, true)
+			p.appendTypeTokens(ds)
 		}
 		if first >= 0 {
 			end = int(p.toks[last-1].End)
-			p.callConvSkip = true // `T WINAPI *p`: the macro is not part of the type
-			p.appendTextFrom(first, int(p.toks[first].Start), end, true)
-			p.callConvSkip = false
+			if !p.appendOps(first, last) {
+				p.callConvSkip = true // `T WINAPI *p`: the macro is not part of the type
+				p.appendTextFrom(first, int(p.toks[first].Start), end, true)
+				p.callConvSkip = false
+			}
 		}
 		t.Text = p.bufText()
 	}
@@ -1189,6 +1191,44 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 		t.Span = Span{namePos, namePos}
 	}
 	ds.declared++
+}
+
+// appendTypeTokens appends the text of the type's tokens (cv and base,
+// from ds.typeStart to ds.typeEndOff) as appendTextFrom with skipSpecs
+// would. The common `const float`, `const unsigned int` reads as its
+// source and drops no word: viewRun says so (as for baseText), and the
+// text is that source range, recorded as appendSrc would without joining
+// the tokens one by one.
+func (p *parser) appendTypeTokens(ds *declSpec) {
+	j, k := ds.typeStart, ds.typeEnd-1
+	start := int(p.toks[j].Start)
+	if j < k && k < len(p.toks) && int(p.toks[k].End) == ds.typeEndOff && int(p.toks[j].End) > start && p.viewRun(j, k) {
+		p.bufSrc, p.bufEnd = start, ds.typeEndOff
+		return
+	}
+	p.appendTextFrom(j, start, ds.typeEndOff, true)
+}
+
+// appendOps appends a declarator's own type operators, tokens first to
+// last-1, when each is a one-byte '*' or '&' (`int *p`, `char **argv`,
+// `T &r`), and reports whether it did; else it appends nothing.
+// Exactness: appendTextFrom(first, ...) with callConvSkip, as finishType
+// calls it, appends each such token whole by appendSrc (it is no
+// identifier, so nothing is dropped, and origStart never moves it: only a
+// token that closeAngle split, which starts with '>', can start after a
+// '>' byte no token covers), and stops at the token after them, which
+// starts at or after the last one's End.
+func (p *parser) appendOps(first, last int) bool {
+	ops := p.toks[first:last]
+	for i := range ops {
+		if c := ops[i].pb; c != '*' && c != '&' {
+			return false
+		}
+	}
+	for i := range ops {
+		p.appendSrc(int(ops[i].Start), int(ops[i].End))
+	}
+	return true
 }
 
 // baseIsType reports whether the type's tokens are exactly the base's
