@@ -735,12 +735,14 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 // newTypeRef returns a TypeRef with ds's base type, as newNode would, with
 // the fields stored into the zeroed slab slot (a declarator's TypeRef is
 // the most frequent node, and all but four of its 13 words stay zero).
+// It inlines into declaratorShape (inliner cost 79 of 80: n is read once,
+// and the new chunk's length 0 is known without reading it back).
 func (p *parser) newTypeRef(ds *declSpec) *TypeRef {
 	s := &p.slabs.sTypeRef
-	if len(s.buf) == cap(s.buf) {
-		s.buf = make([]TypeRef, 0, nextChunk(cap(s.buf), 1))
-	}
 	n := len(s.buf)
+	if n == cap(s.buf) {
+		s.buf, n = make([]TypeRef, 0, nextChunk(n, 1)), 0
+	}
 	s.buf = s.buf[:n+1]
 	t := &s.buf[n]
 	t.Base, t.BaseSpan, t.Const, t.Restrict = ds.base, ds.baseSpan, ds.isConst, ds.restrict
