@@ -1150,8 +1150,13 @@ func (p *parser) parseParam() *Param {
 // spans from the first type token to its last operator; a later declarator
 // (`int a, *b`) covers only its own operators (empty at its name when it
 // has none) so that ranges never overlap, which rewrites rely on.
+//
+// The common text, the base's (`int i`, `std::size_t n`), is taken here;
+// typeText builds any other out of line, so that this path saves no
+// registers around the text arena's allocation. (Inside discarded template
+// arguments no text is built: the text being built need not be emptied
+// first, as every text starts with startText.)
 func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) {
-	p.startText()
 	if p.noText > 0 {
 		ds.declared++
 		return // inside discarded template arguments
@@ -1159,30 +1164,10 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 	end := ds.typeEndOff
 	if ds.record == nil && first < 0 && p.baseIsType(ds) {
 		// `int i`, `std::size_t n`: the text is the base's, joined by
-		// setBase, as the general path below would return.
+		// setBase, as typeText would return.
 		t.Text = ds.base
-	} else if ds.record == nil && first < 0 && p.oneWordType(ds) {
-		// `int i`, `T x`: the text is the one type word, a view of the
-		// source, as the general path below would return.
-		t.Text = p.view(int(p.toks[ds.typeStart].Start), end)
 	} else {
-		switch {
-		case ds.record != nil:
-			p.buf = append(p.buf, ds.base...) // not the whole body
-		case p.baseIsType(ds):
-			p.startFromBase(ds)
-		case ds.typeStart >= 0:
-			p.appendTypeTokens(ds)
-		}
-		if first >= 0 {
-			end = int(p.toks[last-1].End)
-			if !p.appendOps(first, last) {
-				p.callConvSkip = true // `T WINAPI *p`: the macro is not part of the type
-				p.appendTextFrom(first, int(p.toks[first].Start), end, true)
-				p.callConvSkip = false
-			}
-		}
-		t.Text = p.bufText()
+		t.Text, end = p.typeText(ds, first, last)
 	}
 	switch {
 	case ds.declared == 0 && ds.typeStart >= 0:
@@ -1193,6 +1178,37 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 		t.Span = Span{namePos, namePos}
 	}
 	ds.declared++
+}
+
+// typeText builds the text of a declarator's type: the specifiers' type
+// tokens (cv and base) and the declarator's own operators, tokens first to
+// last-1 (none when first < 0). end is the offset just past the type's
+// last token.
+func (p *parser) typeText(ds *declSpec, first, last int) (text string, end int) {
+	p.startText()
+	end = ds.typeEndOff
+	if ds.record == nil && first < 0 && p.oneWordType(ds) {
+		// `int i`, `T x`: the text is the one type word, a view of the
+		// source, as the general path below would return.
+		return p.view(int(p.toks[ds.typeStart].Start), end), end
+	}
+	switch {
+	case ds.record != nil:
+		p.buf = append(p.buf, ds.base...) // not the whole body
+	case p.baseIsType(ds):
+		p.startFromBase(ds)
+	case ds.typeStart >= 0:
+		p.appendTypeTokens(ds)
+	}
+	if first >= 0 {
+		end = int(p.toks[last-1].End)
+		if !p.appendOps(first, last) {
+			p.callConvSkip = true // `T WINAPI *p`: the macro is not part of the type
+			p.appendTextFrom(first, int(p.toks[first].Start), end, true)
+			p.callConvSkip = false
+		}
+	}
+	return p.bufText(), end
 }
 
 // appendTypeTokens appends the text of the type's tokens (cv and base,
