@@ -671,41 +671,43 @@ type declShape struct{ first, last, namePos int }
 // set here, not the whole struct cleared a second time.
 func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) declShape {
 	d.typ = p.newTypeRef(ds)
-	// The most frequent declarator is a plain name (`x` before ',', ')',
-	// ';' or '='), after '*' and '&' operators or none: an identifier of
-	// no keyword or specifier class that starts in lower case and that the
-	// macro filter rules out, followed by none of '<', '::', '[', '('.
-	// Then ptrOperator takes each one-byte '*' (a pointer more) or '&' (a
-	// reference) and returns false at the name at once (its lower-case
-	// case), no '(' or '[' starts a group or binding, declName's
-	// one-identifier path takes the name, and declSuffixes finds neither
-	// '[' nor '(': the path below does just that.
-	if toks, i := p.toks, p.i; mode != declAbstract {
-		j := i
-		for j < len(toks) && toks[j].Kind == Punct && (toks[j].pb == '*' || toks[j].pb == '&') {
-			j++
+	// The most frequent declarators are plain: one-byte '*' and '&'
+	// operators or none, then a name or, in a type-id, nothing. Then
+	// ptrOperator takes each operator (a pointer more, or a reference) and
+	// returns false at the token after them (see the two cases), no '('
+	// or '[' starts a group or binding there, and the paths below do the
+	// rest as the general path would.
+	toks, i := p.toks, p.i
+	j := i
+	for j < len(toks) && toks[j].Kind == Punct && (toks[j].pb == '*' || toks[j].pb == '&') {
+		j++
+	}
+	if mode == declAbstract {
+		// A type-id's operators alone (`(float *)p`, `<int>`, `sizeof(T)`):
+		// ptrOperator returns false at a ')', '>' or ',' (a punctuator of
+		// none of its kinds), no name is parsed, and declSuffixes finds
+		// neither '[' nor '('.
+		if c := toks[j].pb; c == ')' || c == '>' || c == ',' {
+			return p.plainOps(d, i, j, int(toks[j].Start))
 		}
-		if j+1 < len(toks) {
-			t, n := &toks[j], &toks[j+1]
-			if t.Kind == Identifier && t.cls&(clsKeyword|clsSpec) == 0 && n.pb != '<' && n.pb != '[' && n.pb != '(' && n.kw != tkScope {
-				start, end := int(t.Start), int(t.End)
-				if c := p.src[start]; c >= 'a' && c <= 'z' && !p.maybeMacro(c, end-start) {
-					sh := declShape{-1, -1, start}
-					if j > i {
-						sh.first, sh.last = i, j
-						for k := i; k < j; k++ {
-							if toks[k].pb == '*' {
-								d.typ.Pointers++
-							} else {
-								d.typ.Ref = true
-							}
-						}
-					}
-					p.i, p.lastEnd = j+1, end // p.next() for each
-					d.nameSpan = Span{start, end}
-					d.name = unsafe.String(&p.src[start], end-start)
-					return sh
+	} else if j+1 < len(toks) {
+		// A name (`x`, `*p`): an identifier of no keyword or specifier
+		// class that starts in lower case and that the macro filter rules
+		// out (ptrOperator's lower-case case returns false at it), with no
+		// '<' or '::' after it: declName's one-identifier path takes it,
+		// and declSuffixes is needed only before a '[' or '('.
+		t, n := &toks[j], &toks[j+1]
+		if t.Kind == Identifier && t.cls&(clsKeyword|clsSpec) == 0 && n.pb != '<' && n.kw != tkScope {
+			start, end := int(t.Start), int(t.End)
+			if c := p.src[start]; c >= 'a' && c <= 'z' && !p.maybeMacro(c, end-start) {
+				sh := p.plainOps(d, i, j, start)
+				p.i, p.lastEnd = j+1, end // p.next()
+				d.nameSpan = Span{start, end}
+				d.name = unsafe.String(&p.src[start], end-start)
+				if n.pb == '[' || n.pb == '(' {
+					p.declSuffixes(d, mode)
 				}
+				return sh
 			}
 		}
 	}
@@ -730,6 +732,24 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 	}
 	p.declSuffixes(d, mode)
 	return declShape{first, last, namePos}
+}
+
+// plainOps takes the one-byte '*' and '&' operators of tokens i to j-1 of
+// a plain declarator (see declaratorShape) as ptrOperator would, each a
+// pointer more or a reference, and returns the declarator's shape so far.
+func (p *parser) plainOps(d *declarator, i, j, namePos int) declShape {
+	if j == i {
+		return declShape{-1, -1, namePos}
+	}
+	for _, t := range p.toks[i:j] {
+		if t.pb == '*' {
+			d.typ.Pointers++
+		} else {
+			d.typ.Ref = true
+		}
+	}
+	p.i, p.lastEnd = j, int(p.toks[j-1].End) // p.next() for each
+	return declShape{i, j, namePos}
 }
 
 // newTypeRef returns a TypeRef with ds's base type, as newNode would, with
