@@ -41,7 +41,10 @@ func (p *parser) parseDeclSpecs(ds *declSpec, ctx *declCtx) {
 	}
 }
 
-// specStep consumes one specifier-sequence element; false ends the sequence.
+// specStep consumes one specifier-sequence element; false ends the
+// sequence: nothing was consumed, or (after a one-word or builtin base
+// type) nothing more can be (endsAfterType), which spares the call that
+// would end it at the declarator.
 func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 	t := &p.toks[p.i]
 	if t.Kind != Identifier {
@@ -64,7 +67,7 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 			// nameSpec would return false.
 			return false
 		case !ds.hasType && p.oneWordBase(ds):
-			return true
+			return !p.endsAfterType()
 		}
 		return p.nameSpec(ds, p.word())
 	}
@@ -75,9 +78,22 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 		p.next()
 		return true
 	case c&clsBuiltin != 0:
-		return p.builtinBase(ds)
+		return p.builtinBase(ds) && !p.endsAfterType()
 	}
 	return p.keywordSpec(ds, ctx, w)
+}
+
+// endsAfterType reports whether specStep, called at the current token
+// once ds has a type, would return false at once: at a punctuator other
+// than '[' (no attribute; '::' continues only a sequence without a type),
+// or at EOF, or at an identifier of no specifier, builtin or keyword class
+// that the macro filter rules out (normally the declarator name).
+func (p *parser) endsAfterType() bool {
+	t := &p.toks[p.i]
+	if t.Kind != Identifier {
+		return t.pb != '['
+	}
+	return t.cls&(clsSpec|clsBuiltin|clsKeyword) == 0 && !p.maybeMacro(p.src[t.Start], int(t.End-t.Start))
 }
 
 // oneWordBase takes the common base type of one ordinary word (`float4`,
