@@ -125,6 +125,17 @@ func (p *parser) oneWordBase(ds *declSpec) bool {
 	if p.maybeMacro(w[0], len(w)) || n.Kind == Identifier && isAllCaps(w) {
 		return false
 	}
+	p.takeWordBase(ds, i, start, end)
+	return true
+}
+
+// takeWordBase consumes token i, one word from start to end, as the whole
+// base type, and records it as setBase would: baseText views the token
+// and keeps it, as the callers have ruled out what mayDropFromType looks
+// for (a specifier class, a macro, a 17-byte word: no builtin or ordinary
+// word of that length is the keyword __launch_bounds__; no calling
+// convention is skipped while specifiers are parsed).
+func (p *parser) takeWordBase(ds *declSpec, i, start, end int) {
 	if ds.typeStart < 0 {
 		ds.typeStart = i
 	}
@@ -133,10 +144,9 @@ func (p *parser) oneWordBase(ds *declSpec) bool {
 	ds.baseSpan = Span{start, end}
 	ds.baseKept = false
 	if p.noText == 0 {
-		ds.base, ds.baseView, ds.baseKept = w, true, true
+		ds.base, ds.baseView, ds.baseKept = unsafe.String(&p.src[start], end-start), true, true
 	}
 	ds.typeEnd, ds.typeEndOff = i+1, end
-	return true
 }
 
 // keywordSpec handles a keyword in a specifier sequence.
@@ -309,7 +319,21 @@ func (p *parser) noteTypeTok(ds *declSpec) {
 
 // builtinBase consumes fundamental type words ("unsigned long long int").
 func (p *parser) builtinBase(ds *declSpec) bool {
-	if ds.hasType && !ds.builtinOnly(p) {
+	if !ds.hasType {
+		// One word (`int`, `float`) that no builtin word follows: the loop
+		// below would consume just it, and setBase record it as
+		// takeWordBase does when the macro filter rules it out. (An
+		// identifier is never the last token: EOF is.)
+		toks, i := p.toks, p.i
+		if i+1 < len(toks) {
+			t, n := &toks[i], &toks[i+1]
+			start, end := int(t.Start), int(t.End)
+			if !(n.Kind == Identifier && n.cls&clsBuiltin != 0) && !p.maybeMacro(p.src[start], end-start) {
+				p.takeWordBase(ds, i, start, end)
+				return true
+			}
+		}
+	} else if !ds.builtinOnly(p) {
 		return false
 	}
 	start, k := p.curStart(), p.i
@@ -321,20 +345,6 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 	for p.isIdent() && p.toks[p.i].cls&clsBuiltin != 0 {
 		p.noteTypeTok(ds)
 		p.next()
-	}
-	if end := p.lastEnd; k >= 0 && p.i == k+1 && !p.maybeMacro(p.src[start], end-start) {
-		// One word (`int`, `float`), as setBase would record it: baseText
-		// views the token and keeps it (mayDropFromType: whole, no
-		// specifier class, shorter than __launch_bounds__, no macro, no
-		// calling convention skipped while specifiers are parsed).
-		ds.hasType = true
-		ds.baseSpan = Span{start, end}
-		ds.baseKept = false
-		if p.noText == 0 {
-			ds.base, ds.baseView, ds.baseKept = unsafe.String(&p.src[start], end-start), true, true
-		}
-		ds.typeEnd, ds.typeEndOff = p.i, end
-		return true
 	}
 	p.setBase(ds, start, k)
 	return true
