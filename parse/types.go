@@ -640,6 +640,20 @@ func (p *parser) parseTypeID() *TypeRef {
 	if !ds.hasType {
 		return nil
 	}
+	// The most frequent abstract declarator is its operators alone
+	// (`(float *)p`, `<int>`, `sizeof(T)`), then a ')', '>' or ',': in
+	// parseDeclarator, ptrOperator takes each operator and returns false
+	// there (a punctuator of none of its kinds), no '(' starts a group, no
+	// name is parsed, declSuffixes finds neither '[' nor '(', and the type
+	// has no group: the path below does just that, without the
+	// declarator.
+	toks, i := p.toks, p.i
+	if j := p.plainOpsEnd(i); toks[j].pb == ')' || toks[j].pb == '>' || toks[j].pb == ',' {
+		t := p.newTypeRef(ds)
+		sh := p.plainOps(t, i, j, int(toks[j].Start))
+		p.finishType(t, ds, sh.first, sh.last, sh.namePos)
+		return t
+	}
 	var dv declarator
 	d := &dv
 	p.parseDeclarator(d, ds, declAbstract)
@@ -703,20 +717,10 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 	// returns false at the token after them (see the two cases), no '('
 	// or '[' starts a group or binding there, and the paths below do the
 	// rest as the general path would.
+	// (parseTypeID takes a type-id's operators alone itself.)
 	toks, i := p.toks, p.i
-	j := i
-	for j < len(toks) && toks[j].Kind == Punct && (toks[j].pb == '*' || toks[j].pb == '&') {
-		j++
-	}
-	if mode == declAbstract {
-		// A type-id's operators alone (`(float *)p`, `<int>`, `sizeof(T)`):
-		// ptrOperator returns false at a ')', '>' or ',' (a punctuator of
-		// none of its kinds), no name is parsed, and declSuffixes finds
-		// neither '[' nor '('.
-		if c := toks[j].pb; c == ')' || c == '>' || c == ',' {
-			return p.plainOps(d, i, j, int(toks[j].Start))
-		}
-	} else if j+1 < len(toks) {
+	j := p.plainOpsEnd(i)
+	if mode != declAbstract && j+1 < len(toks) {
 		// A name (`x`, `*p`): an identifier of no keyword or specifier
 		// class that starts in lower case and that the macro filter rules
 		// out (ptrOperator's lower-case case returns false at it), with no
@@ -726,7 +730,7 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 		if t.Kind == Identifier && t.cls&(clsKeyword|clsSpec) == 0 && n.pb != '<' && n.kw != tkScope {
 			start, end := int(t.Start), int(t.End)
 			if c := p.src[start]; c >= 'a' && c <= 'z' && !p.maybeMacro(c, end-start) {
-				sh := p.plainOps(d, i, j, start)
+				sh := p.plainOps(d.typ, i, j, start)
 				p.i, p.lastEnd = j+1, end // p.next()
 				d.nameSpan = Span{start, end}
 				d.name = unsafe.String(&p.src[start], end-start)
@@ -760,18 +764,29 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 	return declShape{first, last, namePos}
 }
 
+// plainOpsEnd returns the index of the first token from i on that is not
+// a one-byte '*' or '&' (an operator of a plain declarator).
+func (p *parser) plainOpsEnd(i int) int {
+	toks := p.toks
+	for i < len(toks) && toks[i].Kind == Punct && (toks[i].pb == '*' || toks[i].pb == '&') {
+		i++
+	}
+	return i
+}
+
 // plainOps takes the one-byte '*' and '&' operators of tokens i to j-1 of
-// a plain declarator (see declaratorShape) as ptrOperator would, each a
-// pointer more or a reference, and returns the declarator's shape so far.
-func (p *parser) plainOps(d *declarator, i, j, namePos int) declShape {
+// a plain declarator (see declaratorShape, parseTypeID) into its type ty
+// as ptrOperator would, each a pointer more or a reference, and returns
+// the declarator's shape so far.
+func (p *parser) plainOps(ty *TypeRef, i, j, namePos int) declShape {
 	if j == i {
 		return declShape{-1, -1, namePos}
 	}
 	for _, t := range p.toks[i:j] {
 		if t.pb == '*' {
-			d.typ.Pointers++
+			ty.Pointers++
 		} else {
-			d.typ.Ref = true
+			ty.Ref = true
 		}
 	}
 	p.i, p.lastEnd = j, int(p.toks[j-1].End) // p.next() for each
@@ -781,7 +796,7 @@ func (p *parser) plainOps(d *declarator, i, j, namePos int) declShape {
 // newTypeRef returns a TypeRef with ds's base type, as newNode would, with
 // the fields stored into the zeroed slab slot (a declarator's TypeRef is
 // the most frequent node, and all but four of its 13 words stay zero).
-// It inlines into declaratorShape (inliner cost 79 of 80: n is read once,
+// It inlines into its callers (inliner cost 79 of 80: n is read once,
 // and the new chunk's length 0 is known without reading it back).
 func (p *parser) newTypeRef(ds *declSpec) *TypeRef {
 	s := &p.slabs.sTypeRef
