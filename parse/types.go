@@ -593,21 +593,41 @@ func (p *parser) parseTemplateArg() Node {
 
 // startsType reports whether the current token begins a type for sure:
 // a fundamental type, cv, an elaborated keyword, or a known type name.
+// The words are told by their class and token id (typeKeyword), with no
+// string compares.
 func (p *parser) startsType() bool {
-	w := p.word()
-	if w == "" {
+	t := &p.toks[p.i]
+	if t.Kind != Identifier {
 		return p.isK(tkScope) && p.peek(1).Kind == Identifier && p.isTypeName(p.qualifiedNameAhead())
 	}
 	switch {
-	case p.toks[p.i].cls&clsBuiltin != 0, w == "const", w == "volatile", w == "struct", w == "class", w == "union",
-		w == "enum", w == "typename", w == "decltype", w == "auto", w == "unsigned":
+	case t.cls&clsBuiltin != 0:
 		return true
-	case p.toks[p.i].cls&clsKeyword != 0:
-		return false
+	case t.cls&clsKeyword != 0:
+		return typeKeyword(t.kw)
 	case !p.isAtK(1, tkScope):
-		return p.isTypeName(w) // unqualified: qualifiedNameAhead would return w
+		return p.isTypeName(p.word()) // unqualified: qualifiedNameAhead would return the word
 	}
 	return p.isTypeName(p.qualifiedNameAhead())
+}
+
+// typeKeyword reports whether a keyword's token id is one that starts a
+// type (cv, an elaborated keyword, typename, decltype, auto); the
+// fundamental type words have the builtin class (init checks both).
+func typeKeyword(kw uint8) bool {
+	switch kw {
+	case kwConst, kwVolatile, kwStruct, kwClass, kwUnion, kwEnum, kwTypename, kwDecltype, kwAuto:
+		return true
+	}
+	return false
+}
+
+func init() {
+	for _, w := range []string{"const", "volatile", "struct", "class", "union", "enum", "typename", "decltype", "auto", "unsigned"} {
+		if cls, kw := wordInfo([]byte(w)); cls&clsBuiltin == 0 && !(cls&clsKeyword != 0 && typeKeyword(kw)) {
+			panic("parse: startsType misses type word " + w)
+		}
+	}
 }
 
 // qualifiedNameAhead returns the qualified name starting at the current
