@@ -577,6 +577,11 @@ func (p *parser) isCloseAngle() bool {
 // parseTemplateArg parses one template argument as a type when it starts
 // like one, else as an expression (where '>' is not an operator).
 func (p *parser) parseTemplateArg() Node {
+	if p.noText > 0 {
+		if t := p.discardedWordArg(); t != nil {
+			return t
+		}
+	}
 	if p.startsType() {
 		m := p.mark()
 		if t := p.parseTypeID(); t != nil && (p.is(",") || p.isCloseAngle() || p.isK(tkEllipsis)) {
@@ -589,6 +594,45 @@ func (p *parser) parseTemplateArg() Node {
 		return nil
 	}
 	return x
+}
+
+// discardedWordArg takes a discarded template argument (see
+// skipTemplateArgs: noText > 0) that is one type word before ',' or '>'
+// (`<float>`, `<T, N>`; ~1.5k per parse), as parseTemplateArg would, and
+// returns nil for any other. Exactness: for a word of builtin class and
+// no specifier class, or of no specifier, builtin or keyword class that
+// isTypeName knows, that the macro filter rules out, startsType is true
+// and parseTypeID takes its type path: specStep's builtinBase or
+// oneWordBase takes the word alone (no builtin word, '<' or '::' follows;
+// no macro; the follower is no identifier), endsAfterType ends the
+// sequence at the ',' or '>', the path of operators alone makes the
+// TypeRef, and finishType builds nothing under noText. That TypeRef has
+// only BaseSpan set (takeWordBase records no base text under noText; no
+// cv or restrict), and parseTemplateArg returns it at the ',' or '>'.
+func (p *parser) discardedWordArg() *TypeRef {
+	toks, i := p.toks, p.i
+	if i+1 >= len(toks) {
+		return nil
+	}
+	t, n := &toks[i], &toks[i+1]
+	if t.Kind != Identifier || n.pb != '>' && n.pb != ',' {
+		return nil
+	}
+	start, end := int(t.Start), int(t.End)
+	if p.maybeMacro(p.src[start], end-start) {
+		return nil
+	}
+	switch c := t.cls; {
+	case c&clsSpec != 0:
+		return nil
+	case c&clsBuiltin != 0:
+	case c&clsKeyword != 0 || !p.isTypeName(unsafe.String(&p.src[start], end-start)):
+		return nil
+	}
+	ty := slot(&p.slabs.sTypeRef)
+	ty.BaseSpan = Span{start, end}
+	p.i, p.lastEnd = i+1, end // p.next()
+	return ty
 }
 
 // startsType reports whether the current token begins a type for sure:
