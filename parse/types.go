@@ -71,16 +71,15 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 		}
 		return p.nameSpec(ds, p.word())
 	}
-	w := p.word()
 	switch {
 	case c&clsSpec != 0:
-		p.addSpec(ds, p.keepSpec(w))
+		p.addSpec(ds, p.word()) // a view of the source, as p.keep returns it
 		p.next()
 		return true
 	case c&clsBuiltin != 0:
 		return p.builtinBase(ds) && !p.endsAfterType()
 	}
-	return p.keywordSpec(ds, ctx, w)
+	return p.keywordSpec(ds, ctx)
 }
 
 // endsAfterType reports whether specStep, called at the current token
@@ -150,8 +149,8 @@ func (p *parser) takeWordBase(ds *declSpec, i, start, end int) {
 }
 
 // keywordSpec handles a keyword in a specifier sequence.
-func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
-	switch p.toks[p.i].kw {
+func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx) bool {
+	switch kw := p.toks[p.i].kw; kw {
 	case kwLaunchBoundsUU:
 		start := p.curStart()
 		p.next()
@@ -167,7 +166,7 @@ func (p *parser) keywordSpec(ds *declSpec, ctx *declCtx, w string) bool {
 		}
 	case kwConst, kwVolatile:
 		p.noteTypeTok(ds)
-		ds.isConst = ds.isConst || w == "const"
+		ds.isConst = ds.isConst || kw == kwConst
 		p.next()
 	case kwRestrictUU, kwRestrictU, kwRestrict:
 		ds.restrict = true
@@ -228,84 +227,6 @@ func (p *parser) nameSpec(ds *declSpec, w string) bool {
 		p.parseNamedBase(ds)
 	}
 	return true
-}
-
-// specWord returns a specifier word (a word of specifierWords, as the
-// clsSpec class says) as a constant string: the same text p.keep would
-// return, without its names map lookup (specifiers are frequent:
-// __device__, static, inline). It is "" for any other word.
-func specWord(w string) string {
-	switch w {
-	case "__global__":
-		return "__global__"
-	case "__device__":
-		return "__device__"
-	case "__host__":
-		return "__host__"
-	case "__forceinline__":
-		return "__forceinline__"
-	case "__noinline__":
-		return "__noinline__"
-	case "__inline__":
-		return "__inline__"
-	case "static":
-		return "static"
-	case "inline":
-		return "inline"
-	case "extern":
-		return "extern"
-	case "constexpr":
-		return "constexpr"
-	case "consteval":
-		return "consteval"
-	case "constinit":
-		return "constinit"
-	case "thread_local":
-		return "thread_local"
-	case "__shared__":
-		return "__shared__"
-	case "__constant__":
-		return "__constant__"
-	case "__managed__":
-		return "__managed__"
-	case "__grid_constant__":
-		return "__grid_constant__"
-	case "mutable":
-		return "mutable"
-	case "register":
-		return "register"
-	case "virtual":
-		return "virtual"
-	case "explicit":
-		return "explicit"
-	case "friend":
-		return "friend"
-	case "__inline":
-		return "__inline"
-	case "__forceinline":
-		return "__forceinline"
-	case "_Thread_local":
-		return "_Thread_local"
-	case "__thread":
-		return "__thread"
-	}
-	return ""
-}
-
-func init() {
-	for w := range specifierWords {
-		if specWord(w) != w {
-			panic("parse: specWord misses specifier " + w)
-		}
-	}
-}
-
-// keepSpec is p.keep for a word of class clsSpec.
-func (p *parser) keepSpec(w string) string {
-	if s := specWord(w); s != "" {
-		return s
-	}
-	return p.keep(w)
 }
 
 // noteTypeTok records the current token as part of the type's range.
@@ -972,7 +893,7 @@ func (p *parser) ptrOperator(d *declarator) bool {
 		d.launch = &sp
 		return true
 	case p.isIdent() && p.toks[p.i].cls&clsSpec != 0 && p.word() != "friend":
-		d.specs = append(d.specs, p.keepSpec(p.word()))
+		d.specs = append(d.specs, p.word()) // a view of the source, as p.keep returns it
 	case p.isK(kwAttributeUU):
 		p.next()
 		p.skipBalanced()
