@@ -458,7 +458,8 @@ func (p *parser) parseTemplateArgs() ([]Node, Span, bool) {
 	return args, sp, ok
 }
 
-// templateArgs does the work of parseTemplateArgs.
+// templateArgs does the work of parseTemplateArgs. (The depth and noGT
+// are restored without defers: a panic ends the parse, see recoverPanic.)
 func (p *parser) templateArgs() ([]Node, Span, bool) {
 	start := p.curStart()
 	p.next()
@@ -466,17 +467,27 @@ func (p *parser) templateArgs() ([]Node, Span, bool) {
 		p.leave()
 		return nil, Span{}, false
 	}
-	defer p.leave()
 	p.noGT++
-	defer func() { p.noGT-- }()
+	args, ok := p.templateArgList()
+	p.noGT--
+	p.leave()
+	if !ok {
+		return nil, Span{}, false
+	}
+	return args, p.spanFrom(start), true
+}
+
+// templateArgList parses template arguments up to and including the
+// closing '>'; false when they are not template arguments.
+func (p *parser) templateArgList() ([]Node, bool) {
 	var args []Node
 	for !p.closeAngle() {
 		if p.atEOF() || p.is(";") || p.is("{") || p.is("}") || p.is(")") {
-			return nil, Span{}, false
+			return nil, false
 		}
 		a := p.parseTemplateArg()
 		if a == nil {
-			return nil, Span{}, false
+			return nil, false
 		}
 		if args == nil {
 			args = carve(&p.slabs.nodeChunk, 4)
@@ -484,10 +495,10 @@ func (p *parser) templateArgs() ([]Node, Span, bool) {
 		args = append(args, a)
 		p.gotK(tkEllipsis)
 		if !p.got(",") && !p.isCloseAngle() {
-			return nil, Span{}, false
+			return nil, false
 		}
 	}
-	return args, p.spanFrom(start), true
+	return args, true
 }
 
 func (p *parser) isCloseAngle() bool {
@@ -498,10 +509,8 @@ func (p *parser) isCloseAngle() bool {
 // parseTemplateArg parses one template argument as a type when it starts
 // like one, else as an expression (where '>' is not an operator).
 func (p *parser) parseTemplateArg() Node {
-	if p.noText > 0 {
-		if t := p.discardedWordArg(); t != nil {
-			return t
-		}
+	if t := p.wordTypeArg(); t != nil {
+		return t
 	}
 	if p.startsType() {
 		m := p.mark()
@@ -517,20 +526,21 @@ func (p *parser) parseTemplateArg() Node {
 	return x
 }
 
-// discardedWordArg takes a discarded template argument (see
-// skipTemplateArgs: noText > 0) that is one type word before ',' or '>'
-// (`<float>`, `<T, N>`; ~1.5k per parse), as parseTemplateArg would, and
-// returns nil for any other. Exactness: for a word of builtin class and
-// no specifier class, or of no specifier, builtin or keyword class that
-// isTypeName knows, that the macro filter rules out, startsType is true
-// and parseTypeID takes its type path: specStep's builtinBase or
-// oneWordBase takes the word alone (no builtin word, '<' or '::' follows;
-// no macro; the follower is no identifier), endsAfterType ends the
-// sequence at the ',' or '>', the path of operators alone makes the
-// TypeRef, and finishType builds nothing under noText. That TypeRef has
-// only BaseSpan set (takeWordBase records no base text under noText; no
-// cv or restrict), and parseTemplateArg returns it at the ',' or '>'.
-func (p *parser) discardedWordArg() *TypeRef {
+// wordTypeArg takes a template argument that is one type word before ','
+// or '>' (`<float>`, `<T, N>`; ~2.4k per parse), as parseTemplateArg
+// would, and returns nil for any other. Exactness: for a word of builtin
+// class and no specifier class, or of no specifier, builtin or keyword
+// class that isTypeName knows, that the macro filter rules out,
+// startsType is true and parseTypeID takes its type path: specStep's
+// builtinBase or oneWordBase takes the word alone (no builtin word, '<' or
+// '::' follows; no macro; the follower is no identifier) by takeWordBase,
+// endsAfterType ends the sequence at the ',' or '>', the path of
+// operators alone makes the TypeRef, and finishType gives it the base's
+// text and span (baseIsType: the type is the one kept word), or nothing
+// inside discarded template arguments (noText), where takeWordBase
+// records no base text either. parseTemplateArg returns it at the ',' or
+// '>'.
+func (p *parser) wordTypeArg() *TypeRef {
 	toks, i := p.toks, p.i
 	if i+1 >= len(toks) {
 		return nil
@@ -543,15 +553,19 @@ func (p *parser) discardedWordArg() *TypeRef {
 	if p.maybeMacro(p.src[start], end-start) {
 		return nil
 	}
+	w := unsafe.String(&p.src[start], end-start)
 	switch c := t.cls; {
 	case c&clsSpec != 0:
 		return nil
 	case c&clsBuiltin != 0:
-	case c&clsKeyword != 0 || !p.isTypeName(unsafe.String(&p.src[start], end-start)):
+	case c&clsKeyword != 0 || !p.isTypeName(w):
 		return nil
 	}
 	ty := slot(&p.slabs.sTypeRef)
 	ty.BaseSpan = Span{start, end}
+	if p.noText == 0 {
+		ty.Span, ty.Text, ty.Base = Span{start, end}, w, w
+	}
 	p.i, p.lastEnd = i+1, end // p.next()
 	return ty
 }
