@@ -60,14 +60,15 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 	}
 	c := t.cls
 	if c&(clsSpec|clsBuiltin|clsKeyword) == 0 {
-		switch {
-		case ds.hasType && !p.maybeMacro(p.src[t.Start], int(t.End-t.Start)):
-			// After the type, an ordinary word that names no macro
-			// (normally the declarator name) ends the sequence:
-			// nameSpec would return false.
-			return false
-		case !ds.hasType && p.oneWordBase(ds):
-			return !p.endsAfterType()
+		if ds.hasType {
+			if !p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) {
+				// After the type, an ordinary word that names no macro
+				// (normally the declarator name) ends the sequence:
+				// nameSpec would return false.
+				return false
+			}
+		} else if took, ends := p.oneWordBase(ds); took {
+			return !ends
 		}
 		return p.nameSpec(ds, p.word())
 	}
@@ -77,7 +78,7 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 		p.next()
 		return true
 	case c&clsBuiltin != 0:
-		return p.builtinBase(ds) && !p.endsAfterType()
+		return p.builtinBase(ds)
 	}
 	return p.keywordSpec(ds, ctx)
 }
@@ -87,8 +88,10 @@ func (p *parser) specStep(ds *declSpec, ctx *declCtx) bool {
 // than '[' (no attribute; '::' continues only a sequence without a type),
 // or at EOF, or at an identifier of no specifier, builtin or keyword class
 // that the macro filter rules out (normally the declarator name).
-func (p *parser) endsAfterType() bool {
-	t := &p.toks[p.i]
+func (p *parser) endsAfterType() bool { return p.endsAt(&p.toks[p.i]) }
+
+// endsAt is endsAfterType at token t.
+func (p *parser) endsAt(t *ptok) bool {
 	if t.Kind != Identifier {
 		return t.pb != '['
 	}
@@ -109,32 +112,36 @@ func (p *parser) endsAfterType() bool {
 //
 // specStep calls it for an identifier of none of those classes while ds
 // has no type.
-func (p *parser) oneWordBase(ds *declSpec) bool {
+//
+// ends reports, when it took the word, whether the sequence ends right
+// after it (endsAfterType at the next token, which it has read already).
+func (p *parser) oneWordBase(ds *declSpec) (took, ends bool) {
 	toks := p.toks
 	i := p.i
 	if i+1 >= len(toks) {
-		return false
+		return false, false
 	}
 	t, n := &toks[i], &toks[i+1]
 	if n.pb == '<' || n.kw == tkScope {
-		return false
+		return false, false
 	}
 	start, end := int(t.Start), int(t.End)
 	w := unsafe.String(&p.src[start], end-start)
 	if p.maybeMacro(w[0], len(w)) || n.Kind == Identifier && isAllCaps(w) {
-		return false
+		return false, false
 	}
-	p.takeWordBase(ds, i, start, end)
-	return true
+	p.takeWordBase(ds, i, start, w)
+	return true, p.endsAt(n)
 }
 
-// takeWordBase consumes token i, one word from start to end, as the whole
+// takeWordBase consumes token i, the word w at offset start, as the whole
 // base type, and records it as setBase would: baseText views the token
 // and keeps it, as the callers have ruled out what mayDropFromType looks
 // for (a specifier class, a macro, a 17-byte word: no builtin or ordinary
 // word of that length is the keyword __launch_bounds__; no calling
 // convention is skipped while specifiers are parsed).
-func (p *parser) takeWordBase(ds *declSpec, i, start, end int) {
+func (p *parser) takeWordBase(ds *declSpec, i, start int, w string) {
+	end := start + len(w)
 	if ds.typeStart < 0 {
 		ds.typeStart = i
 	}
@@ -143,7 +150,7 @@ func (p *parser) takeWordBase(ds *declSpec, i, start, end int) {
 	ds.baseSpan = Span{start, end}
 	ds.baseKept = false
 	if p.noText == 0 {
-		ds.base, ds.baseView, ds.baseKept = unsafe.String(&p.src[start], end-start), true, true
+		ds.base, ds.baseView, ds.baseKept = w, true, true
 	}
 	ds.typeEnd, ds.typeEndOff = i+1, end
 }
@@ -239,6 +246,10 @@ func (p *parser) noteTypeTok(ds *declSpec) {
 }
 
 // builtinBase consumes fundamental type words ("unsigned long long int").
+// As a specStep, it returns whether the sequence may go on: false when it
+// takes nothing (a builtin word after a type of other words), or when the
+// token after the words ends the sequence (endsAfterType), sparing the
+// specStep call that would end it.
 func (p *parser) builtinBase(ds *declSpec) bool {
 	if !ds.hasType {
 		// One word (`int`, `float`) that no builtin word follows: the loop
@@ -250,8 +261,8 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 			t, n := &toks[i], &toks[i+1]
 			start, end := int(t.Start), int(t.End)
 			if !(n.Kind == Identifier && n.cls&clsBuiltin != 0) && !p.maybeMacro(p.src[start], end-start) {
-				p.takeWordBase(ds, i, start, end)
-				return true
+				p.takeWordBase(ds, i, start, unsafe.String(&p.src[start], end-start))
+				return !p.endsAt(n)
 			}
 		}
 	} else if !ds.builtinOnly(p) {
@@ -268,7 +279,7 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 		p.next()
 	}
 	p.setBase(ds, start, k)
-	return true
+	return !p.endsAfterType()
 }
 
 // builtinOnly reports whether the base so far is made of builtin words, so
