@@ -572,6 +572,42 @@ func (p *parser) wordTypeArg() *TypeRef {
 	case c&clsKeyword != 0 || !p.isTypeName(w):
 		return nil
 	}
+	return p.wordType(i, start, w)
+}
+
+// wordTypeID is parseTypeID for a type-id of one word before ')', '>' or
+// ',' (`(float)x`, `sizeof(T)`, `<int>`), and nil, with nothing consumed,
+// for any other. Exactness: for a word of builtin class and no specifier
+// class, or of no specifier, builtin or keyword class, that the macro
+// filter rules out, parseTypeID's specStep takes the word alone by
+// builtinBase or oneWordBase (takeWordBase; no builtin word, '<' or '::'
+// follows, and the follower is no identifier), which ends the sequence
+// at the punctuator (endsAt), and the path of operators alone makes the
+// TypeRef that wordType makes.
+func (p *parser) wordTypeID() *TypeRef {
+	toks, i := p.toks, p.i
+	if i+1 >= len(toks) {
+		return nil
+	}
+	t, n := &toks[i], &toks[i+1]
+	if c := t.cls; t.Kind != Identifier || c&clsSpec != 0 || c&clsKeyword != 0 && c&clsBuiltin == 0 ||
+		n.pb != ')' && n.pb != '>' && n.pb != ',' {
+		return nil
+	}
+	start, end := int(t.Start), int(t.End)
+	if p.maybeMacro(p.src[start], end-start) {
+		return nil
+	}
+	return p.wordType(i, start, unsafe.String(&p.src[start], end-start))
+}
+
+// wordType consumes token i, the word w at offset start, as a whole
+// type-id and returns its TypeRef as parseTypeID's path would make it:
+// newTypeRef with the base takeWordBase records (no text inside discarded
+// template arguments), no operators, and finishType's text and span of a
+// type that is its base (baseIsType), or none under noText.
+func (p *parser) wordType(i, start int, w string) *TypeRef {
+	end := start + len(w)
 	ty := slot(&p.slabs.sTypeRef)
 	ty.BaseSpan = Span{start, end}
 	if p.noText == 0 {
@@ -644,6 +680,9 @@ func (p *parser) qualifiedNameAhead() string {
 // parseTypeID parses a type with an abstract declarator (`const T *`,
 // `int (*)(int)`), as in casts, sizeof, template arguments, new.
 func (p *parser) parseTypeID() *TypeRef {
+	if t := p.wordTypeID(); t != nil {
+		return t
+	}
 	var dsv declSpec // on the stack: specifier sequences are parsed speculatively
 	ds := &dsv
 	p.parseDeclSpecs(ds, nil)
