@@ -760,13 +760,12 @@ type declShape struct{ first, last, namePos int }
 // set here, not the whole struct cleared a second time.
 func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) declShape {
 	d.typ = p.newTypeRef(ds)
-	// The most frequent declarators are plain: one-byte '*' and '&'
-	// operators or none, then a name or, in a type-id, nothing. Then
-	// ptrOperator takes each operator (a pointer more, or a reference) and
-	// returns false at the token after them (see the two cases), no '('
-	// or '[' starts a group or binding there, and the paths below do the
-	// rest as the general path would.
-	// (parseTypeID takes a type-id's operators alone itself.)
+	// The most frequent declarator is plain: one-byte '*' and '&'
+	// operators or none, then a name. Then ptrOperator takes each operator
+	// (a pointer more, or a reference) and returns false at the name (see
+	// below), no '(' or '[' starts a group or binding there, and the path
+	// below does the rest as the general path would. (parseTypeID takes a
+	// type-id's operators alone itself.)
 	toks, i := p.toks, p.i
 	j := p.plainOpsEnd(i)
 	if mode != declAbstract && j+1 < len(toks) {
