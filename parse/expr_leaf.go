@@ -47,8 +47,12 @@ func (p *parser) leaf() (Expr, uint8) {
 			t.End-t.Start == 9 && p.word() == "__alignof" {
 			return nil, followOther
 		}
-		f := follower((*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{}))))
+		n := (*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{})))
+		f := follower(n)
 		if f == followOther {
+			if n.pb == '<' {
+				return p.leafBeforeLess(int(t.Start), int(t.End))
+			}
 			return nil, f
 		}
 		start, end := int(t.Start), int(t.End)
@@ -87,6 +91,36 @@ func (p *parser) leaf() (Expr, uint8) {
 		return lit, f
 	}
 	return nil, followOther
+}
+
+// leafBeforeLess is leaf for an identifier it takes (see leaf) followed by
+// '<': a comparison `i < n` when the name is a variable, else possibly
+// template arguments `f<T>(x)`. It takes the leaf, with followEnds (the '<'
+// is then a binary operator), when the name is no template name and is in
+// scope, and otherwise returns nil and followOther, consuming nothing.
+//
+// Exactness: the general path (parseUnary -> parseUnaryIn -> parseIdentExpr
+// -> parseName) takes such a name (no keyword, expression word, builtin or
+// operator word) in parseName's loop and asks maybeTemplateArgs, whose
+// templateAhead answers false for a name that is no template name and is
+// in scope (it looks the name up with the parser at the '<', as here). No
+// '::' or '{' follows, so parseName returns Ident{Span{start, end}, name}
+// with the parser at the '<', and parsePostfix adds nothing at a '<'. The
+// depth guard parseUnary would pass is leaf's.
+//
+//go:noinline
+func (p *parser) leafBeforeLess(start, end int) (Expr, uint8) {
+	name := srcString(p.src, start, end)
+	if p.isTemplateName(name) {
+		return nil, followOther
+	}
+	p.i++ // at the '<'
+	if p.inScope(name) == nil {
+		p.i--
+		return nil, followOther
+	}
+	p.lastEnd = end
+	return p.newIdent(Span{start, end}, name), followEnds
 }
 
 // follower classifies the token n after a leaf: a one-byte punctuator by
