@@ -44,7 +44,7 @@ func (p *parser) parseAssign() Expr {
 		}
 		x = p.parseUnary()
 	case followPostfix:
-		// simpleOperand, written out.
+		// unaryOperand, written out.
 		p.depth++ // parsePostfix runs inside parseUnary's guard
 		x = p.parsePostfix(x)
 		p.depth--
@@ -230,11 +230,7 @@ var prefixOp1 = func() (t [256]string) {
 
 // parseBinary parses binary operators of precedence >= minPrec.
 func (p *parser) parseBinary(minPrec int) Expr {
-	x := p.simpleOperand()
-	if x == nil {
-		x = p.parseUnary()
-	}
-	return p.binaryRest(x, minPrec)
+	return p.binaryRest(p.unaryOperand(), minPrec)
 }
 
 // binaryRest parses the binary operators of precedence >= minPrec and
@@ -264,7 +260,7 @@ func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 		}
 		opPos := int(t.Start)
 		p.next()
-		// simpleOperand, written out: a leaf before a closer needs no
+		// unaryOperand, written out: a leaf before a closer needs no
 		// further test.
 		if xPos < 0 {
 			xPos = x.Pos()
@@ -318,7 +314,7 @@ func (p *parser) parseUnaryIn() Expr {
 		}
 		if op != "" {
 			p.next()
-			// simpleOperand, written out: `&x`, `-1`, `*p`.
+			// unaryOperand, written out: `&x`, `-1`, `*p`.
 			x, f := p.leaf()
 			switch f {
 			case followOther:
@@ -357,7 +353,7 @@ func (p *parser) parseUnaryIn() Expr {
 				return p.parseDelete(start)
 			case "co_await", "co_yield":
 				p.next()
-				x := p.parseUnary()
+				x := p.unaryOperand()
 				return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: p.keep(w), X: x})
 			}
 		}
@@ -531,7 +527,7 @@ func (p *parser) parseCCast(start int, t *TypeRef) Expr {
 		il.Start = start
 		return il
 	}
-	x := p.parseUnary()
+	x := p.unaryOperand()
 	c := slot(&p.slabs.sCastExpr)
 	c.Span, c.Kind, c.Type, c.X = Span{start, x.End()}, "c", t, x
 	return c
@@ -552,7 +548,7 @@ func (p *parser) parseSizeof(start int, kw string) Expr {
 	}
 	switch {
 	case !isType:
-		se.X = p.parseUnary()
+		se.X = p.unaryOperand()
 	case se.Type != nil: // kept by typeInParens: the parser is at the ')'
 		p.got(")")
 	default:
@@ -642,7 +638,7 @@ func (p *parser) parseDelete(start int) Expr {
 		p.next()
 		de.Array = true
 	}
-	de.X = p.parseUnary()
+	de.X = p.unaryOperand()
 	de.Span = Span{start, de.X.End()}
 	return de
 }
@@ -954,17 +950,19 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 // ---------------------------------------------------------------------------
 // Simple operands
 
-// simpleOperand is the operand path's shortcut for its most frequent case: a
-// plain identifier or a number (or character) literal, possibly followed by
-// postfix operators (`x`, `n`, `f(a)`, `v[i].x`). It builds the node that
-// parseUnary would build, without the calls through parseUnaryIn,
-// parsePrimary, parseIdentExpr and parseName and their tests. It returns
-// nil (consuming nothing) when the general path must decide, or when
-// parseUnary's depth guard would not let the operand in (parseUnary then
-// reports it).
-func (p *parser) simpleOperand() Expr {
+// unaryOperand is parseUnary with a shortcut for its most frequent operand:
+// a plain identifier or a number (or character) literal, possibly followed
+// by postfix operators (`x`, `n`, `f(a)`, `v[i].x`). leaf builds the node
+// that parseUnary would build, without the calls through parseUnaryIn,
+// parsePrimary, parseIdentExpr and parseName and their tests; anything
+// else, and an operand that parseUnary's depth guard would not let in
+// (leaf leaves it to parseUnary, which reports it), goes to parseUnary.
+func (p *parser) unaryOperand() Expr {
 	x, f := p.leaf()
-	if f == followPostfix {
+	switch f {
+	case followOther:
+		x = p.parseUnary()
+	case followPostfix:
 		p.depth++ // parsePostfix runs inside parseUnary's guard
 		x = p.parsePostfix(x)
 		p.depth--

@@ -5,7 +5,7 @@ import "unsafe"
 // The operand fast path: a plain identifier or a number or character
 // literal (a leaf) becomes its node without the calls through parseUnary,
 // parseUnaryIn, parsePrimary, parseIdentExpr and parseName and their tests
-// (see simpleOperand and parseAssign).
+// (see unaryOperand and parseAssign).
 
 // What the token after a leaf operand does to it.
 const (
