@@ -50,10 +50,7 @@ func (p *parser) leaf() (Expr, uint8) {
 		n := (*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{})))
 		f := follower(n)
 		if f == followOther {
-			if n.pb == '<' {
-				return p.leafBeforeLess(int(t.Start), int(t.End))
-			}
-			return nil, f
+			return p.leafName() // '<', '::' or '{' after the name
 		}
 		start, end := int(t.Start), int(t.End)
 		p.lastEnd = end
@@ -93,6 +90,25 @@ func (p *parser) leaf() (Expr, uint8) {
 	return nil, followOther
 }
 
+// leafName is leaf for an identifier it takes (see leaf; the current
+// token) followed by a token that follower sends to the general path: '<'
+// (see leafBeforeLess), '::' (see leafQualified) or '{'. It is out of line
+// and takes no arguments, so that leaf's common path does not pay for its
+// cases (with arguments, the compiler's register choice in leaf changed and
+// its jumps took ~4 more alignment NOPs per leaf).
+//
+//go:noinline
+func (p *parser) leafName() (Expr, uint8) {
+	i := p.i
+	switch n := &p.toks[i+1]; {
+	case n.pb == '<':
+		return p.leafBeforeLess(int(p.toks[i].Start), int(p.toks[i].End))
+	case n.kw == tkScope:
+		return p.leafQualified(i)
+	}
+	return nil, followOther
+}
+
 // leafBeforeLess is leaf for an identifier it takes (see leaf) followed by
 // '<': a comparison `i < n` when the name is a variable, else possibly
 // template arguments `f<T>(x)`. It takes the leaf, with followEnds (the '<'
@@ -107,8 +123,6 @@ func (p *parser) leaf() (Expr, uint8) {
 // '::' or '{' follows, so parseName returns Ident{Span{start, end}, name}
 // with the parser at the '<', and parsePostfix adds nothing at a '<'. The
 // depth guard parseUnary would pass is leaf's.
-//
-//go:noinline
 func (p *parser) leafBeforeLess(start, end int) (Expr, uint8) {
 	name := srcString(p.src, start, end)
 	if p.isTemplateName(name) {
@@ -121,6 +135,37 @@ func (p *parser) leafBeforeLess(start, end int) (Expr, uint8) {
 	}
 	p.lastEnd = end
 	return p.newIdent(Span{start, end}, name), followEnds
+}
+
+// leafQualified is leaf for an identifier it takes (see leaf, at index i)
+// followed by '::': it takes `a::b`, where b is an identifier that is no
+// keyword or operator word and the token after b lets the name stand alone
+// or take postfix operators (follower), as an Ident named as parseName
+// names it (spanText of the three tokens). Otherwise (`a::b::c`, `a::b<T>`,
+// `a::~b`, ...) it returns nil and followOther, consuming nothing.
+//
+// Exactness: the general path (parseUnary -> parseUnaryIn ->
+// parseIdentExpr -> parseName) takes a (no keyword, expression word,
+// builtin or operator word: plainName declines it only for the '::'),
+// then the '::' (qualifierFollows: an identifier follows) and b in
+// parseName's loop (no template, operator or '~' case applies to such a
+// b), finds neither '<' nor '::' after b and returns
+// Ident{spanFrom(start), spanText(start, lastEnd)} with the parser after
+// b; the token after b is no '{' (follower), so parseIdentExpr returns
+// it, and parsePostfix continues as leaf's caller does. The depth guard
+// parseUnary would pass is leaf's.
+func (p *parser) leafQualified(i int) (Expr, uint8) {
+	b := &p.toks[i+2] // '::' at i+1 is not the last (EOF) token
+	if b.Kind != Identifier || b.cls&(clsKeyword|clsOpWord) != 0 {
+		return nil, followOther
+	}
+	f := follower(&p.toks[i+3]) // nor is b
+	if f == followOther {
+		return nil, f
+	}
+	start, end := int(p.toks[i].Start), int(b.End)
+	p.i, p.lastEnd = i+3, end
+	return p.newIdent(Span{start, end}, p.spanText(start, end)), f
 }
 
 // follower classifies the token n after a leaf: a one-byte punctuator by
