@@ -1,5 +1,7 @@
 package parse
 
+import "unsafe"
+
 // Expressions: precedence climbing for binary operators, recursive descent
 // for the rest. Template-argument lists set noGT so that '>' closes them
 // instead of comparing.
@@ -877,37 +879,34 @@ func (p *parser) parseArg() Expr {
 }
 
 // parseMember parses `.name`, `->name`, `.template f<T>`, `->~T`.
+//
+// The frequent member name of one identifier (`.x`, `->next`; no template,
+// operator, '~' or '::') is taken here: both tokens consumed as the
+// general path's (memberName) two p.next calls would, the name the source
+// view spanText would return. The operator, the name and the token after
+// it are read through one pointer after one bounds test (the name is never
+// the last, EOF, token, so the test fails only where memberName's would).
 func (p *parser) parseMember(x Expr) Expr {
-	arrow := p.isK(tkArrow)
-	p.next()
+	var arrow, ok bool
 	var name string
-	if t := &p.toks[p.i]; t.Kind == Identifier && t.kw != kwTemplate && t.kw != kwOperator && p.toks[p.i+1].kw != tkScope {
-		// `.x`, `->next`: the name is one identifier (never the last
-		// token), whose source view spanText would return.
-		name = p.view(int(t.Start), int(t.End))
-		p.next()
-	} else {
-		p.gotK(kwTemplate)
-		nameStart := p.curStart()
-		if p.is("~") {
-			p.next()
+	if toks, i := p.toks, p.i; uint(i)+2 < uint(len(toks)) {
+		op := (*ptok)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(toks)), uintptr(i)*unsafe.Sizeof(ptok{})))
+		t := (*ptok)(unsafe.Add(unsafe.Pointer(op), unsafe.Sizeof(ptok{})))
+		n := (*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{})))
+		if t.Kind == Identifier && t.kw != kwTemplate && t.kw != kwOperator && n.kw != tkScope {
+			start, end := int(t.Start), int(t.End)
+			p.i, p.lastEnd = i+2, end
+			arrow, name = op.kw == tkArrow, srcString(p.src, start, end)
+			goto member
 		}
-		if p.isK(kwOperator) {
-			p.operatorName()
-		} else if p.isIdent() {
-			p.next()
-		} else {
-			return p.badExpr(x.Pos(), "expected member name")
-		}
-		for p.isK(tkScope) && p.peek(1).Kind == Identifier {
-			p.next() // x.Base::member
-			p.next()
-		}
-		name = p.spanText(nameStart, p.lastEnd)
 	}
+	if arrow, name, ok = p.memberName(); !ok {
+		return p.badExpr(x.Pos(), "expected member name")
+	}
+member:
 	me := slot(&p.slabs.sMemberExpr)
 	me.Span, me.X, me.Arrow, me.Name = Span{x.Pos(), p.lastEnd}, x, arrow, name
-	if p.is("<") && p.templateAhead(name) {
+	if p.toks[p.i].pb == '<' && p.templateAhead(name) {
 		m := p.mark()
 		if args, _, ok := p.parseTemplateArgs(); ok {
 			me.Args = args
@@ -917,6 +916,31 @@ func (p *parser) parseMember(x Expr) Expr {
 		p.reset(m)
 	}
 	return me
+}
+
+// memberName consumes the operator and member name of parseMember's
+// general case (`.template f`, `->~T`, `.operator()`, `.Base::m`); ok is
+// false, after the operator and a `template`, where no name follows.
+func (p *parser) memberName() (arrow bool, name string, ok bool) {
+	arrow = p.isK(tkArrow)
+	p.next()
+	p.gotK(kwTemplate)
+	nameStart := p.curStart()
+	if p.is("~") {
+		p.next()
+	}
+	if p.isK(kwOperator) {
+		p.operatorName()
+	} else if p.isIdent() {
+		p.next()
+	} else {
+		return arrow, "", false
+	}
+	for p.isK(tkScope) && p.peek(1).Kind == Identifier {
+		p.next() // x.Base::member
+		p.next()
+	}
+	return arrow, p.spanText(nameStart, p.lastEnd), true
 }
 
 // parseLaunch parses `<<<grid, block[, shmem[, stream]]>>>(args)`.
