@@ -59,7 +59,13 @@ func (p *parser) parseAssign() Expr {
 		// `x = ...`: '=' is neither a binary nor the conditional operator.
 	default:
 		x = p.binaryRest(x, 1)
-		if p.toks[p.i].pb == '?' {
+		switch pb := p.toks[p.i].pb; {
+		case closesExpr[pb]:
+			// The frequent end after an operator (`a + b;`): no '?' and
+			// no assignment operator (a closer does not end in '=').
+			p.leave()
+			return x
+		case pb == '?':
 			x = p.parseCondRest(x)
 		}
 	}
