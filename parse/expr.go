@@ -285,7 +285,8 @@ func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 			p.depth--
 			yEnd = -1
 		}
-		if f != followClose && !closesExpr[p.toks[p.i].pb] { // else no operator follows y
+		closed := f == followClose || closesExpr[p.toks[p.i].pb]
+		if !closed { // else no operator follows y
 			y = p.binaryRest(y, prec+1)
 			yEnd = -1
 		}
@@ -293,6 +294,9 @@ func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 			yEnd = y.End()
 		}
 		x = p.newBinary(Span{xPos, yEnd}, op, opPos, x, y)
+		if closed {
+			return x // a closer is no operator: the loop would return at it
+		}
 	}
 }
 
