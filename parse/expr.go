@@ -465,7 +465,7 @@ func (p *parser) castType() (*TypeRef, bool) {
 	if !known && !p.typeTailAhead() {
 		return nil, false // `(a + b)`, `(x[i])`, `(f(x))`: no parse needed
 	}
-	name := p.qualifiedNameAhead()
+	name := p.typeNameAhead()
 	if !known && (!p.isIdent() && !p.isK(tkScope) || p.isKeyword()) {
 		return nil, false
 	}
@@ -508,6 +508,23 @@ type sideState struct {
 
 func (p *parser) sideState() sideState {
 	return sideState{len(p.types.m), len(p.templates.m), p.deepReported}
+}
+
+// typeNameAhead is qualifiedNameAhead for castType and parenType, whose
+// name is most often one word (`(float)x`, `sizeof(int)`): where neither
+// the current token nor the next is '::', qualifiedNameAhead's loop takes
+// nothing and it returns the current word (wordAt(0): "" for a
+// non-identifier, else the identifier's source view), read here without
+// the loop's token copies.
+func (p *parser) typeNameAhead() string {
+	toks, i := p.toks, p.i
+	if t := &toks[i]; t.kw != tkScope && (i+1 >= len(toks) || toks[i+1].kw != tkScope) {
+		if t.Kind != Identifier {
+			return ""
+		}
+		return srcString(p.src, int(t.Start), int(t.End)) // an identifier is not empty
+	}
+	return p.qualifiedNameAhead()
 }
 
 // typeTailAhead reports whether the token after the current identifier can
@@ -583,7 +600,7 @@ func (p *parser) typeInParens() (*TypeRef, bool) { return p.keepTypeLookahead(p.
 // at the ')' after the type it returns.
 func (p *parser) parenType() (*TypeRef, bool) {
 	p.next()
-	name := p.qualifiedNameAhead()
+	name := p.typeNameAhead()
 	known := p.startsType()
 	if !known && (p.inScope(name) != nil || !p.isIdent() || p.isKeyword()) {
 		return nil, false
