@@ -1,5 +1,7 @@
 package parse
 
+import "unsafe"
+
 // Expressions: precedence climbing for binary operators, recursive descent
 // for the rest. Template-argument lists set noGT so that '>' closes them
 // instead of comparing.
@@ -44,7 +46,7 @@ func (p *parser) parseAssign() Expr {
 		}
 		x = p.parseUnary()
 	case followPostfix:
-		// simpleOperand, written out.
+		// unaryOperand, written out.
 		p.depth++ // parsePostfix runs inside parseUnary's guard
 		x = p.parsePostfix(x)
 		p.depth--
@@ -57,7 +59,13 @@ func (p *parser) parseAssign() Expr {
 		// `x = ...`: '=' is neither a binary nor the conditional operator.
 	default:
 		x = p.binaryRest(x, 1)
-		if p.toks[p.i].pb == '?' {
+		switch pb := p.toks[p.i].pb; {
+		case closesExpr[pb]:
+			// The frequent end after an operator (`a + b;`): no '?' and
+			// no assignment operator (a closer does not end in '=').
+			p.leave()
+			return x
+		case pb == '?':
 			x = p.parseCondRest(x)
 		}
 	}
@@ -230,11 +238,7 @@ var prefixOp1 = func() (t [256]string) {
 
 // parseBinary parses binary operators of precedence >= minPrec.
 func (p *parser) parseBinary(minPrec int) Expr {
-	x := p.simpleOperand()
-	if x == nil {
-		x = p.parseUnary()
-	}
-	return p.binaryRest(x, minPrec)
+	return p.binaryRest(p.unaryOperand(), minPrec)
 }
 
 // binaryRest parses the binary operators of precedence >= minPrec and
@@ -264,7 +268,7 @@ func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 		}
 		opPos := int(t.Start)
 		p.next()
-		// simpleOperand, written out: a leaf before a closer needs no
+		// unaryOperand, written out: a leaf before a closer needs no
 		// further test.
 		if xPos < 0 {
 			xPos = x.Pos()
@@ -281,7 +285,8 @@ func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 			p.depth--
 			yEnd = -1
 		}
-		if f != followClose && !closesExpr[p.toks[p.i].pb] { // else no operator follows y
+		closed := f == followClose || closesExpr[p.toks[p.i].pb]
+		if !closed { // else no operator follows y
 			y = p.binaryRest(y, prec+1)
 			yEnd = -1
 		}
@@ -289,6 +294,9 @@ func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 			yEnd = y.End()
 		}
 		x = p.newBinary(Span{xPos, yEnd}, op, opPos, x, y)
+		if closed {
+			return x // a closer is no operator: the loop would return at it
+		}
 	}
 }
 
@@ -318,7 +326,7 @@ func (p *parser) parseUnaryIn() Expr {
 		}
 		if op != "" {
 			p.next()
-			// simpleOperand, written out: `&x`, `-1`, `*p`.
+			// unaryOperand, written out: `&x`, `-1`, `*p`.
 			x, f := p.leaf()
 			switch f {
 			case followOther:
@@ -357,7 +365,7 @@ func (p *parser) parseUnaryIn() Expr {
 				return p.parseDelete(start)
 			case "co_await", "co_yield":
 				p.next()
-				x := p.parseUnary()
+				x := p.unaryOperand()
 				return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: p.keep(w), X: x})
 			}
 		}
@@ -457,7 +465,7 @@ func (p *parser) castType() (*TypeRef, bool) {
 	if !known && !p.typeTailAhead() {
 		return nil, false // `(a + b)`, `(x[i])`, `(f(x))`: no parse needed
 	}
-	name := p.qualifiedNameAhead()
+	name := p.typeNameAhead()
 	if !known && (!p.isIdent() && !p.isK(tkScope) || p.isKeyword()) {
 		return nil, false
 	}
@@ -502,6 +510,23 @@ func (p *parser) sideState() sideState {
 	return sideState{len(p.types.m), len(p.templates.m), p.deepReported}
 }
 
+// typeNameAhead is qualifiedNameAhead for castType and parenType, whose
+// name is most often one word (`(float)x`, `sizeof(int)`): where neither
+// the current token nor the next is '::', qualifiedNameAhead's loop takes
+// nothing and it returns the current word (wordAt(0): "" for a
+// non-identifier, else the identifier's source view), read here without
+// the loop's token copies.
+func (p *parser) typeNameAhead() string {
+	toks, i := p.toks, p.i
+	if t := &toks[i]; t.kw != tkScope && (i+1 >= len(toks) || toks[i+1].kw != tkScope) {
+		if t.Kind != Identifier {
+			return ""
+		}
+		return srcString(p.src, int(t.Start), int(t.End)) // an identifier is not empty
+	}
+	return p.qualifiedNameAhead()
+}
+
 // typeTailAhead reports whether the token after the current identifier can
 // continue a type inside parentheses (`T)`, `T *`, `T &`, `ns::T`, `T<`).
 func (p *parser) typeTailAhead() bool {
@@ -531,7 +556,7 @@ func (p *parser) parseCCast(start int, t *TypeRef) Expr {
 		il.Start = start
 		return il
 	}
-	x := p.parseUnary()
+	x := p.unaryOperand()
 	c := slot(&p.slabs.sCastExpr)
 	c.Span, c.Kind, c.Type, c.X = Span{start, x.End()}, "c", t, x
 	return c
@@ -552,7 +577,7 @@ func (p *parser) parseSizeof(start int, kw string) Expr {
 	}
 	switch {
 	case !isType:
-		se.X = p.parseUnary()
+		se.X = p.unaryOperand()
 	case se.Type != nil: // kept by typeInParens: the parser is at the ')'
 		p.got(")")
 	default:
@@ -575,7 +600,7 @@ func (p *parser) typeInParens() (*TypeRef, bool) { return p.keepTypeLookahead(p.
 // at the ')' after the type it returns.
 func (p *parser) parenType() (*TypeRef, bool) {
 	p.next()
-	name := p.qualifiedNameAhead()
+	name := p.typeNameAhead()
 	known := p.startsType()
 	if !known && (p.inScope(name) != nil || !p.isIdent() || p.isKeyword()) {
 		return nil, false
@@ -642,7 +667,7 @@ func (p *parser) parseDelete(start int) Expr {
 		p.next()
 		de.Array = true
 	}
-	de.X = p.parseUnary()
+	de.X = p.unaryOperand()
 	de.Span = Span{start, de.X.End()}
 	return de
 }
@@ -881,37 +906,34 @@ func (p *parser) parseArg() Expr {
 }
 
 // parseMember parses `.name`, `->name`, `.template f<T>`, `->~T`.
+//
+// The frequent member name of one identifier (`.x`, `->next`; no template,
+// operator, '~' or '::') is taken here: both tokens consumed as the
+// general path's (memberName) two p.next calls would, the name the source
+// view spanText would return. The operator, the name and the token after
+// it are read through one pointer after one bounds test (the name is never
+// the last, EOF, token, so the test fails only where memberName's would).
 func (p *parser) parseMember(x Expr) Expr {
-	arrow := p.isK(tkArrow)
-	p.next()
+	var arrow, ok bool
 	var name string
-	if t := &p.toks[p.i]; t.Kind == Identifier && t.kw != kwTemplate && t.kw != kwOperator && p.toks[p.i+1].kw != tkScope {
-		// `.x`, `->next`: the name is one identifier (never the last
-		// token), whose source view spanText would return.
-		name = p.view(int(t.Start), int(t.End))
-		p.next()
-	} else {
-		p.gotK(kwTemplate)
-		nameStart := p.curStart()
-		if p.is("~") {
-			p.next()
+	if toks, i := p.toks, p.i; uint(i)+2 < uint(len(toks)) {
+		op := (*ptok)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(toks)), uintptr(i)*unsafe.Sizeof(ptok{})))
+		t := (*ptok)(unsafe.Add(unsafe.Pointer(op), unsafe.Sizeof(ptok{})))
+		n := (*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{})))
+		if t.Kind == Identifier && t.kw != kwTemplate && t.kw != kwOperator && n.kw != tkScope {
+			start, end := int(t.Start), int(t.End)
+			p.i, p.lastEnd = i+2, end
+			arrow, name = op.kw == tkArrow, srcString(p.src, start, end)
+			goto member
 		}
-		if p.isK(kwOperator) {
-			p.operatorName()
-		} else if p.isIdent() {
-			p.next()
-		} else {
-			return p.badExpr(x.Pos(), "expected member name")
-		}
-		for p.isK(tkScope) && p.peek(1).Kind == Identifier {
-			p.next() // x.Base::member
-			p.next()
-		}
-		name = p.spanText(nameStart, p.lastEnd)
 	}
+	if arrow, name, ok = p.memberName(); !ok {
+		return p.badExpr(x.Pos(), "expected member name")
+	}
+member:
 	me := slot(&p.slabs.sMemberExpr)
 	me.Span, me.X, me.Arrow, me.Name = Span{x.Pos(), p.lastEnd}, x, arrow, name
-	if p.is("<") && p.templateAhead(name) {
+	if p.toks[p.i].pb == '<' && p.templateAhead(name) {
 		m := p.mark()
 		if args, _, ok := p.parseTemplateArgs(); ok {
 			me.Args = args
@@ -921,6 +943,31 @@ func (p *parser) parseMember(x Expr) Expr {
 		p.reset(m)
 	}
 	return me
+}
+
+// memberName consumes the operator and member name of parseMember's
+// general case (`.template f`, `->~T`, `.operator()`, `.Base::m`); ok is
+// false, after the operator and a `template`, where no name follows.
+func (p *parser) memberName() (arrow bool, name string, ok bool) {
+	arrow = p.isK(tkArrow)
+	p.next()
+	p.gotK(kwTemplate)
+	nameStart := p.curStart()
+	if p.is("~") {
+		p.next()
+	}
+	if p.isK(kwOperator) {
+		p.operatorName()
+	} else if p.isIdent() {
+		p.next()
+	} else {
+		return arrow, "", false
+	}
+	for p.isK(tkScope) && p.peek(1).Kind == Identifier {
+		p.next() // x.Base::member
+		p.next()
+	}
+	return arrow, p.spanText(nameStart, p.lastEnd), true
 }
 
 // parseLaunch parses `<<<grid, block[, shmem[, stream]]>>>(args)`.
@@ -954,17 +1001,19 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 // ---------------------------------------------------------------------------
 // Simple operands
 
-// simpleOperand is the operand path's shortcut for its most frequent case: a
-// plain identifier or a number (or character) literal, possibly followed by
-// postfix operators (`x`, `n`, `f(a)`, `v[i].x`). It builds the node that
-// parseUnary would build, without the calls through parseUnaryIn,
-// parsePrimary, parseIdentExpr and parseName and their tests. It returns
-// nil (consuming nothing) when the general path must decide, or when
-// parseUnary's depth guard would not let the operand in (parseUnary then
-// reports it).
-func (p *parser) simpleOperand() Expr {
+// unaryOperand is parseUnary with a shortcut for its most frequent operand:
+// a plain identifier or a number (or character) literal, possibly followed
+// by postfix operators (`x`, `n`, `f(a)`, `v[i].x`). leaf builds the node
+// that parseUnary would build, without the calls through parseUnaryIn,
+// parsePrimary, parseIdentExpr and parseName and their tests; anything
+// else, and an operand that parseUnary's depth guard would not let in
+// (leaf leaves it to parseUnary, which reports it), goes to parseUnary.
+func (p *parser) unaryOperand() Expr {
 	x, f := p.leaf()
-	if f == followPostfix {
+	switch f {
+	case followOther:
+		x = p.parseUnary()
+	case followPostfix:
 		p.depth++ // parsePostfix runs inside parseUnary's guard
 		x = p.parsePostfix(x)
 		p.depth--

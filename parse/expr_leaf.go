@@ -5,7 +5,7 @@ import "unsafe"
 // The operand fast path: a plain identifier or a number or character
 // literal (a leaf) becomes its node without the calls through parseUnary,
 // parseUnaryIn, parsePrimary, parseIdentExpr and parseName and their tests
-// (see simpleOperand and parseAssign).
+// (see unaryOperand and parseAssign).
 
 // What the token after a leaf operand does to it.
 const (
@@ -47,9 +47,10 @@ func (p *parser) leaf() (Expr, uint8) {
 			t.End-t.Start == 9 && p.word() == "__alignof" {
 			return nil, followOther
 		}
-		f := follower((*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{}))))
+		n := (*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{})))
+		f := follower(n)
 		if f == followOther {
-			return nil, f
+			return p.leafName() // '<', '::' or '{' after the name
 		}
 		start, end := int(t.Start), int(t.End)
 		p.lastEnd = end
@@ -87,6 +88,84 @@ func (p *parser) leaf() (Expr, uint8) {
 		return lit, f
 	}
 	return nil, followOther
+}
+
+// leafName is leaf for an identifier it takes (see leaf; the current
+// token) followed by a token that follower sends to the general path: '<'
+// (see leafBeforeLess), '::' (see leafQualified) or '{'. It is out of line
+// and takes no arguments, so that leaf's common path does not pay for its
+// cases (with arguments, the compiler's register choice in leaf changed and
+// its jumps took ~4 more alignment NOPs per leaf).
+//
+//go:noinline
+func (p *parser) leafName() (Expr, uint8) {
+	i := p.i
+	switch n := &p.toks[i+1]; {
+	case n.pb == '<':
+		return p.leafBeforeLess(int(p.toks[i].Start), int(p.toks[i].End))
+	case n.kw == tkScope:
+		return p.leafQualified(i)
+	}
+	return nil, followOther
+}
+
+// leafBeforeLess is leaf for an identifier it takes (see leaf) followed by
+// '<': a comparison `i < n` when the name is a variable, else possibly
+// template arguments `f<T>(x)`. It takes the leaf, with followEnds (the '<'
+// is then a binary operator), when the name is no template name and is in
+// scope, and otherwise returns nil and followOther, consuming nothing.
+//
+// Exactness: the general path (parseUnary -> parseUnaryIn -> parseIdentExpr
+// -> parseName) takes such a name (no keyword, expression word, builtin or
+// operator word) in parseName's loop and asks maybeTemplateArgs, whose
+// templateAhead answers false for a name that is no template name and is
+// in scope (it looks the name up with the parser at the '<', as here). No
+// '::' or '{' follows, so parseName returns Ident{Span{start, end}, name}
+// with the parser at the '<', and parsePostfix adds nothing at a '<'. The
+// depth guard parseUnary would pass is leaf's.
+func (p *parser) leafBeforeLess(start, end int) (Expr, uint8) {
+	name := srcString(p.src, start, end)
+	if p.isTemplateName(name) {
+		return nil, followOther
+	}
+	p.i++ // at the '<'
+	if p.inScope(name) == nil {
+		p.i--
+		return nil, followOther
+	}
+	p.lastEnd = end
+	return p.newIdent(Span{start, end}, name), followEnds
+}
+
+// leafQualified is leaf for an identifier it takes (see leaf, at index i)
+// followed by '::': it takes `a::b`, where b is an identifier that is no
+// keyword or operator word and the token after b lets the name stand alone
+// or take postfix operators (follower), as an Ident named as parseName
+// names it (spanText of the three tokens). Otherwise (`a::b::c`, `a::b<T>`,
+// `a::~b`, ...) it returns nil and followOther, consuming nothing.
+//
+// Exactness: the general path (parseUnary -> parseUnaryIn ->
+// parseIdentExpr -> parseName) takes a (no keyword, expression word,
+// builtin or operator word: plainName declines it only for the '::'),
+// then the '::' (qualifierFollows: an identifier follows) and b in
+// parseName's loop (no template, operator or '~' case applies to such a
+// b), finds neither '<' nor '::' after b and returns
+// Ident{spanFrom(start), spanText(start, lastEnd)} with the parser after
+// b; the token after b is no '{' (follower), so parseIdentExpr returns
+// it, and parsePostfix continues as leaf's caller does. The depth guard
+// parseUnary would pass is leaf's.
+func (p *parser) leafQualified(i int) (Expr, uint8) {
+	b := &p.toks[i+2] // '::' at i+1 is not the last (EOF) token
+	if b.Kind != Identifier || b.cls&(clsKeyword|clsOpWord) != 0 {
+		return nil, followOther
+	}
+	f := follower(&p.toks[i+3]) // nor is b
+	if f == followOther {
+		return nil, f
+	}
+	start, end := int(p.toks[i].Start), int(b.End)
+	p.i, p.lastEnd = i+3, end
+	return p.newIdent(Span{start, end}, p.spanText(start, end)), f
 }
 
 // follower classifies the token n after a leaf: a one-byte punctuator by
