@@ -982,10 +982,19 @@ func (l *lexer) lineEnd(i int) int {
 			return len(src)
 		}
 		e := i + j
-		switch {
-		case e-2 >= i && src[e-2] == '\\' && src[e-1] == '\r', e-1 >= i && src[e-1] == '\\':
+		if j == 0 {
+			return e
+		}
+		// The byte before the '\n' decides; most lines end in neither
+		// '\\' nor '\r'.
+		switch src[e-1] {
+		case '\\':
 			i = e + 1 // a continuation: the line goes on
-		case e-1 >= i && src[e-1] == '\r':
+		case '\r':
+			if j >= 2 && src[e-2] == '\\' {
+				i = e + 1 // "\\\r\n": a continuation too
+				continue
+			}
 			return e - 1
 		default:
 			return e
