@@ -398,6 +398,15 @@ loop:
 				vp = putView(vp, start, pos+1, punct1Tail[src[start]])
 			}
 			pos++
+			// Most of these operators ("=", "<", "*", "&") have blanks
+			// after them: lex those here, as the fSpace case does
+			// (room: see fIdent).
+			if uint(pos) < uint(len(src)) && fastClass[src[pos]] == fSpace {
+				if end, cr := blanksEnd(src, pos+1); !cr {
+					tp = putTok(tp, Whitespace, pos, end)
+					pos = end
+				}
+			}
 			goto loop
 		case fPunct1:
 			// Brackets, ';', ',', '?', '~' never start a longer
