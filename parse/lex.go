@@ -855,6 +855,23 @@ var byteClass = func() (t [256]uint8) {
 func (l *lexer) next() {
 	start := l.pos
 	c := l.src[start]
+	// The tokens run leaves to next are mostly directives, strings and
+	// line comments: those go first, as trivia and other would lex them.
+	switch c {
+	case '#':
+		if l.atLineStart() {
+			l.directive()
+			return
+		}
+	case '"':
+		l.quoted('"', start)
+		return
+	case '/':
+		if l.peekAt(start+1) == '/' {
+			l.lineComment()
+			return
+		}
+	}
 	switch byteClass[c] {
 	case bIdent:
 		l.identOrPrefixedLiteral()
