@@ -33,7 +33,8 @@ func TestRunMatchesNext(t *testing.T) {
 		"reinterpret_cast", "aaaaaaaaaaaaaaaaaaaa", "u8", "R", "L", "\"s\"", "'c'", "é", "\xff", "#", "#if 0\n", "#endif\n",
 		" ", "  ", "\t", "\r", "\r\n", "\n", "\n    ", "(", ")", "[", "]", "{", "}", ";", ",", "?", "~", ".", "/", "%",
 		"::", "++", "+=", "->", "<<<", ">>>", "<:", "%>", "<", ">", "=", "&", "|", "!", "*", "^", "-", ":",
-		"0", "12", "0x1f", "1.5", "1e+5", "1'000", "//c\n", "/*c*/", "\\\n", "@", "`", "\x00"}
+		"0", "12", "0x1f", "1.5", "1e+5", "1'000", "//c\n", "/*c*/", "\\\n", "@", "`", "\x00",
+		"\n        ", "\n          \t ", "\n   \r\n", "       "}
 	rng := rand.New(rand.NewSource(1))
 	var srcs []string
 	for n := 0; n < 3000; n++ {
@@ -68,6 +69,29 @@ func TestRunMatchesNext(t *testing.T) {
 			} {
 				if !reflect.DeepEqual(c.got, c.want) && !(reflect.ValueOf(c.got).Len() == 0 && reflect.ValueOf(c.want).Len() == 0) {
 					t.Fatalf("%q (view %v): %s differ:\n got %v\nwant %v", s, parse, c.what, fmt.Sprint(c.got), fmt.Sprint(c.want))
+				}
+			}
+		}
+	}
+}
+
+// TestSpacesEnd checks that blanksEnd after spacesEnd gives what blanksEnd
+// alone gives, for runs of spaces and tabs of every length up to 20 before
+// every kind of byte, near and at the end of the source.
+func TestSpacesEnd(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		for _, blank := range []string{" ", "\t", "\v"} {
+			for _, end := range []string{"", "x", "\r", "\r\n", "\n", " \t", "\t\r", "0", "\xff", "\x00"} {
+				for tail := 0; tail <= 9; tail++ {
+					s := "\n" + strings.Repeat(" ", n) + blank + strings.Repeat(" ", n/2) + end + strings.Repeat("y", tail)
+					src := []byte(s)
+					for i := 1; i < len(src); i++ {
+						e1, cr1 := blanksEnd(src, i)
+						e2, cr2 := blanksEnd(src, spacesEnd(src, i))
+						if e1 != e2 || cr1 != cr2 {
+							t.Fatalf("%q at %d: blanksEnd %d %v, after spacesEnd %d %v", s, i, e1, cr1, e2, cr2)
+						}
+					}
 				}
 			}
 		}

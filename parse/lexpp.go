@@ -76,13 +76,7 @@ func directiveName(src []byte, start, end int) (string, int) {
 // compares the name without making it a string (an allocation per
 // directive).
 func directiveNameAt(src []byte, start, end int) (int, int) {
-	i := start + 1
-	if src[start] == '%' {
-		i++ // "%:" digraph
-	}
-	for i < end && (src[i] == ' ' || src[i] == '\t') {
-		i++
-	}
+	i := directiveNameStart(src, start, end)
 	j := i
 	for j < end && isIdentChar(src[j]) {
 		j++
@@ -90,9 +84,28 @@ func directiveNameAt(src []byte, start, end int) (int, int) {
 	return i, j
 }
 
+// directiveNameStart returns the offset of the directive's name (after
+// '#' or "%:" and blanks).
+func directiveNameStart(src []byte, start, end int) int {
+	i := start + 1
+	if src[start] == '%' {
+		i++ // "%:" digraph
+	}
+	for i < end && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	return i
+}
+
 // conditional updates the #if stack for the directive [start,end) and skips
 // the branches the parser will not take.
 func (l *lexer) conditional(start, end int) {
+	// The names it looks for start with "if", "el" or "en": the other
+	// directives (#include, #define, #pragma, ...) leave without a scan
+	// of their name and a string switch.
+	if i := directiveNameStart(l.src, start, end); i+1 >= end || !isCondPrefix(l.src[i], l.src[i+1]) {
+		return
+	}
 	i, rest := directiveNameAt(l.src, start, end)
 	name := l.src[i:rest]
 	switch string(name) {
@@ -120,6 +133,13 @@ func (l *lexer) conditional(start, end int) {
 		}
 		l.conds = l.conds[:len(l.conds)-1]
 	}
+}
+
+// isCondPrefix reports whether cd starts a name conditional looks for
+// ("if", "ifdef", "ifndef", "elif", "else", "elifdef", "elifndef",
+// "endif").
+func isCondPrefix(c, d byte) bool {
+	return c == 'i' && d == 'f' || c == 'e' && (d == 'l' || d == 'n')
 }
 
 // isZeroCond reports whether an #if condition is the literal 0 (comments
