@@ -411,7 +411,11 @@ func (p *parser) declarators(ctx *declCtx, ds *declSpec, start int, out []Decl) 
 		}
 		v := p.newVar(ds, d)
 		p.parseVarInit(v, declFile)
-		vars = append(vars, v)
+		if vars == nil {
+			vars = one(&p.slabs.sVarPtr, v) // most declare one (a field, a constant)
+		} else {
+			vars = append(vars, v)
+		}
 		if !p.got(",") {
 			break
 		}
