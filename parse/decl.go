@@ -140,8 +140,7 @@ func (p *parser) parseTemplate(ctx *declCtx, out []Decl) []Decl {
 		p.skipRequires()
 	}
 	sub := *ctx
-	sp := p.spanFrom(start)
-	sub.template = &sp
+	sub.template = newNode(&p.slabs.sSpan, p.spanFrom(start))
 	return p.parseDecl(&sub, out)
 }
 
@@ -186,7 +185,7 @@ func (p *parser) parseTypedef(out []Decl) []Decl {
 			return append(out, p.opaqueDecl(start, "typedef without a name"))
 		}
 		p.types.add(d.name)
-		tds = append(tds, &TypedefDecl{Name: d.name, Type: d.typ})
+		tds = append(tds, newNode(&p.slabs.sTypedef, TypedefDecl{Name: d.name, Type: d.typ}))
 		if !p.got(",") {
 			break
 		}

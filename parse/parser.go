@@ -514,6 +514,12 @@ type slabs struct {
 	sCondExpr   slab[CondExpr]
 	sTmplIdent  slab[TemplateIdent]
 	sLaunch     slab[LaunchExpr]
+	sBranch     slab[BranchStmt]
+	sCase       slab[CaseStmt]
+	sWhile      slab[WhileStmt]
+	sRangeFor   slab[RangeForStmt]
+	sTypedef    slab[TypedefDecl]
+	sSpan       slab[Span] // template headers (declCtx.template)
 
 	symChunk   []*Symbol // room for the first symbols of each scope (see addSymbol)
 	paramChunk []*Param  // room for the first parameters of each list
