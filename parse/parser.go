@@ -521,11 +521,12 @@ type slabs struct {
 	sTypedef    slab[TypedefDecl]
 	sSpan       slab[Span] // template headers (declCtx.template)
 
-	symChunk   []*Symbol // room for the first symbols of each scope (see addSymbol)
-	paramChunk []*Param  // room for the first parameters of each list
-	argChunk   []Expr    // room for launch configurations
-	nodeChunk  []Node    // room for template argument lists
-	specChunk  []string  // room for specifier lists (see addSpec)
+	symChunk   []*Symbol  // room for the first symbols of each scope (see addSymbol)
+	varChunk   []*VarDecl // room for the declarators of a declaration of several
+	paramChunk []*Param   // room for the first parameters of each list
+	argChunk   []Expr     // room for launch configurations
+	nodeChunk  []Node     // room for template argument lists
+	specChunk  []string   // room for specifier lists (see addSpec)
 
 	stmts listStack[Stmt]
 	exprs listStack[Expr]

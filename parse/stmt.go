@@ -885,9 +885,14 @@ func (p *parser) blockDeclarators(ds *declSpec) []*VarDecl {
 		} else {
 			p.declareVar(v, d)
 		}
-		if vars == nil {
+		switch len(vars) {
+		case 0:
 			vars = one(&p.slabs.sVarPtr, v) // most declarations declare one
-		} else {
+		case 1:
+			// A second declarator (`int i, j;`): room for four carved
+			// from a chunk, not append's allocation of a new array.
+			vars = append(carve(&p.slabs.varChunk, 4), vars[0], v)
+		default:
 			vars = append(vars, v)
 		}
 		if !p.got(",") {
