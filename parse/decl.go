@@ -140,8 +140,7 @@ func (p *parser) parseTemplate(ctx *declCtx, out []Decl) []Decl {
 		p.skipRequires()
 	}
 	sub := *ctx
-	sp := p.spanFrom(start)
-	sub.template = &sp
+	sub.template = newNode(&p.slabs.sSpan, p.spanFrom(start))
 	return p.parseDecl(&sub, out)
 }
 
@@ -186,7 +185,7 @@ func (p *parser) parseTypedef(out []Decl) []Decl {
 			return append(out, p.opaqueDecl(start, "typedef without a name"))
 		}
 		p.types.add(d.name)
-		tds = append(tds, &TypedefDecl{Name: d.name, Type: d.typ})
+		tds = append(tds, newNode(&p.slabs.sTypedef, TypedefDecl{Name: d.name, Type: d.typ}))
 		if !p.got(",") {
 			break
 		}
@@ -411,7 +410,11 @@ func (p *parser) declarators(ctx *declCtx, ds *declSpec, start int, out []Decl) 
 		}
 		v := p.newVar(ds, d)
 		p.parseVarInit(v, declFile)
-		vars = append(vars, v)
+		if vars == nil {
+			vars = one(&p.slabs.sVarPtr, v) // most declare one (a field, a constant)
+		} else {
+			vars = append(vars, v)
+		}
 		if !p.got(",") {
 			break
 		}

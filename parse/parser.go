@@ -424,10 +424,12 @@ func (p *parser) inScope(name string) *Symbol {
 // ---------------------------------------------------------------------------
 // Node allocation
 
-// The most frequent nodes come from slabs: one allocation per 256 nodes
-// instead of one per node, which keeps the allocator and GC out of the
-// profile. Nodes are never freed individually, so this is safe.
+// The most frequent nodes come from slabs: one allocation per chunk of
+// nodes instead of one per node, which keeps the allocator and GC out of
+// the profile. Nodes are never freed individually, so this is safe.
 
+// slabSize bounds the items of a chunk that nextChunk sizes, and the
+// lists listStack.finish carves (slabSize/8 items at most).
 const slabSize = 256
 
 // nextChunk returns the capacity of the chunk that follows a full one of
@@ -435,6 +437,19 @@ const slabSize = 256
 // up to slabSize, so a small file does not pay for 30 chunks of 256 nodes
 // (about 230 KB cleared per ParseFile of a one-line kernel).
 func nextChunk(c, n int) int { return max(min(max(2*c, 8), slabSize), n) }
+
+// chunkCap is nextChunk for chunks of items of the given size, whose
+// growth stops at chunkBytes rather than at slabSize items.
+func chunkCap(c, n int, size uintptr) int { return max(min(max(2*c, 8), chunkBytes/int(size)), n) }
+
+// chunkBytes is the most bytes of a full chunk: what fills a block of the
+// runtime's 27264-byte size class. A block with pointers and over 512
+// bytes carries an 8-byte header, so 256 nodes of 32 bytes (8192 bytes)
+// took a 9472-byte block, of 112 bytes a 32768-byte one: 10-15% of the
+// tree's bytes were never used but still cleared. Blocks of this class
+// come three to a span (the 32768-byte class holds one, and a span per
+// chunk costs more allocator work).
+const chunkBytes = 27264 - 8
 
 // slab hands out pointers into a chunk of preallocated values. A slot is
 // handed out once and never reused, so a new slot is still zero (fresh
@@ -447,7 +462,7 @@ type slab[T any] struct{ buf []T }
 // pointer (a write barrier while the collector runs) stays as it is.
 func newNode[T any](s *slab[T], v T) *T {
 	if len(s.buf) == cap(s.buf) {
-		s.buf = make([]T, 0, nextChunk(cap(s.buf), 1))
+		s.buf = make([]T, 0, chunkCap(cap(s.buf), 1, unsafe.Sizeof(s.buf[0])))
 	}
 	n := len(s.buf)
 	s.buf = s.buf[:n+1]
@@ -464,7 +479,7 @@ func newNode[T any](s *slab[T], v T) *T {
 // copied whole.
 func slot[T any](s *slab[T]) *T {
 	if len(s.buf) == cap(s.buf) {
-		s.buf = make([]T, 0, nextChunk(cap(s.buf), 1))
+		s.buf = make([]T, 0, chunkCap(cap(s.buf), 1, unsafe.Sizeof(s.buf[0])))
 	}
 	n := len(s.buf)
 	s.buf = s.buf[:n+1]
@@ -499,12 +514,19 @@ type slabs struct {
 	sCondExpr   slab[CondExpr]
 	sTmplIdent  slab[TemplateIdent]
 	sLaunch     slab[LaunchExpr]
+	sBranch     slab[BranchStmt]
+	sCase       slab[CaseStmt]
+	sWhile      slab[WhileStmt]
+	sRangeFor   slab[RangeForStmt]
+	sTypedef    slab[TypedefDecl]
+	sSpan       slab[Span] // template headers (declCtx.template)
 
-	symChunk   []*Symbol // room for the first symbols of each scope (see addSymbol)
-	paramChunk []*Param  // room for the first parameters of each list
-	argChunk   []Expr    // room for launch configurations
-	nodeChunk  []Node    // room for template argument lists
-	specChunk  []string  // room for specifier lists (see addSpec)
+	symChunk   []*Symbol  // room for the first symbols of each scope (see addSymbol)
+	varChunk   []*VarDecl // room for the declarators of a declaration of several
+	paramChunk []*Param   // room for the first parameters of each list
+	argChunk   []Expr     // room for launch configurations
+	nodeChunk  []Node     // room for template argument lists
+	specChunk  []string   // room for specifier lists (see addSpec)
 
 	stmts listStack[Stmt]
 	exprs listStack[Expr]
@@ -570,7 +592,7 @@ func (s *listStack[T]) finishSlow(items []T) []T {
 	if n > slabSize/8 {
 		return append([]T(nil), items...)
 	}
-	s.chunk = make([]T, n, nextChunk(cap(s.chunk), n))
+	s.chunk = make([]T, n, chunkCap(cap(s.chunk), n, unsafe.Sizeof(items[0])))
 	out := s.chunk[:n:n]
 	for j, x := range items {
 		out[j] = x
@@ -585,19 +607,22 @@ func (s *listStack[T]) finishSlow(items []T) []T {
 // first appends to a nil slice make (1, 2, 4, 8 items).
 func carve[T any](chunk *[]T, n int) []T {
 	if cap(*chunk)-len(*chunk) < n {
-		*chunk = make([]T, 0, nextChunk(cap(*chunk), n))
+		*chunk = make([]T, 0, chunkCap(cap(*chunk), n, unsafe.Sizeof((*chunk)[0])))
 	}
 	k := len(*chunk)
 	*chunk = (*chunk)[:k+n]
 	return (*chunk)[k : k : k+n]
 }
 
-// addSymbol appends sym to the current scope's symbols; the first symbols
-// go to room carved from a chunk. A scope without symbols keeps a nil list.
+// addSymbol appends sym to the current scope's symbols; the first 16
+// go to room carved from a chunk (with room for 8, one function body in
+// three grew its list through append's allocations from the ninth local; 32
+// cost more bytes than the growths it spares). A scope without symbols
+// keeps a nil list.
 func (p *parser) addSymbol(sym Symbol) {
 	s := p.scope
 	if s.Symbols == nil {
-		s.Symbols = carve(&p.slabs.symChunk, 8)
+		s.Symbols = carve(&p.slabs.symChunk, 16)
 	}
 	s.Symbols = append(s.Symbols, newNode(&p.slabs.sSymbol, sym))
 	p.symNames |= symBit(sym.Name)
@@ -617,7 +642,7 @@ func one[T any](s *slab[T], x T) []T { return unsafe.Slice(newNode(s, x), 1) }
 
 func (p *parser) newIdent(sp Span, name string) *Ident {
 	if len(p.identSlab) == cap(p.identSlab) {
-		p.identSlab = make([]Ident, 0, nextChunk(cap(p.identSlab), 1))
+		p.identSlab = make([]Ident, 0, chunkCap(cap(p.identSlab), 1, unsafe.Sizeof(Ident{})))
 	}
 	// As newNode; the slot is zeroed (fresh from make), so only the
 	// fields are stored.
@@ -630,7 +655,7 @@ func (p *parser) newIdent(sp Span, name string) *Ident {
 
 func (p *parser) newBinary(sp Span, op string, opPos int, x, y Expr) *BinaryExpr {
 	if len(p.binSlab) == cap(p.binSlab) {
-		p.binSlab = make([]BinaryExpr, 0, nextChunk(cap(p.binSlab), 1))
+		p.binSlab = make([]BinaryExpr, 0, chunkCap(cap(p.binSlab), 1, unsafe.Sizeof(BinaryExpr{})))
 	}
 	n := len(p.binSlab)
 	p.binSlab = p.binSlab[:n+1]

@@ -117,7 +117,7 @@ func (p *parser) parseKeywordStmt(start int) Stmt {
 		if p.pbAt(1, ':') {
 			p.next()
 			p.next()
-			return &CaseStmt{Span: p.spanFrom(start)}
+			return newNode(&p.slabs.sCase, CaseStmt{Span: p.spanFrom(start)})
 		}
 	case kwBreak, kwContinue, kwGoto:
 		return p.parseBranch(start)
@@ -322,7 +322,7 @@ func (p *parser) parseFor(start int) Stmt {
 // parseRangeFor finishes `for (decl : range) body` at the ':'.
 func (p *parser) parseRangeFor(start int, d *DeclStmt) Stmt {
 	p.next()
-	rf := &RangeForStmt{Var: d.Vars[0]}
+	rf := newNode(&p.slabs.sRangeFor, RangeForStmt{Var: d.Vars[0]})
 	if p.is("{") {
 		rf.Range = p.parseInitList(nil)
 	} else {
@@ -355,7 +355,7 @@ func (p *parser) parseWhile(start int) Stmt {
 	if bad != nil {
 		return bad
 	}
-	ws := &WhileStmt{Cond: cond, Body: p.parseStmt()}
+	ws := newNode(&p.slabs.sWhile, WhileStmt{Cond: cond, Body: p.parseStmt()})
 	ws.Span = p.spanFrom(start)
 	return ws
 }
@@ -396,7 +396,7 @@ func (p *parser) parseSwitch(start int) Stmt {
 // parseCase parses `case value:` (GNU ranges `case 1 ... 5:` included).
 func (p *parser) parseCase(start int) Stmt {
 	p.next()
-	cs := &CaseStmt{Value: p.parseCond()}
+	cs := newNode(&p.slabs.sCase, CaseStmt{Value: p.parseCond()})
 	if p.gotK(tkEllipsis) {
 		p.parseCond()
 	}
@@ -408,7 +408,7 @@ func (p *parser) parseCase(start int) Stmt {
 }
 
 func (p *parser) parseBranch(start int) Stmt {
-	bs := &BranchStmt{Keyword: p.keep(p.word())}
+	bs := newNode(&p.slabs.sBranch, BranchStmt{Keyword: p.keep(p.word())})
 	p.next()
 	if bs.Keyword == "goto" && p.isIdent() {
 		bs.Label = p.keep(p.word())
@@ -885,9 +885,14 @@ func (p *parser) blockDeclarators(ds *declSpec) []*VarDecl {
 		} else {
 			p.declareVar(v, d)
 		}
-		if vars == nil {
+		switch len(vars) {
+		case 0:
 			vars = one(&p.slabs.sVarPtr, v) // most declarations declare one
-		} else {
+		case 1:
+			// A second declarator (`int i, j;`): room for four carved
+			// from a chunk, not append's allocation of a new array.
+			vars = append(carve(&p.slabs.varChunk, 4), vars[0], v)
+		default:
 			vars = append(vars, v)
 		}
 		if !p.got(",") {
