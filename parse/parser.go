@@ -428,18 +428,14 @@ func (p *parser) inScope(name string) *Symbol {
 // nodes instead of one per node, which keeps the allocator and GC out of
 // the profile. Nodes are never freed individually, so this is safe.
 
-// slabSize bounds the items of a chunk that nextChunk sizes, and the
-// lists listStack.finish carves (slabSize/8 items at most).
+// slabSize bounds the lists listStack.finish carves (slabSize/8 items at
+// most).
 const slabSize = 256
 
-// nextChunk returns the capacity of the chunk that follows a full one of
-// capacity c, holding at least n items: chunks start at 8 items and double
-// up to slabSize, so a small file does not pay for 30 chunks of 256 nodes
-// (about 230 KB cleared per ParseFile of a one-line kernel).
-func nextChunk(c, n int) int { return max(min(max(2*c, 8), slabSize), n) }
-
-// chunkCap is nextChunk for chunks of items of the given size, whose
-// growth stops at chunkBytes rather than at slabSize items.
+// chunkCap returns the capacity of the chunk that follows a full one of
+// capacity c, holding at least n items of the given size: chunks start at
+// 8 items and double up to chunkBytes, so a small file does not pay for 30
+// full chunks (about 230 KB cleared per ParseFile of a one-line kernel).
 func chunkCap(c, n int, size uintptr) int { return max(min(max(2*c, 8), chunkBytes/int(size)), n) }
 
 // chunkBytes is the most bytes of a full chunk: what fills a block of the
