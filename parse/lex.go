@@ -63,7 +63,7 @@ type lexer struct {
 	// words lists the byte offsets in view (index * ptokSize: no
 	// division in run) of identifiers that may be reserved words (see
 	// run); nwords wraps to 0 when words is full.
-	words  [256]int32
+	words  [256]uint32
 	nwords uint8
 }
 
@@ -302,7 +302,7 @@ loop:
 					// (viewIndex): the division by ptokSize
 					// was a multiplication in AX and DX, which
 					// cost moves and spills per name.
-					l.words[nw] = int32(uintptr(vp)-uintptr(unsafe.Pointer(unsafe.SliceData(l.view)))) - int32(ptokSize)
+					l.words[nw] = uint32(uintptr(vp)-uintptr(unsafe.Pointer(unsafe.SliceData(l.view)))) - uint32(ptokSize)
 					nw++
 					l.nwords = nw
 					if nw == 0 { // wrapped: words is full
@@ -618,22 +618,44 @@ func (l *lexer) flushWords() {
 // the few it leaves to classifyWord (see classifyFast), so that no value
 // of its loop lives across a call (a call on any path of the loop made
 // the compiler spill five values per word: 76 instructions per word
-// instead of about 55).
+// instead of about 55). It takes the words that start at least 16 bytes
+// before the end of src (loadable), so that it tests no word's start.
 func (l *lexer) classifyWords(n int) {
 	words := l.words[:n]
-	for i := 0; ; i++ {
-		j, p := classifyFast(l.view, l.src, words, i)
+	fast := words[:loadable(l.view, len(l.src), words)]
+	for i := 0; i < n; i++ {
+		j, p := classifyFast(l.view, l.src, fast, i)
 		// The prescan words of words[i:j], in view order, before the
 		// word classifyWord may list.
 		for _, off := range words[i:p] {
-			l.prescans = append(l.prescans, off/int32(ptokSize))
+			l.prescans = append(l.prescans, int32(off/uint32(ptokSize)))
 		}
-		if j >= len(words) {
+		if j >= n {
 			return
 		}
-		l.classifyWord(words[j] / int32(ptokSize))
+		l.classifyWord(int32(words[j] / uint32(ptokSize)))
 		i = j
 	}
+}
+
+// loadable returns how many of the words (view byte offsets, as in
+// l.words) start at least 16 bytes before the end of a source of srcLen
+// bytes, so that classifyFast may load 16 bytes at each. They are a
+// prefix of words: run lists the words in view order, and view entries
+// start in increasing order. Only the words in the last 16 bytes of the
+// source fail, so the loop tests the last word and stops.
+func loadable(view []ptok, srcLen int, words []uint32) int {
+	n := len(words)
+	for n > 0 && int(wordAt(view, words[n-1])[0])+16 > srcLen {
+		n--
+	}
+	return n
+}
+
+// wordAt returns the view entry at byte offset off (see l.words) as its
+// three 32-bit words (see putView): Start, End and the rest.
+func wordAt(view []ptok, off uint32) *[3]uint32 {
+	return (*[3]uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(view)), uintptr(off))) // run wrote view[off/ptokSize]
 }
 
 // classifyWord classifies the view entry k, an identifier, as
@@ -650,32 +672,33 @@ func (l *lexer) classifyWord(k int32) {
 	}
 }
 
-// classifyFast classifies the view entries words[i:] as classifyWord
-// does, up to the first that it leaves to classifyWord, and returns that
-// word's index j (len(words) if none): a word of more than 16 bytes, or
-// one that starts less than 16 bytes before the end of src. It moves
-// the prescan words of words[i:j] to words[i:p], in order, and
+// classifyFast classifies the view entries words[i:] (see loadable: each
+// starts at least 16 bytes before the end of src) as classifyWord
+// does, up to the first that it leaves to classifyWord, a word of more
+// than 16 bytes, and returns that word's index j (len(words) if none).
+// It moves the prescan words of words[i:j] to words[i:p], in order, and
 // returns p: classifyWords lists them (a word is moved to a slot it has
 // passed, so no word still to be read is overwritten). For the others it reads the word's bytes as two
 // 8-byte loads masked to the word's length (chunkMasks): the first is
 // classLookup's wordChunk, the second is zero for a word of at most 8
 // bytes, as e.next is for an entry of one, so one comparison stands for
-// tailIs.
-func classifyFast(view []ptok, src []byte, words []int32, i int) (j, p int) {
+// tailIs. Start and End are read as uint32 (an int32 cost a sign
+// extension each).
+func classifyFast(view []ptok, src []byte, words []uint32, i int) (j, p int) {
 	p = i // the slot for the next prescan word
 	for j = i; j < len(words); j++ {
-		pt := (*ptok)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(view)), words[j])) // run wrote view[words[j]/ptokSize]
-		start, n := int(pt.Start), int(pt.End-pt.Start)
-		if uint(n) > 16 || uint(start)+16 > uint(len(src)) {
+		w := wordAt(view, words[j])
+		start, n := uint(w[0]), uint(w[1]-w[0])
+		if n > 16 {
 			break
 		}
 		// b through a pointer: the slice's bounds checks were two more
 		// tests of start.
-		b := (*[16]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), start)) // start+16 <= len(src)
+		b := (*[16]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), start)) // start+16 <= len(src): loadable
 		m := &chunkMasks[n]
 		head := binary.LittleEndian.Uint64(b[:8]) & m[0]
 		tail := binary.LittleEndian.Uint64(b[8:]) & m[1]
-		e := &classTable[classSlot(head, n, classMul)]
+		e := &classTable[classSlot(head, tail, classMul)]
 		// No length test: a name's bytes are not 0, so the two masked
 		// chunks have as many bytes that are not 0 as the name is long,
 		// and as the entry's word is long if they are its chunks (an
@@ -685,8 +708,9 @@ func classifyFast(view []ptok, src []byte, words []int32, i int) (j, p int) {
 		}
 		// pt.cls, pt.kw = e.cls, e.kw as one store of the entry's
 		// third word (see putView): Kind is Identifier, pb is 0.
-		(*[3]uint32)(unsafe.Pointer(pt))[2] = e.tail
-		if e.pre {
+		v := e.view
+		w[2] = uint32(v)
+		if v&viewPrescan != 0 {
 			words[p] = words[j] // p <= j; read again: k is not kept live
 			p++
 		}

@@ -3,6 +3,7 @@ package parse
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"strings"
 	"unsafe"
 )
@@ -89,24 +90,32 @@ type classEntry struct {
 	word       string
 	head, next uint64 // wordChunk of bytes 0-7 and 8-15 of word
 	cls        uint8
-	kw         uint8  // token id (tokid.go), 0 if none
-	pre        bool   // prescanWord[kw] (one load in classifyFast)
-	tail       uint32 // the third word of the word's view entry (viewTail)
+	kw         uint8 // token id (tokid.go), 0 if none
+	// view is the third word of the word's view entry (viewTail) in
+	// its low 32 bits, and viewPrescan if prescanWord[kw]: classifyFast
+	// stores the one and tests the other from one load.
+	view uint64
 }
+
+// viewPrescan is the bit of classEntry.view set for prescan's words.
+const viewPrescan = 1 << 32
 
 const classBits = 10
 
-// classMul is the multiplier of classSlot: classMulFound unless the words
-// changed (see buildClassTable).
-var classMul uint64 = classMulFound
+// classMul is classSlot's multiplier. Init checks that it still gives
+// every reserved word a slot of its own, and if the words changed so that
+// it does not, it panics naming one that does (see buildClassTable).
+const classMul = 0x1ab7bb591eb0068d
 
-const classMulFound = 0xc879c11e292b4eaf
-
-// classSlot is the classTable slot of a word of n bytes whose first
-// wordChunk is head. No two reserved words share a first chunk and a
-// length.
-func classSlot(head uint64, n int, mul uint64) int {
-	return int((head ^ uint64(n)<<56) * mul >> (64 - classBits))
+// classSlot is the classTable slot of a word whose first two wordChunks
+// (bytes 0-7 and 8-15; the second is 0 for a word of at most 8 bytes)
+// are head and next. No two reserved words share both chunks: a word's
+// bytes are not 0, so two chunks of different words differ, or the
+// shorter word's length leaves zero bytes where the longer has its own
+// ("__restrict" and "__restrict__"); init checks that their xor differs
+// as well, so that it can be hashed without the length.
+func classSlot(head, next uint64, mul uint64) int {
+	return int((head ^ next) * mul >> (64 - classBits))
 }
 
 // wordChunk returns the bytes of src[from:end] (at most 8) as one
@@ -129,11 +138,21 @@ func wordChunkSlow(b []byte) uint64 {
 	return binary.LittleEndian.Uint64(buf[:])
 }
 
+// wordChunks returns the first two wordChunks of the word src[start:end]
+// (the second 0 for a word of at most 8 bytes).
+func wordChunks(src []byte, start, end int) (head, next uint64) {
+	head = wordChunk(src, start, end)
+	if end-start > 8 {
+		next = wordChunk(src, start+8, min(end, start+16))
+	}
+	return head, next
+}
+
 // classLookup returns the classTable entry of the word src[start:end], or
 // nil.
 func classLookup(src []byte, start, end int) *classEntry {
-	head := wordChunk(src, start, end)
-	e := &classTable[classSlot(head, end-start, classMul)]
+	head, next := wordChunks(src, start, end)
+	e := &classTable[classSlot(head, next, classMul)]
 	if !e.spells(head, src, start, end) {
 		return nil
 	}
@@ -192,36 +211,33 @@ func addWord(w string, c, kw uint8) {
 	classWords[w] = e
 }
 
-// buildClassTable fills classTable. The multiplier found for the current
-// words is checked, not searched (a search costs ~0.3 ms at every start);
-// if the words changed and it no longer fits, a search finds one and
-// TestClassMul fails with it, to be pasted into classMulFound.
+// buildClassTable fills classTable. The multiplier is checked, not
+// searched (a search costs milliseconds at every start); if the words
+// changed and it no longer fits, init panics with one that does, to be
+// pasted into classMul.
 func buildClassTable() {
 	if keys := classKeys(); !isPerfectClassMul(keys, classMul) {
-		classMul = searchClassMul(keys)
+		panic(fmt.Sprintf("parse: classMul gives two reserved words one classTable slot; use classMul = %#x", searchClassMul(keys)))
 	}
 	for w, e := range classWords {
-		e.head = wordChunk([]byte(w), 0, len(w))
-		if len(w) > 8 {
-			e.next = wordChunk([]byte(w), 8, len(w))
+		e.head, e.next = wordChunks([]byte(w), 0, len(w))
+		e.view = uint64(viewTail(ptok{Kind: Identifier, cls: e.cls, kw: e.kw}))
+		if prescanWord[e.kw] {
+			e.view |= viewPrescan
 		}
-		e.tail = viewTail(ptok{Kind: Identifier, cls: e.cls, kw: e.kw})
-		e.pre = prescanWord[e.kw]
-		classTable[classSlot(e.head, len(w), classMul)] = e
+		classTable[classSlot(e.head, e.next, classMul)] = e
 	}
 }
 
-// classKey is what classSlot hashes.
-type classKey struct {
-	head uint64
-	n    int
-}
+// classKey is what classSlot hashes: a word's first two wordChunks.
+type classKey struct{ head, next uint64 }
 
-// classKeys returns the first chunk and the length of every reserved word.
+// classKeys returns the classKey of every reserved word.
 func classKeys() []classKey {
 	keys := make([]classKey, 0, len(classWords))
 	for w := range classWords {
-		keys = append(keys, classKey{wordChunk([]byte(w), 0, len(w)), len(w)})
+		head, next := wordChunks([]byte(w), 0, len(w))
+		keys = append(keys, classKey{head, next})
 	}
 	return keys
 }
@@ -246,7 +262,7 @@ func searchClassMul(keys []classKey) uint64 {
 func isPerfectClassMul(keys []classKey, mul uint64) bool {
 	var used [len(classTable)]bool
 	for _, k := range keys {
-		h := classSlot(k.head, k.n, mul)
+		h := classSlot(k.head, k.next, mul)
 		if used[h] {
 			return false
 		}

@@ -27,11 +27,16 @@ func TestTokIDs(t *testing.T) {
 	}
 }
 
-// TestClassMul checks that classMulFound still gives every reserved word
-// a classTable slot of its own; if not, init searched another multiplier,
-// which the failure prints for names.go.
+// TestClassMul checks that classMul gives every reserved word a
+// classTable slot of its own (init panics naming another if not) and
+// that classLookup finds every word.
 func TestClassMul(t *testing.T) {
-	if classMul != classMulFound {
-		t.Fatalf("classMulFound gives two reserved words one slot; use classMulFound = %#x", classMul)
+	if !isPerfectClassMul(classKeys(), classMul) {
+		t.Fatal("classMul gives two reserved words one slot")
+	}
+	for w := range classWords {
+		if e := classLookup([]byte(w), 0, len(w)); e == nil || e.word != w {
+			t.Errorf("%q: classLookup does not find it", w)
+		}
 	}
 }
