@@ -242,41 +242,45 @@ loop:
 			// last class the test at end also sends the rare fSlow
 			// bytes after a name ('#', '\\', '@', controls) to next,
 			// which lexes them as before.
-			i := pos + 1
-			var d uint8 // fastClass[src[i]] - fIdent where the loops stop
+			var d uint8 // fastClass[src[i]] where the loops stop (fIdent is 0)
 			// Four bytes per bounds test while four are left, read
 			// through a pointer because the compiler did not prove the
 			// indexes in bounds (four tests per four bytes); then byte
 			// by byte, which happens only in the last 3 bytes of src.
-			for i+4 <= len(src) {
-				w := (*[4]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), i)) // 0 < i, i+4 <= len(src)
-				if d = fastClass[w[0]] - fIdent; d > fDigit-fIdent {
+			// The loop moves e, the end of the four bytes, instead of
+			// i = e-4: for "i+4 <= len(src)" the compiler kept i+4 in a
+			// second register and moved it into i on every turn.
+			var i int
+			e := pos + 5
+			for ; e <= len(src); e += 4 {
+				w := (*[4]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), e-4)) // 0 < e-4, e <= len(src)
+				if d = fastClass[w[0]]; d > fDigit {
+					i = e - 4
 					goto end
 				}
-				if d = fastClass[w[1]] - fIdent; d > fDigit-fIdent {
-					i++
+				if d = fastClass[w[1]]; d > fDigit {
+					i = e - 3
 					goto end
 				}
-				if d = fastClass[w[2]] - fIdent; d > fDigit-fIdent {
-					i += 2
+				if d = fastClass[w[2]]; d > fDigit {
+					i = e - 2
 					goto end
 				}
-				if d = fastClass[w[3]] - fIdent; d > fDigit-fIdent {
-					i += 3
+				if d = fastClass[w[3]]; d > fDigit {
+					i = e - 1
 					goto end
 				}
-				i += 4
 			}
-			for i < len(src) {
-				if d = fastClass[src[i]] - fIdent; d > fDigit-fIdent {
+			for i = e - 4; ; i++ {
+				if uint(i) >= uint(len(src)) {
+					goto slow // a name that ends the source
+				}
+				if d = fastClass[src[i]]; d > fDigit {
 					break
 				}
-				i++
 			}
-			// d < fStop-fIdent if the name ends the source: the last
-			// byte tested was a name's, or none was (d == 0).
 		end:
-			if d >= fStop-fIdent {
+			if d >= fStop {
 				goto slow // a literal prefix or a non-ASCII letter
 			}
 			if uintptr(tp) >= tend {
