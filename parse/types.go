@@ -17,6 +17,7 @@ type declSpec struct {
 	base       string
 	baseSpan   Span
 	typeStart  int // token index of the first type token (cv or base)
+	typeOff    int // offset of that token (its Start; a type's first token is never split)
 	typeEnd    int // token index after the last type token
 	typeEndOff int // offset just past the last type token
 	declared   int // declarators finished so far
@@ -143,7 +144,7 @@ func (p *parser) oneWordBase(ds *declSpec) (took, ends bool) {
 func (p *parser) takeWordBase(ds *declSpec, i, start int, w string) {
 	end := start + len(w)
 	if ds.typeStart < 0 {
-		ds.typeStart = i
+		ds.typeStart, ds.typeOff = i, start
 	}
 	p.i, p.lastEnd = i+1, end // p.next()
 	ds.hasType = true
@@ -239,7 +240,7 @@ func (p *parser) nameSpec(ds *declSpec, w string) bool {
 // noteTypeTok records the current token as part of the type's range.
 func (p *parser) noteTypeTok(ds *declSpec) {
 	if ds.typeStart < 0 {
-		ds.typeStart = p.i
+		ds.typeStart, ds.typeOff = p.i, p.curStart()
 	}
 	ds.typeEnd = p.i + 1
 	ds.typeEndOff = p.curEnd()
@@ -1285,7 +1286,7 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 	}
 	switch {
 	case ds.declared == 0 && ds.typeStart >= 0:
-		t.Span = Span{int(p.toks[ds.typeStart].Start), end}
+		t.Span = Span{ds.typeOff, end}
 	case first >= 0:
 		t.Span = Span{int(p.toks[first].Start), end}
 	default:
@@ -1304,7 +1305,7 @@ func (p *parser) typeText(ds *declSpec, first, last int) (text string, end int) 
 	if ds.record == nil && first < 0 && p.oneWordType(ds) {
 		// `int i`, `T x`: the text is the one type word, a view of the
 		// source, as the general path below would return.
-		return p.view(int(p.toks[ds.typeStart].Start), end), end
+		return p.view(ds.typeOff, end), end
 	}
 	switch {
 	case ds.record != nil:
@@ -1333,7 +1334,7 @@ func (p *parser) typeText(ds *declSpec, first, last int) (text string, end int) 
 // the tokens one by one.
 func (p *parser) appendTypeTokens(ds *declSpec) {
 	j, k := ds.typeStart, ds.typeEnd-1
-	start := int(p.toks[j].Start)
+	start := ds.typeOff
 	if j < k && k < len(p.toks) && int(p.toks[k].End) == ds.typeEndOff && int(p.toks[j].End) > start && p.viewRun(j, k) {
 		p.bufSrc, p.bufEnd = start, ds.typeEndOff
 		return
@@ -1349,7 +1350,15 @@ func (p *parser) appendTypeTokens(ds *declSpec) {
 // identifier, so nothing is dropped, and origStart never moves it: only a
 // token that closeAngle split, which starts with '>', can start after a
 // '>' byte no token covers), and stops at the token after them, which
-// starts at or after the last one's End.
+// starts at or after the last one's End. Piece by piece, appendSrc puts a
+// space before the first operator where spaceBefore asks for one (after a
+// word, '>' or ','), none between two operators, and extends the source
+// range while each operator continues it: the text is the text so far,
+// that space and the operator bytes (pb is the token's one byte). Only
+// that value counts (see bufText), so the operators are taken at once:
+// the source range grows over them when they continue it together, else
+// the text moves to p.buf and they are appended there, byte by byte (no
+// appendSrc call and no memmove per operator; `float* p` is common).
 func (p *parser) appendOps(first, last int) bool {
 	ops := p.toks[first:last]
 	for i := range ops {
@@ -1357,9 +1366,27 @@ func (p *parser) appendOps(first, last int) bool {
 			return false
 		}
 	}
-	for i := range ops {
-		p.appendSrc(int(ops[i].Start), int(ops[i].End))
+	src := p.src
+	if vs := p.bufSrc; vs >= 0 {
+		off, stop, end := int(ops[0].Start), int(ops[len(ops)-1].End), p.bufEnd
+		if stop-off == len(ops) { // adjacent operators, one byte each
+			space := p.spaceBefore(src[end-1], ops[0].pb, 1)
+			if !space && off == end || space && off == end+1 && src[end] == ' ' {
+				p.bufEnd = stop
+				return true
+			}
+		}
+		p.buf = append(p.buf[:0], src[vs:end]...)
+		p.bufSrc = -1
 	}
+	b := p.buf
+	if len(b) > 0 && p.spaceBefore(b[len(b)-1], ops[0].pb, 1) {
+		b = append(b, ' ')
+	}
+	for i := range ops {
+		b = append(b, ops[i].pb)
+	}
+	p.buf = b
 	return true
 }
 
@@ -1367,7 +1394,7 @@ func (p *parser) appendOps(first, last int) bool {
 // (no cv or other word around it) and none of them is left out of a type's
 // text: then the text of those tokens is ds.base, joined once by setBase.
 func (p *parser) baseIsType(ds *declSpec) bool {
-	return ds.baseKept && ds.typeStart >= 0 && int(p.toks[ds.typeStart].Start) == ds.baseSpan.Start &&
+	return ds.baseKept && ds.typeStart >= 0 && ds.typeOff == ds.baseSpan.Start &&
 		ds.typeEndOff == ds.baseSpan.Stop
 }
 
