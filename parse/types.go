@@ -441,12 +441,72 @@ func (p *parser) parseNamedBase(ds *declSpec) {
 
 // skipTemplateArgs parses `<...>` in a type and discards the arguments.
 func (p *parser) skipTemplateArgs() bool {
+	if p.skipWordArgs() {
+		return true
+	}
 	// The arguments are thrown away, so their types need no text: building
 	// it at every nesting level would cost depth x length.
 	p.noText++
 	_, _, ok := p.parseTemplateArgs()
 	p.noText--
 	return ok
+}
+
+// skipWordArgs is skipTemplateArgs for arguments that are one word or
+// number each, before a one-byte '>' (`std::vector<VertexT>`, `<float,
+// 4>`; ~1.2k per parse): it consumes them and the '>' and returns true,
+// or consumes nothing and returns false for any other.
+//
+// Exactness: parseTemplateArgs at this '<' fails at once if the memo
+// (badAngle) says so, and templateArgs needs p.depth+1 <= maxDepth to
+// enter; both are tested here, with one level more, which leaf needs
+// (below). Then templateArgList takes each argument by parseTemplateArg,
+// each at a word or number (not '>', EOF, ';', '{', '}' or ')'), and
+// after each, no '...', a ',' that it consumes, or the '>', which
+// closeAngle consumes whole (one byte: no split). For each argument:
+//   - a word of builtin and no specifier class that the macro filter
+//     rules out: wordTypeArg takes it (wordType);
+//   - a word of no class that the macro filter rules out, other than
+//     __alignof (no class: leaf sends it to parseUnary): wordTypeArg takes
+//     it if isTypeName knows it; else startsType is false (no '::'
+//     follows, isTypeName said no) and parseCond takes it: leaf makes its
+//     Ident (depth < maxDepth, no class leaf tests, ',' or '>' after it
+//     makes no postfix or other follower), binaryRest stops at ',' (no
+//     binary operator) or '>' (noGT > 0), no '?' follows;
+//   - a number: wordTypeArg (no identifier) and startsType (no '::') say
+//     no, and parseCond takes it the same way (leaf's BasicLit).
+//
+// The arguments are discarded (skipTemplateArgs), so the nodes those paths
+// make need not be made; none of them reports anything or changes state
+// but the position, which ends after the '>' with lastEnd at its end.
+func (p *parser) skipWordArgs() bool {
+	toks, i := p.toks, p.i
+	if w := i >> 6; w < len(p.badAngle) && p.badAngle[w]&(1<<(i&63)) != 0 || p.depth+1 >= maxDepth {
+		return false
+	}
+	for j := i + 1; j+1 < len(toks); j += 2 {
+		t, n := &toks[j], &toks[j+1]
+		switch {
+		case t.Kind == Number:
+		case t.Kind != Identifier || p.maybeMacro(p.src[t.Start], int(t.End-t.Start)):
+			return false
+		case t.cls&clsBuiltin != 0:
+			if t.cls&clsSpec != 0 {
+				return false
+			}
+		case t.cls != 0 || t.End-t.Start == 9 && p.wordIdx(j) == "__alignof":
+			return false
+		}
+		switch {
+		case n.pb == ',':
+		case n.pb == '>' && n.End-n.Start == 1:
+			p.i, p.lastEnd = j+2, int(n.End) // p.next() at each token
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // parseTemplateArgs parses `< arg, ... >` (current token '<'), each argument
