@@ -127,7 +127,7 @@ func (p *parser) oneWordBase(ds *declSpec) (took, ends bool) {
 		return false, false
 	}
 	start, end := int(t.Start), int(t.End)
-	w := unsafe.String(&p.src[start], end-start)
+	w := srcString(p.src, start, end)
 	if p.maybeMacro(w[0], len(w)) || n.Kind == Identifier && isAllCaps(w) {
 		return false, false
 	}
@@ -262,7 +262,7 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 			t, n := &toks[i], &toks[i+1]
 			start, end := int(t.Start), int(t.End)
 			if !(n.Kind == Identifier && n.cls&clsBuiltin != 0) && !p.maybeMacro(p.src[start], end-start) {
-				p.takeWordBase(ds, i, start, unsafe.String(&p.src[start], end-start))
+				p.takeWordBase(ds, i, start, srcString(p.src, start, end))
 				return !p.endsAt(n)
 			}
 		}
@@ -625,7 +625,7 @@ func (p *parser) wordTypeArg() *TypeRef {
 	if p.maybeMacro(p.src[start], end-start) {
 		return nil
 	}
-	w := unsafe.String(&p.src[start], end-start)
+	w := srcString(p.src, start, end)
 	switch c := t.cls; {
 	case c&clsSpec != 0:
 		return nil
@@ -659,7 +659,7 @@ func (p *parser) wordTypeID() *TypeRef {
 	if p.maybeMacro(p.src[start], end-start) {
 		return nil
 	}
-	return p.wordType(i, start, unsafe.String(&p.src[start], end-start))
+	return p.wordType(i, start, srcString(p.src, start, end))
 }
 
 // wordType consumes token i, the word w at offset start, as a whole
@@ -842,7 +842,7 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 				sh := p.plainOps(d.typ, i, j, start)
 				p.i, p.lastEnd = j+1, end // p.next()
 				d.nameSpan = Span{start, end}
-				d.name = unsafe.String(&p.src[start], end-start)
+				d.name = srcString(p.src, start, end)
 				if n.pb == '[' || n.pb == '(' {
 					p.declSuffixes(d, mode)
 				}
@@ -1117,7 +1117,7 @@ func (p *parser) declName(d *declarator) {
 			start, end := int(t.Start), int(t.End)
 			p.i, p.lastEnd = i+1, end // p.next()
 			d.nameSpan = Span{start, end}
-			d.name = unsafe.String(&p.src[start], end-start)
+			d.name = srcString(p.src, start, end)
 			return
 		}
 	}
@@ -1478,7 +1478,7 @@ func (p *parser) oneWordType(ds *declSpec) bool {
 	if t.Kind != Identifier || int(t.End) != ds.typeEndOff || t.cls&clsSpec != 0 {
 		return false
 	}
-	w := unsafe.String(&p.src[t.Start], int(t.End-t.Start))
+	w := srcString(p.src, int(t.Start), int(t.End))
 	return w != "__launch_bounds__" && (!p.maybeMacro(w[0], len(w)) || p.specOf(w) == nil)
 }
 
