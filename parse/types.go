@@ -17,6 +17,7 @@ type declSpec struct {
 	base       string
 	baseSpan   Span
 	typeStart  int // token index of the first type token (cv or base)
+	typeOff    int // offset of that token (its Start; a type's first token is never split)
 	typeEnd    int // token index after the last type token
 	typeEndOff int // offset just past the last type token
 	declared   int // declarators finished so far
@@ -126,7 +127,7 @@ func (p *parser) oneWordBase(ds *declSpec) (took, ends bool) {
 		return false, false
 	}
 	start, end := int(t.Start), int(t.End)
-	w := unsafe.String(&p.src[start], end-start)
+	w := srcString(p.src, start, end)
 	if p.maybeMacro(w[0], len(w)) || n.Kind == Identifier && isAllCaps(w) {
 		return false, false
 	}
@@ -143,7 +144,7 @@ func (p *parser) oneWordBase(ds *declSpec) (took, ends bool) {
 func (p *parser) takeWordBase(ds *declSpec, i, start int, w string) {
 	end := start + len(w)
 	if ds.typeStart < 0 {
-		ds.typeStart = i
+		ds.typeStart, ds.typeOff = i, start
 	}
 	p.i, p.lastEnd = i+1, end // p.next()
 	ds.hasType = true
@@ -239,7 +240,7 @@ func (p *parser) nameSpec(ds *declSpec, w string) bool {
 // noteTypeTok records the current token as part of the type's range.
 func (p *parser) noteTypeTok(ds *declSpec) {
 	if ds.typeStart < 0 {
-		ds.typeStart = p.i
+		ds.typeStart, ds.typeOff = p.i, p.curStart()
 	}
 	ds.typeEnd = p.i + 1
 	ds.typeEndOff = p.curEnd()
@@ -261,7 +262,7 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 			t, n := &toks[i], &toks[i+1]
 			start, end := int(t.Start), int(t.End)
 			if !(n.Kind == Identifier && n.cls&clsBuiltin != 0) && !p.maybeMacro(p.src[start], end-start) {
-				p.takeWordBase(ds, i, start, unsafe.String(&p.src[start], end-start))
+				p.takeWordBase(ds, i, start, srcString(p.src, start, end))
 				return !p.endsAt(n)
 			}
 		}
@@ -440,12 +441,72 @@ func (p *parser) parseNamedBase(ds *declSpec) {
 
 // skipTemplateArgs parses `<...>` in a type and discards the arguments.
 func (p *parser) skipTemplateArgs() bool {
+	if p.skipWordArgs() {
+		return true
+	}
 	// The arguments are thrown away, so their types need no text: building
 	// it at every nesting level would cost depth x length.
 	p.noText++
 	_, _, ok := p.parseTemplateArgs()
 	p.noText--
 	return ok
+}
+
+// skipWordArgs is skipTemplateArgs for arguments that are one word or
+// number each, before a one-byte '>' (`std::vector<VertexT>`, `<float,
+// 4>`; ~1.2k per parse): it consumes them and the '>' and returns true,
+// or consumes nothing and returns false for any other.
+//
+// Exactness: parseTemplateArgs at this '<' fails at once if the memo
+// (badAngle) says so, and templateArgs needs p.depth+1 <= maxDepth to
+// enter; both are tested here, with one level more, which leaf needs
+// (below). Then templateArgList takes each argument by parseTemplateArg,
+// each at a word or number (not '>', EOF, ';', '{', '}' or ')'), and
+// after each, no '...', a ',' that it consumes, or the '>', which
+// closeAngle consumes whole (one byte: no split). For each argument:
+//   - a word of builtin and no specifier class that the macro filter
+//     rules out: wordTypeArg takes it (wordType);
+//   - a word of no class that the macro filter rules out, other than
+//     __alignof (no class: leaf sends it to parseUnary): wordTypeArg takes
+//     it if isTypeName knows it; else startsType is false (no '::'
+//     follows, isTypeName said no) and parseCond takes it: leaf makes its
+//     Ident (depth < maxDepth, no class leaf tests, ',' or '>' after it
+//     makes no postfix or other follower), binaryRest stops at ',' (no
+//     binary operator) or '>' (noGT > 0), no '?' follows;
+//   - a number: wordTypeArg (no identifier) and startsType (no '::') say
+//     no, and parseCond takes it the same way (leaf's BasicLit).
+//
+// The arguments are discarded (skipTemplateArgs), so the nodes those paths
+// make need not be made; none of them reports anything or changes state
+// but the position, which ends after the '>' with lastEnd at its end.
+func (p *parser) skipWordArgs() bool {
+	toks, i := p.toks, p.i
+	if w := i >> 6; w < len(p.badAngle) && p.badAngle[w]&(1<<(i&63)) != 0 || p.depth+1 >= maxDepth {
+		return false
+	}
+	for j := i + 1; j+1 < len(toks); j += 2 {
+		t, n := &toks[j], &toks[j+1]
+		switch {
+		case t.Kind == Number:
+		case t.Kind != Identifier || p.maybeMacro(p.src[t.Start], int(t.End-t.Start)):
+			return false
+		case t.cls&clsBuiltin != 0:
+			if t.cls&clsSpec != 0 {
+				return false
+			}
+		case t.cls != 0 || t.End-t.Start == 9 && p.wordIdx(j) == "__alignof":
+			return false
+		}
+		switch {
+		case n.pb == ',':
+		case n.pb == '>' && n.End-n.Start == 1:
+			p.i, p.lastEnd = j+2, int(n.End) // p.next() at each token
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // parseTemplateArgs parses `< arg, ... >` (current token '<'), each argument
@@ -564,7 +625,7 @@ func (p *parser) wordTypeArg() *TypeRef {
 	if p.maybeMacro(p.src[start], end-start) {
 		return nil
 	}
-	w := unsafe.String(&p.src[start], end-start)
+	w := srcString(p.src, start, end)
 	switch c := t.cls; {
 	case c&clsSpec != 0:
 		return nil
@@ -598,7 +659,7 @@ func (p *parser) wordTypeID() *TypeRef {
 	if p.maybeMacro(p.src[start], end-start) {
 		return nil
 	}
-	return p.wordType(i, start, unsafe.String(&p.src[start], end-start))
+	return p.wordType(i, start, srcString(p.src, start, end))
 }
 
 // wordType consumes token i, the word w at offset start, as a whole
@@ -781,7 +842,7 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 				sh := p.plainOps(d.typ, i, j, start)
 				p.i, p.lastEnd = j+1, end // p.next()
 				d.nameSpan = Span{start, end}
-				d.name = unsafe.String(&p.src[start], end-start)
+				d.name = srcString(p.src, start, end)
 				if n.pb == '[' || n.pb == '(' {
 					p.declSuffixes(d, mode)
 				}
@@ -847,9 +908,11 @@ const typeRefChunk = chunkBytes / int(unsafe.Sizeof(TypeRef{}))
 // newTypeRef returns a TypeRef with ds's base type, as newNode would, with
 // the fields stored into the zeroed slab slot (a declarator's TypeRef is
 // the most frequent node, and all but four of its 13 words stay zero).
-// It inlines into its callers (inliner cost 72 of 80: n is read once,
+// It inlines into its callers (inliner cost 75 of 80: n is read once,
 // and the new chunk's length 0 is known without reading it back; the
-// chunk's capacity is chunkCap's, spelled out with a constant).
+// chunk's capacity is chunkCap's, spelled out with a constant; the slot's
+// address is taken without &s.buf[n]'s bounds test, which the compiler
+// cannot drop after the reslice to n+1).
 
 func (p *parser) newTypeRef(ds *declSpec) *TypeRef {
 	s := &p.slabs.sTypeRef
@@ -858,7 +921,7 @@ func (p *parser) newTypeRef(ds *declSpec) *TypeRef {
 		s.buf, n = make([]TypeRef, 0, min(max(2*n, 8), typeRefChunk)), 0
 	}
 	s.buf = s.buf[:n+1]
-	t := &s.buf[n]
+	t := (*TypeRef)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.buf)), uintptr(n)*unsafe.Sizeof(TypeRef{}))) // &s.buf[n]: n < n+1 needs no second bounds test
 	t.Base, t.BaseSpan, t.Const, t.Restrict = ds.base, ds.baseSpan, ds.isConst, ds.restrict
 	return t
 }
@@ -1056,7 +1119,7 @@ func (p *parser) declName(d *declarator) {
 			start, end := int(t.Start), int(t.End)
 			p.i, p.lastEnd = i+1, end // p.next()
 			d.nameSpan = Span{start, end}
-			d.name = unsafe.String(&p.src[start], end-start)
+			d.name = srcString(p.src, start, end)
 			return
 		}
 	}
@@ -1248,7 +1311,8 @@ func (p *parser) parseParam() *Param {
 	var dv declarator
 	d := &dv
 	p.parseDeclarator(d, ds, declParam)
-	prm := newNode(&p.slabs.sParam, Param{Type: d.typ, Name: d.name, NameSpan: d.nameSpan})
+	prm := slot(&p.slabs.sParam) // zero: only the fields set are stored (see slot)
+	prm.Type, prm.Name, prm.NameSpan = d.typ, d.name, d.nameSpan
 	if p.got("=") {
 		p.noGT++
 		save := p.noGT
@@ -1285,7 +1349,7 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 	}
 	switch {
 	case ds.declared == 0 && ds.typeStart >= 0:
-		t.Span = Span{int(p.toks[ds.typeStart].Start), end}
+		t.Span = Span{ds.typeOff, end}
 	case first >= 0:
 		t.Span = Span{int(p.toks[first].Start), end}
 	default:
@@ -1304,7 +1368,7 @@ func (p *parser) typeText(ds *declSpec, first, last int) (text string, end int) 
 	if ds.record == nil && first < 0 && p.oneWordType(ds) {
 		// `int i`, `T x`: the text is the one type word, a view of the
 		// source, as the general path below would return.
-		return p.view(int(p.toks[ds.typeStart].Start), end), end
+		return p.view(ds.typeOff, end), end
 	}
 	switch {
 	case ds.record != nil:
@@ -1333,7 +1397,7 @@ func (p *parser) typeText(ds *declSpec, first, last int) (text string, end int) 
 // the tokens one by one.
 func (p *parser) appendTypeTokens(ds *declSpec) {
 	j, k := ds.typeStart, ds.typeEnd-1
-	start := int(p.toks[j].Start)
+	start := ds.typeOff
 	if j < k && k < len(p.toks) && int(p.toks[k].End) == ds.typeEndOff && int(p.toks[j].End) > start && p.viewRun(j, k) {
 		p.bufSrc, p.bufEnd = start, ds.typeEndOff
 		return
@@ -1349,7 +1413,15 @@ func (p *parser) appendTypeTokens(ds *declSpec) {
 // identifier, so nothing is dropped, and origStart never moves it: only a
 // token that closeAngle split, which starts with '>', can start after a
 // '>' byte no token covers), and stops at the token after them, which
-// starts at or after the last one's End.
+// starts at or after the last one's End. Piece by piece, appendSrc puts a
+// space before the first operator where spaceBefore asks for one (after a
+// word, '>' or ','), none between two operators, and extends the source
+// range while each operator continues it: the text is the text so far,
+// that space and the operator bytes (pb is the token's one byte). Only
+// that value counts (see bufText), so the operators are taken at once:
+// the source range grows over them when they continue it together, else
+// the text moves to p.buf and they are appended there, byte by byte (no
+// appendSrc call and no memmove per operator; `float* p` is common).
 func (p *parser) appendOps(first, last int) bool {
 	ops := p.toks[first:last]
 	for i := range ops {
@@ -1357,9 +1429,27 @@ func (p *parser) appendOps(first, last int) bool {
 			return false
 		}
 	}
-	for i := range ops {
-		p.appendSrc(int(ops[i].Start), int(ops[i].End))
+	src := p.src
+	if vs := p.bufSrc; vs >= 0 {
+		off, stop, end := int(ops[0].Start), int(ops[len(ops)-1].End), p.bufEnd
+		if stop-off == len(ops) { // adjacent operators, one byte each
+			space := p.spaceBefore(src[end-1], ops[0].pb, 1)
+			if !space && off == end || space && off == end+1 && src[end] == ' ' {
+				p.bufEnd = stop
+				return true
+			}
+		}
+		p.buf = append(p.buf[:0], src[vs:end]...)
+		p.bufSrc = -1
 	}
+	b := p.buf
+	if len(b) > 0 && p.spaceBefore(b[len(b)-1], ops[0].pb, 1) {
+		b = append(b, ' ')
+	}
+	for i := range ops {
+		b = append(b, ops[i].pb)
+	}
+	p.buf = b
 	return true
 }
 
@@ -1367,7 +1457,7 @@ func (p *parser) appendOps(first, last int) bool {
 // (no cv or other word around it) and none of them is left out of a type's
 // text: then the text of those tokens is ds.base, joined once by setBase.
 func (p *parser) baseIsType(ds *declSpec) bool {
-	return ds.baseKept && ds.typeStart >= 0 && int(p.toks[ds.typeStart].Start) == ds.baseSpan.Start &&
+	return ds.baseKept && ds.typeStart >= 0 && ds.typeOff == ds.baseSpan.Start &&
 		ds.typeEndOff == ds.baseSpan.Stop
 }
 
@@ -1391,7 +1481,7 @@ func (p *parser) oneWordType(ds *declSpec) bool {
 	if t.Kind != Identifier || int(t.End) != ds.typeEndOff || t.cls&clsSpec != 0 {
 		return false
 	}
-	w := unsafe.String(&p.src[t.Start], int(t.End-t.Start))
+	w := srcString(p.src, int(t.Start), int(t.End))
 	return w != "__launch_bounds__" && (!p.maybeMacro(w[0], len(w)) || p.specOf(w) == nil)
 }
 
