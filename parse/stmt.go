@@ -5,33 +5,44 @@ package parse
 // or closing '}' so the rest of the body still parses.
 
 // parseBlock parses `{ stmts }` at the current '{'.
+//
+// Only p, the list mark and the '{' token's index live across the
+// statement loop (the node is taken after it, the '{' bounds read again
+// from the view, where a '{' never changes): each value live across the
+// loop's call is reloaded at every statement.
 func (p *parser) parseBlock() *BlockStmt {
-	open := p.tok()
+	open := p.i
 	p.next()
-	b := slot(&p.slabs.sBlockStmt)
-	list := &p.slabs.stmts
-	mark := len(list.items)
+	mark := len(p.slabs.stmts.items)
 	for {
 		if t := &p.toks[p.i]; t.Kind == EOF || t.pb == '}' { // atEOF, is("}")
 			break
 		}
 		before := p.i
 		if s := p.parseStmt(); s != nil {
-			list.push(s)
+			p.slabs.stmts.push(s)
 		}
 		if p.i == before {
-			t := p.tok()
-			p.next()
-			list.push(&OpaqueStmt{Span: Span{t.Start, t.End}, Reason: "unexpected token"})
-			p.errorf(t.Start, t.End, "PARSE011", "unexpected token in statement")
+			p.unexpectedStmtToken()
 		}
 	}
-	b.Stmts = list.finish(mark)
+	b := slot(&p.slabs.sBlockStmt)
+	b.Stmts = p.slabs.stmts.finish(mark)
+	start := int(p.toks[open].Start)
 	if !p.got("}") {
-		p.errorf(open.Start, open.End, "PARSE003", "unbalanced '{': no matching '}' before end of file")
+		p.errorf(start, int(p.toks[open].End), "PARSE003", "unbalanced '{': no matching '}' before end of file")
 	}
-	b.Span = Span{open.Start, p.lastEnd}
+	b.Span = Span{start, p.lastEnd}
 	return b
+}
+
+// unexpectedStmtToken consumes a token no statement takes, as an
+// OpaqueStmt of its own on the statement stack.
+func (p *parser) unexpectedStmtToken() {
+	t := p.tok()
+	p.next()
+	p.slabs.stmts.push(&OpaqueStmt{Span: Span{t.Start, t.End}, Reason: "unexpected token"})
+	p.errorf(t.Start, t.End, "PARSE011", "unexpected token in statement")
 }
 
 // parseStmt parses one statement. The depth guard is released at each
@@ -68,20 +79,29 @@ func (p *parser) parseStmtIn() Stmt {
 				return s
 			}
 		}
-		if !p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) && !p.isPragmaWord() {
-			return p.plainWordStmt(start)
+		// (Both pragma words start with '_'.)
+		if c := p.src[t.Start]; p.maybeMacro(c, int(t.End-t.Start)) || c == '_' && p.isPragmaWord() {
+			return p.macroWordStmt(start)
 		}
-		h := p.stmtHead()
-		if h.macro != nil && h.attr == attrStmt || h.w == "_Pragma" || h.w == "__pragma" {
-			// macroStmt returns nil for any other word.
-			if s := p.macroStmt(start, h); s != nil {
-				return s
+		// A word that is no macro of the file, no _Pragma or __pragma,
+		// and starts no keyword statement. This is the path macroWordStmt
+		// takes for such a word, where stmtHead would find no macro (so
+		// attr is attrNone): macroStmt returns nil, a label needs a
+		// non-keyword, tryDeclStmtAt's keyword and exprFollows tests are
+		// as written here, and macroCallStmt is false without a macro.
+		// (It is written out here, not called: one frame less for most
+		// statements.)
+		if t.cls&clsKeyword == 0 {
+			if p.pbAt(1, ':') {
+				return p.parseLabeled(start)
 			}
+			if t.cls&^(clsOpWord|clsExprWord) == 0 && (p.exprFollows() || p.comparisonFollows()) {
+				return p.parseExprStmt(start)
+			}
+		} else if !startsDeclKeyword(t.kw) {
+			return p.parseExprStmt(start)
 		}
-		if p.pbAt(1, ':') && !p.isKeyword() {
-			return p.parseLabeled(start)
-		}
-		if d := p.tryDeclStmtAt(false, h); d != nil {
+		if d := p.declStmt(false); d != nil {
 			return d
 		}
 	case t.pb == '{':
@@ -93,6 +113,28 @@ func (p *parser) parseStmtIn() Stmt {
 		if d := p.tryDeclStmt(false); d != nil {
 			return d
 		}
+	}
+	return p.parseExprStmt(start)
+}
+
+// macroWordStmt parses a statement that starts with a word that may be a
+// macro of the file (maybeMacro), _Pragma or __pragma, and starts no
+// keyword statement: the words whose statement depends on what the file
+// #defines them as (stmtHead). It is out of parseStmtIn, whose frame
+// then holds no headWord.
+func (p *parser) macroWordStmt(start int) Stmt {
+	h := p.stmtHead()
+	if h.macro != nil && h.attr == attrStmt || h.w == "_Pragma" || h.w == "__pragma" {
+		// macroStmt returns nil for any other word.
+		if s := p.macroStmt(start, h); s != nil {
+			return s
+		}
+	}
+	if p.pbAt(1, ':') && !p.isKeyword() {
+		return p.parseLabeled(start)
+	}
+	if d := p.tryDeclStmtAt(false, h); d != nil {
+		return d
 	}
 	return p.parseExprStmt(start)
 }
@@ -558,7 +600,7 @@ func (p *parser) macroStmt(start int, h headWord) Stmt {
 // the declaration may end at ':' (range-for) instead of ';'.
 //
 // It decides as tryDeclStmtAt(forInit, p.stmtHead()) does, without the
-// lookups where the current token is no macro (see plainWordStmt): a
+// lookups where the current token is no macro (see parseStmtIn): a
 // token that is no word starts a specifier sequence only as `[[` or '::'
 // (specStep stops at any other at once, so parseDeclSpecs finds no type
 // and the attempt consumes nothing).
