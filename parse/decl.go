@@ -600,7 +600,7 @@ func (p *parser) parseFuncBody(fn *FuncDecl) *BlockStmt {
 	p.symNames = p.scopeNames(fn.Scope)
 	for _, prm := range fn.Params {
 		if prm.Name != "" {
-			p.addSymbol(Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: true})
+			p.addSymbol(prm.Name, prm.Type, prm, true)
 		}
 	}
 	body := p.parseBlock()

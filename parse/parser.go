@@ -610,12 +610,39 @@ func carve[T any](chunk *[]T, n int) []T {
 	return (*chunk)[k : k : k+n]
 }
 
-// addSymbol appends sym to the current scope's symbols; the first 16
-// go to room carved from a chunk (with room for 8, one function body in
-// three grew its list through append's allocations from the ninth local; 32
-// cost more bytes than the growths it spares). A scope without symbols
-// keeps a nil list.
-func (p *parser) addSymbol(sym Symbol) {
+// addSymbol appends the symbol {name, typ, decl, param} to the current
+// scope's symbols; the first 16 go to room carved from a chunk (with room
+// for 8, one function body in three grew its list through append's
+// allocations from the ninth local; 32 cost more bytes than the growths it
+// spares). A scope without symbols keeps a nil list.
+//
+// The common case, room in both the list and the Symbol slab, makes no
+// call, so the fields stay in their registers (a call on any path made
+// the compiler save them all at entry); addSymbolSlow, a tail call, does
+// the rest as addSymbol did before, with the same lists and capacities.
+func (p *parser) addSymbol(name string, typ *TypeRef, decl Node, param bool) {
+	s := p.scope
+	syms, slab := s.Symbols, p.slabs.sSymbol.buf
+	n, k := len(syms), len(slab)
+	if n == cap(syms) || k == cap(slab) {
+		p.addSymbolSlow(Symbol{Name: name, Type: typ, Decl: decl, Param: param})
+		return
+	}
+	slab = slab[:k+1]
+	p.slabs.sSymbol.buf = slab
+	e := &slab[k] // zero (see slot): only the fields are stored
+	e.Name, e.Type, e.Decl, e.Param = name, typ, decl, param
+	syms = syms[:n+1]
+	syms[n] = e
+	s.Symbols = syms
+	p.symNames |= symBit(name)
+}
+
+// addSymbolSlow is addSymbol when the scope's list is nil or full, or the
+// Symbol slab is.
+//
+//go:noinline
+func (p *parser) addSymbolSlow(sym Symbol) {
 	s := p.scope
 	if s.Symbols == nil {
 		s.Symbols = carve(&p.slabs.symChunk, 16)

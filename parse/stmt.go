@@ -523,7 +523,7 @@ func (p *parser) parseTry(start int) Stmt {
 // declareParam adds a lambda parameter (isParam) or a catch parameter.
 func (p *parser) declareParam(prm *Param, isParam bool) {
 	if prm != nil && prm.Name != "" && p.scope != nil {
-		p.addSymbol(Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: isParam})
+		p.addSymbol(prm.Name, prm.Type, prm, isParam)
 	}
 }
 
@@ -923,7 +923,7 @@ func (p *parser) blockDeclarators(ds *declSpec) []*VarDecl {
 		p.parseVarInit(v, declBlock)
 		if p.scope != nil && d.bindings == nil {
 			// declareVar's common case, without the call.
-			p.addSymbol(Symbol{Name: v.Name, Type: v.Type, Decl: v})
+			p.addSymbol(v.Name, v.Type, v, false)
 		} else {
 			p.declareVar(v, d)
 		}
@@ -949,12 +949,12 @@ func (p *parser) declareVar(v *VarDecl, d *declarator) {
 		return
 	}
 	if len(d.bindings) == 0 {
-		p.addSymbol(Symbol{Name: v.Name, Type: v.Type, Decl: v})
+		p.addSymbol(v.Name, v.Type, v, false)
 		return
 	}
 	for _, b := range d.bindings {
 		name := p.intern(p.src[b.Start:b.Stop])
-		p.addSymbol(Symbol{Name: name, Type: v.Type, Decl: v})
+		p.addSymbol(name, v.Type, v, false)
 	}
 }
 
