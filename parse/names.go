@@ -446,8 +446,8 @@ func (p *parser) collectMacros() {
 	var ms slab[Macro]
 	for _, k := range p.directs {
 		t := p.file.Tokens[k]
-		n, rest := directiveNameAt(p.src, t.Start, t.End)
-		if string(p.src[n:rest]) != "define" {
+		rest := defineNameEnd(p.src, t.Start, t.End)
+		if rest < 0 {
 			continue
 		}
 		raw := p.src[rest:t.End]
@@ -470,6 +470,23 @@ func (p *parser) collectMacros() {
 			p.learnMacro(m, &p.macroDefs[k])
 		}
 	}
+}
+
+// defineNameEnd returns the offset after the name of the directive
+// [start,end) when that name is "define", else -1. It decides as
+// directiveNameAt's name compared with "define" would, without scanning
+// the name of every other directive: the name is "define" exactly when
+// its first six bytes spell it and the byte after them (if any before
+// end) is no identifier byte.
+func defineNameEnd(src []byte, start, end int) int {
+	i := directiveNameStart(src, start, end)
+	if end-i < len("define") || string(src[i:i+len("define")]) != "define" {
+		return -1
+	}
+	if j := i + len("define"); j == end || !isIdentChar(src[j]) {
+		return j
+	}
+	return -1
 }
 
 // lenBit is the bit of a name length in nameSet.lens (lengths of 63 and
