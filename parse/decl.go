@@ -258,10 +258,10 @@ func (p *parser) isRecordDef() bool {
 func (p *parser) skipBracketsIdx(i int) int {
 	depth := 0
 	for ; i < len(p.toks)-1; i++ {
-		switch string(p.textAt(i)) {
-		case "[":
+		switch p.textByte(i) {
+		case '[':
 			depth++
-		case "]":
+		case ']':
 			depth--
 			if depth == 0 {
 				return i + 1

@@ -194,10 +194,10 @@ func (p *parser) recordDefWithDeclarator() bool {
 func (p *parser) skipBracesIdx(i int) int {
 	depth := 0
 	for ; i < len(p.toks)-1; i++ {
-		switch string(p.textAt(i)) {
-		case "{":
+		switch p.textByte(i) {
+		case '{':
 			depth++
-		case "}":
+		case '}':
 			depth--
 			if depth == 0 {
 				return i + 1
