@@ -690,10 +690,20 @@ func (p *parser) newBinary(sp Span, op string, opPos int, x, y Expr) *BinaryExpr
 // ---------------------------------------------------------------------------
 // Backtracking
 
-type mark struct{ i, lastEnd, diags, splits, syms int }
+// mark is the parser state a backtrack (reset) restores. It has four
+// fields, so the compiler keeps it in registers (a struct of five fields
+// lived in memory: cleared, stored and copied at every mark). The token
+// index and the length of the splits log share one word: each is below
+// 2^31, since the view has at most one entry per source byte (and EOF), a
+// split takes a byte off the front of a token (at most length-1 live
+// splits per token), and ParseFile parses no source of 2 GiB or more.
+type mark struct {
+	lastEnd, diags, syms int
+	at                   uint64 // p.i<<32 | len(p.splits)
+}
 
 func (p *parser) mark() mark {
-	m := mark{i: p.i, lastEnd: p.lastEnd, diags: len(p.diags), splits: len(p.splits)}
+	m := mark{lastEnd: p.lastEnd, diags: len(p.diags), at: uint64(p.i)<<32 | uint64(len(p.splits))}
 	if p.scope != nil {
 		m.syms = len(p.scope.Symbols)
 	}
@@ -701,14 +711,14 @@ func (p *parser) mark() mark {
 }
 
 func (p *parser) reset(m mark) {
-	for len(p.splits) > m.splits {
+	for splits := int(uint32(m.at)); len(p.splits) > splits; {
 		s := p.splits[len(p.splits)-1]
 		p.toks[s.idx].Start = int32(s.start)
 		p.toks[s.idx].pb = s.pb
 		p.toks[s.idx].kw = s.kw
 		p.splits = p.splits[:len(p.splits)-1]
 	}
-	p.i, p.lastEnd = m.i, m.lastEnd
+	p.i, p.lastEnd = int(m.at>>32), m.lastEnd
 	p.diags = p.diags[:m.diags]
 	if p.scope != nil && len(p.scope.Symbols) > m.syms {
 		p.scope.Symbols = p.scope.Symbols[:m.syms]
