@@ -639,30 +639,30 @@ func symBit(name string) uint64 {
 }
 
 // parseVarInit parses a declarator's initializer and sets v's span end.
+// The current token is read once; what follows '=' is an initializer list
+// or an assignment-expression.
 func (p *parser) parseVarInit(v *VarDecl, mode declMode) {
-	switch {
-	case p.is("="):
+	switch p.toks[p.i].pb {
+	case '=':
 		p.next()
-		v.Init = p.parseInitializer()
-	case p.is("{"):
+		if p.toks[p.i].pb == '{' {
+			v.Init = p.parseInitList(nil)
+		} else {
+			v.Init = p.parseAssign()
+		}
+	case '{':
 		v.Init = p.parseInitList(nil)
-	case p.is("("):
+	case '(':
 		v.Init = p.parseParenInit()
-	case p.is(":") && !p.pbAt(1, ':') && mode == declFile:
-		p.next() // bit-field width
-		p.parseCond()
+	case ':':
+		if !p.pbAt(1, ':') && mode == declFile {
+			p.next() // bit-field width
+			p.parseCond()
+		}
 	}
 	for p.isK(kwAttributeUU) {
 		p.next()
 		p.skipBalanced()
 	}
 	v.Stop = p.lastEnd
-}
-
-// parseInitializer parses what follows '=' in a declaration.
-func (p *parser) parseInitializer() Expr {
-	if p.is("{") {
-		return p.parseInitList(nil)
-	}
-	return p.parseAssign()
 }

@@ -75,8 +75,43 @@ func (p *parser) parseStmtIn() Stmt {
 	switch {
 	case t.Kind == Identifier:
 		if t.cls&clsKeyword != 0 { // only keywords start these statements
-			if s := p.parseKeywordStmt(start); s != nil {
-				return s
+			// The statements that start with a keyword, told by its
+			// token id (no call for the dispatch); the others (default
+			// without ':', a record without a definition of its own, the
+			// declaration keywords) go on below.
+			switch t.kw {
+			case kwIf:
+				return p.parseIf(start)
+			case kwFor:
+				return p.parseFor(start)
+			case kwWhile:
+				return p.parseWhile(start)
+			case kwDo:
+				return p.parseDo(start)
+			case kwSwitch:
+				return p.parseSwitch(start)
+			case kwCase:
+				return p.parseCase(start)
+			case kwDefault:
+				if p.pbAt(1, ':') {
+					p.next()
+					p.next()
+					return newNode(&p.slabs.sCase, CaseStmt{Span: p.spanFrom(start)})
+				}
+			case kwBreak, kwContinue, kwGoto:
+				return p.parseBranch(start)
+			case kwReturn, kwCoReturn:
+				return p.parseReturn(start)
+			case kwTry:
+				return p.parseTry(start)
+			case kwAsm, kwAsmUU, kwAsmU:
+				return p.parseAsm(start)
+			case kwStaticAssert, kwTypedef, kwUsing, kwTemplate, kwNamespace:
+				return p.declInStmt(start)
+			case kwStruct, kwClass, kwUnion, kwEnum:
+				if p.isRecordDef() && !p.recordDefWithDeclarator() {
+					return p.declInStmt(start)
+				}
 			}
 		}
 		// (Both pragma words start with '_'.)
@@ -137,46 +172,6 @@ func (p *parser) macroWordStmt(start int) Stmt {
 		return d
 	}
 	return p.parseExprStmt(start)
-}
-
-// parseKeywordStmt dispatches statements that start with a keyword (its
-// caller tests the keyword class); nil when the current word starts none.
-func (p *parser) parseKeywordStmt(start int) Stmt {
-	switch p.toks[p.i].kw {
-	case kwIf:
-		return p.parseIf(start)
-	case kwFor:
-		return p.parseFor(start)
-	case kwWhile:
-		return p.parseWhile(start)
-	case kwDo:
-		return p.parseDo(start)
-	case kwSwitch:
-		return p.parseSwitch(start)
-	case kwCase:
-		return p.parseCase(start)
-	case kwDefault:
-		if p.pbAt(1, ':') {
-			p.next()
-			p.next()
-			return newNode(&p.slabs.sCase, CaseStmt{Span: p.spanFrom(start)})
-		}
-	case kwBreak, kwContinue, kwGoto:
-		return p.parseBranch(start)
-	case kwReturn, kwCoReturn:
-		return p.parseReturn(start)
-	case kwTry:
-		return p.parseTry(start)
-	case kwAsm, kwAsmUU, kwAsmU:
-		return p.parseAsm(start)
-	case kwStaticAssert, kwTypedef, kwUsing, kwTemplate, kwNamespace:
-		return p.declInStmt(start)
-	case kwStruct, kwClass, kwUnion, kwEnum:
-		if p.isRecordDef() && !p.recordDefWithDeclarator() {
-			return p.declInStmt(start)
-		}
-	}
-	return nil
 }
 
 // recordDefWithDeclarator reports whether a local record definition also
