@@ -683,13 +683,16 @@ func (p *parser) learnMacro(m *Macro, d *macroDef) {
 		if first {
 			allType, first = true, false // allType starts true when there are words
 		}
+		// The word's class bits (the reserved-word table, exact for
+		// every spelling) instead of two map lookups.
+		cls := wordClassOf(unsafe.Slice(unsafe.StringData(w), len(w)))
 		switch {
-		case specifierWords[w]:
+		case cls&clsSpec != 0: // specifierWords[w]
 			specs = append(specs, w)
 			allType = false
 		case w == `"C"` || w == `"C++"`:
 			allType = false // `#define KERNEL extern "C" __global__`
-		case builtinTypeWords[w] || w == "const" || w == "volatile" || w == "*":
+		case cls&clsBuiltin != 0 || w == "const" || w == "volatile" || w == "*": // builtinTypeWords[w] || ...
 			allSpecs = false
 		case w == "__launch_bounds__" || strings.HasPrefix(w, "__launch_bounds__(") || strings.HasPrefix(w, "__attribute__"):
 			allType = false
@@ -709,7 +712,7 @@ func (p *parser) learnMacro(m *Macro, d *macroDef) {
 func (p *parser) learnAttrMacro(m *Macro, body string, d *macroDef) bool {
 	// Every prefix and word below starts with one of these bytes: any
 	// other body (most: numbers, expressions) is none of them.
-	if body == "" || strings.IndexByte("_a[rifw", body[0]) < 0 {
+	if body == "" || !attrMacroFirst[body[0]] {
 		return false
 	}
 	var a int
@@ -730,6 +733,10 @@ func (p *parser) learnAttrMacro(m *Macro, body string, d *macroDef) bool {
 	d.attr = a
 	return true
 }
+
+// attrMacroFirst holds the first bytes of the prefixes and words
+// learnAttrMacro looks for.
+var attrMacroFirst = [256]bool{'_': true, 'a': true, '[': true, 'r': true, 'i': true, 'f': true, 'w': true}
 
 // Kinds of attribute-like macros.
 const (

@@ -159,7 +159,7 @@ func (p *parser) parseStmtIn() Stmt {
 // then holds no headWord.
 func (p *parser) macroWordStmt(start int) Stmt {
 	h := p.stmtHead()
-	if h.macro != nil && h.attr == attrStmt || h.w == "_Pragma" || h.w == "__pragma" {
+	if h.attr() == attrStmt || h.w == "_Pragma" || h.w == "__pragma" {
 		// macroStmt returns nil for any other word.
 		if s := p.macroStmt(start, h); s != nil {
 			return s
@@ -553,22 +553,35 @@ func (p *parser) isMacroStmt(x Expr) bool {
 // headWord is what the statement parsers learn about the word a statement
 // starts with: its macro and attribute-macro kind, looked up once for
 // macroStmt, tryDeclStmt and macroCallStmt (a macro call statement,
-// `CUDA_CHECK(...)`, took six map lookups before).
+// `CUDA_CHECK(...)`, took six map lookups before). It holds the word's
+// macroDef rather than copies of its values: three words, which the
+// compiler keeps in registers.
 type headWord struct {
-	w     string   // the current identifier, or "" at any other token
-	macro *Macro   // p.macro(w): nil unless w is #defined in the file
-	attr  int      // p.attrOf(w); attrNone when macro is nil
-	spec  []string // p.specOf(w); nil when macro is nil
+	w   string    // the current identifier, or "" at any other token
+	def *macroDef // p.macroDefOf(w): nil unless w is #defined in the file
+}
+
+// macro is p.macro(w): nil unless w is #defined in the file.
+func (h headWord) macro() *Macro {
+	if h.def == nil {
+		return nil
+	}
+	return h.def.m
+}
+
+// attr is p.attrOf(w); attrNone when w is no macro.
+func (h headWord) attr() int {
+	if h.def == nil {
+		return attrNone
+	}
+	return h.def.attr
 }
 
 // stmtHead looks up the current token as a headWord, by one lookup of
 // its macroDef.
 func (p *parser) stmtHead() headWord {
-	h := headWord{w: p.word()}
-	if d := p.macroDefOf(h.w); d != nil {
-		h.macro, h.attr, h.spec = d.m, d.attr, d.spec
-	}
-	return h
+	w := p.word()
+	return headWord{w: w, def: p.macroDefOf(w)}
 }
 
 // macroStmt keeps `_Pragma("unroll")` and macros standing for pragmas or
@@ -576,11 +589,11 @@ func (p *parser) stmtHead() headWord {
 // the statement they prefix parses on its own.
 func (p *parser) macroStmt(start int, h headWord) Stmt {
 	w := h.w
-	if w != "_Pragma" && w != "__pragma" && (h.macro == nil || h.attr != attrStmt) {
+	if w != "_Pragma" && w != "__pragma" && h.attr() != attrStmt {
 		return nil
 	}
 	p.next()
-	if p.is("(") && (w == "_Pragma" || w == "__pragma" || h.macro != nil && h.macro.IsFunc) {
+	if p.is("(") && (w == "_Pragma" || w == "__pragma" || h.macro() != nil && h.macro().IsFunc) {
 		p.skipBalanced()
 	}
 	p.got(";")
@@ -626,7 +639,7 @@ func (p *parser) tryDeclStmtAt(forInit bool, h headWord) *DeclStmt {
 	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(p.toks[p.i].kw) {
 		return nil
 	}
-	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && h.macro == nil && (p.exprFollows() || p.comparisonFollows()) {
+	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && h.def == nil && (p.exprFollows() || p.comparisonFollows()) {
 		return nil
 	}
 	if w != "" && p.macroCallStmt(h) {
@@ -682,11 +695,11 @@ func (p *parser) macroCallStmt(h headWord) bool {
 	if p.pbAt(2, '*') && p.at(3).Kind == Identifier && p.pbAt(4, ')') && p.pbAt(5, '(') {
 		return false // `T (*fp)(...)`
 	}
-	m := h.macro
-	if m == nil || !m.IsFunc && m.Body == "" || h.spec != nil {
+	d := h.def
+	if d == nil || !d.m.IsFunc && d.m.Body == "" || d.spec != nil {
 		return false
 	}
-	return h.attr == attrNone || h.attr == attrStmt
+	return d.attr == attrNone || d.attr == attrStmt
 }
 
 // exprFollows reports whether the token after a leading plain identifier
