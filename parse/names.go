@@ -793,7 +793,7 @@ func (p *parser) prescan() {
 		case kwStruct, kwClass, kwUnion, kwEnum, kwTypename:
 			p.prescanTag(i)
 		case kwUsing:
-			if p.toks[i+1].Kind == Identifier && p.textIs(i+2, "=") {
+			if p.toks[i+1].Kind == Identifier && p.textByte(i+2) == '=' {
 				p.types.add(p.wordIdx(i + 1))
 			}
 		case kwTypedef:
@@ -813,7 +813,7 @@ func (p *parser) wordIdx(i int) string {
 	if i >= len(p.toks) || p.toks[i].Kind != Identifier {
 		return ""
 	}
-	t := p.toks[i]
+	t := &p.toks[i]
 	return unsafe.String(&p.src[t.Start], t.End-t.Start) // see wordAt
 }
 

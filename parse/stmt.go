@@ -178,11 +178,11 @@ func (p *parser) macroWordStmt(start int) Stmt {
 // declares variables (`struct { int a; } s;`), which makes it a DeclStmt.
 func (p *parser) recordDefWithDeclarator() bool {
 	k := p.i
-	for k < len(p.toks)-1 && !p.textIs(k, "{") {
+	for k < len(p.toks)-1 && p.textByte(k) != '{' {
 		k++
 	}
 	end := p.skipBracesIdx(k)
-	return !p.textIs(end, ";")
+	return p.textByte(end) != ';'
 }
 
 // skipBracesIdx returns the index after the balanced '{' group at i.
