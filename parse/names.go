@@ -683,16 +683,13 @@ func (p *parser) learnMacro(m *Macro, d *macroDef) {
 		if first {
 			allType, first = true, false // allType starts true when there are words
 		}
-		// The word's class bits (the reserved-word table, exact for
-		// every spelling) instead of two map lookups.
-		cls := wordClassOf(unsafe.Slice(unsafe.StringData(w), len(w)))
 		switch {
-		case cls&clsSpec != 0: // specifierWords[w]
+		case specifierWords[w]:
 			specs = append(specs, w)
 			allType = false
 		case w == `"C"` || w == `"C++"`:
 			allType = false // `#define KERNEL extern "C" __global__`
-		case cls&clsBuiltin != 0 || w == "const" || w == "volatile" || w == "*": // builtinTypeWords[w] || ...
+		case builtinTypeWords[w] || w == "const" || w == "volatile" || w == "*":
 			allSpecs = false
 		case w == "__launch_bounds__" || strings.HasPrefix(w, "__launch_bounds__(") || strings.HasPrefix(w, "__attribute__"):
 			allType = false
