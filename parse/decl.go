@@ -28,13 +28,22 @@ func (p *parser) parseDecls(ctx *declCtx) []Decl {
 }
 
 // parseDecl parses one declaration and appends what it declares to out.
+// The depth guard is released after parseDeclIn returns, not by a defer
+// (as parseStmt's: a panic ends the parse in recoverPanic, so the depth
+// after it does not matter).
 func (p *parser) parseDecl(ctx *declCtx, out []Decl) []Decl {
 	start := p.curStart()
 	if !p.enter() {
 		p.leave()
 		return append(out, p.harmless(start, "nesting too deep"))
 	}
-	defer p.leave()
+	out = p.parseDeclIn(ctx, out, start)
+	p.leave()
+	return out
+}
+
+// parseDeclIn is parseDecl inside the depth guard.
+func (p *parser) parseDeclIn(ctx *declCtx, out []Decl, start int) []Decl {
 	// The words are told apart by token id (tokid.go), not by spelling.
 	switch kw := p.toks[p.i].kw; {
 	case p.is(";"):
@@ -226,42 +235,45 @@ func (p *parser) parseUsing(ctx *declCtx) Decl {
 
 // isRecordDef reports whether the struct/class/union/enum keyword at the
 // current token starts a definition (a body or base clause follows).
+// Words are told by token id and keyword class, one-byte tokens by their
+// byte (textByte), as the spellings they stand for.
 func (p *parser) isRecordDef() bool {
 	k := p.i + 1
-	if w := p.wordIdx(k); w == "class" || w == "struct" {
+	if p.textIsK(k, kwClass) || p.textIsK(k, kwStruct) {
 		k++
 	}
 	for {
-		switch w := p.wordIdx(k); {
-		case w == "__align__" || w == "alignas" || w == "__attribute__" || w == "__declspec":
+		switch {
+		case p.textIsK(k, kwAlignUU) || p.textIsK(k, kwAlignas) || p.textIsK(k, kwAttributeUU) || p.textIsK(k, kwDeclspecU):
 			k = p.skipParensIdx(k + 1)
 			continue
-		case p.textIs(k, "[") && p.textIs(k+1, "["):
+		case p.textByte(k) == '[' && p.textByte(k+1) == '[':
 			k = p.skipBracketsIdx(k)
 			continue
 		}
 		break
 	}
-	for p.wordIdx(k) != "" && !keywords[p.wordIdx(k)] || p.textIsK(k, tkScope) {
+	// A word that is no keyword (keywords[w] is the keyword class bit).
+	for k < len(p.toks) && p.toks[k].Kind == Identifier && p.toks[k].cls&clsKeyword == 0 || p.textIsK(k, tkScope) {
 		k++
-		if p.textIs(k, "<") {
+		if p.textByte(k) == '<' {
 			k = p.skipAnglesIdx(k)
 		}
 	}
 	if p.wordIdx(k) == "final" {
 		k++
 	}
-	return p.textIs(k, "{") || p.textIs(k, ":") && !p.textIs(k+1, ":")
+	return p.textByte(k) == '{' || p.textByte(k) == ':' && p.textByte(k+1) != ':'
 }
 
 // skipBracketsIdx returns the index after the balanced '[' group at i.
 func (p *parser) skipBracketsIdx(i int) int {
 	depth := 0
 	for ; i < len(p.toks)-1; i++ {
-		switch string(p.textAt(i)) {
-		case "[":
+		switch p.textByte(i) {
+		case '[':
 			depth++
-		case "]":
+		case ']':
 			depth--
 			if depth == 0 {
 				return i + 1
@@ -499,11 +511,12 @@ func (p *parser) isCtorName(ctx *declCtx, base string) bool {
 // finishFunc completes a function after its parameter list: trailing
 // qualifiers, constructor initializers, and the body or ';'.
 func (p *parser) finishFunc(ctx *declCtx, ds *declSpec, d *declarator, start int) *FuncDecl {
-	fn := newNode(&p.slabs.sFuncDecl, FuncDecl{
-		Name: d.name, NameSpan: d.nameSpan, Qualifier: d.qualifier, Template: ctx.template,
-		Specifiers: ds.specs[:len(ds.specs):len(ds.specs)], LaunchBounds: ds.launch, Result: d.typ,
-		Params: d.params, ParamsSpan: d.paramsSpan, Scope: newNode(&p.slabs.sScope, Scope{}),
-	})
+	// The node's fields are stored into its slot, which is still zero
+	// (see slot), not built on the stack and copied.
+	fn := slot(&p.slabs.sFuncDecl)
+	fn.Name, fn.NameSpan, fn.Qualifier, fn.Template = d.name, d.nameSpan, d.qualifier, ctx.template
+	fn.Specifiers, fn.LaunchBounds, fn.Result = ds.specs[:len(ds.specs):len(ds.specs)], ds.launch, d.typ
+	fn.Params, fn.ParamsSpan, fn.Scope = d.params, d.paramsSpan, slot(&p.slabs.sScope)
 	if len(d.specs) > 0 {
 		fn.Specifiers = append(append([]string{}, ds.specs...), d.specs...)
 	}
@@ -600,7 +613,7 @@ func (p *parser) parseFuncBody(fn *FuncDecl) *BlockStmt {
 	p.symNames = p.scopeNames(fn.Scope)
 	for _, prm := range fn.Params {
 		if prm.Name != "" {
-			p.addSymbol(Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: true})
+			p.addSymbol(prm.Name, prm.Type, prm, true)
 		}
 	}
 	body := p.parseBlock()
@@ -639,30 +652,30 @@ func symBit(name string) uint64 {
 }
 
 // parseVarInit parses a declarator's initializer and sets v's span end.
+// The current token is read once; what follows '=' is an initializer list
+// or an assignment-expression.
 func (p *parser) parseVarInit(v *VarDecl, mode declMode) {
-	switch {
-	case p.is("="):
+	switch p.toks[p.i].pb {
+	case '=':
 		p.next()
-		v.Init = p.parseInitializer()
-	case p.is("{"):
+		if p.toks[p.i].pb == '{' {
+			v.Init = p.parseInitList(nil)
+		} else {
+			v.Init = p.parseAssign()
+		}
+	case '{':
 		v.Init = p.parseInitList(nil)
-	case p.is("("):
+	case '(':
 		v.Init = p.parseParenInit()
-	case p.is(":") && !p.pbAt(1, ':') && mode == declFile:
-		p.next() // bit-field width
-		p.parseCond()
+	case ':':
+		if !p.pbAt(1, ':') && mode == declFile {
+			p.next() // bit-field width
+			p.parseCond()
+		}
 	}
 	for p.isK(kwAttributeUU) {
 		p.next()
 		p.skipBalanced()
 	}
 	v.Stop = p.lastEnd
-}
-
-// parseInitializer parses what follows '=' in a declaration.
-func (p *parser) parseInitializer() Expr {
-	if p.is("{") {
-		return p.parseInitList(nil)
-	}
-	return p.parseAssign()
 }

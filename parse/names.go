@@ -462,8 +462,8 @@ func (p *parser) collectMacros() {
 	var ms slab[Macro]
 	for _, k := range p.directs {
 		t := p.file.Tokens[k]
-		n, rest := directiveNameAt(p.src, t.Start, t.End)
-		if string(p.src[n:rest]) != "define" {
+		rest := defineNameEnd(p.src, t.Start, t.End)
+		if rest < 0 {
 			continue
 		}
 		raw := p.src[rest:t.End]
@@ -486,6 +486,23 @@ func (p *parser) collectMacros() {
 			p.learnMacro(m, &p.macroDefs[k])
 		}
 	}
+}
+
+// defineNameEnd returns the offset after the name of the directive
+// [start,end) when that name is "define", else -1. It decides as
+// directiveNameAt's name compared with "define" would, without scanning
+// the name of every other directive: the name is "define" exactly when
+// its first six bytes spell it and the byte after them (if any before
+// end) is no identifier byte.
+func defineNameEnd(src []byte, start, end int) int {
+	i := directiveNameStart(src, start, end)
+	if end-i < len("define") || string(src[i:i+len("define")]) != "define" {
+		return -1
+	}
+	if j := i + len("define"); j == end || !isIdentChar(src[j]) {
+		return j
+	}
+	return -1
 }
 
 // lenBit is the bit of a name length in nameSet.lens (lengths of 63 and
@@ -666,7 +683,12 @@ func appendJoined(dst, src []byte, nl string) []byte {
 // like `#define API`) makes the name a specifier; a type makes it a type.
 // d is m.Name's macroDef, which gets the same values as the maps.
 func (p *parser) learnMacro(m *Macro, d *macroDef) {
-	body := strings.TrimSpace(stripComments(m.Body))
+	// defineText trimmed m.Body: only a body that loses a comment (and
+	// so gets shorter) can need trimming again.
+	body := m.Body
+	if b := stripComments(body); len(b) != len(body) {
+		body = strings.TrimSpace(b)
+	}
 	if p.learnAttrMacro(m, body, d) || m.IsFunc {
 		return
 	}
@@ -703,7 +725,7 @@ func (p *parser) learnMacro(m *Macro, d *macroDef) {
 func (p *parser) learnAttrMacro(m *Macro, body string, d *macroDef) bool {
 	// Every prefix and word below starts with one of these bytes: any
 	// other body (most: numbers, expressions) is none of them.
-	if body == "" || strings.IndexByte("_a[rifw", body[0]) < 0 {
+	if body == "" || !attrMacroFirst[body[0]] {
 		return false
 	}
 	var a int
@@ -725,6 +747,10 @@ func (p *parser) learnAttrMacro(m *Macro, body string, d *macroDef) bool {
 	return true
 }
 
+// attrMacroFirst holds the first bytes of the prefixes and words
+// learnAttrMacro looks for.
+var attrMacroFirst = [256]bool{'_': true, 'a': true, '[': true, 'r': true, 'i': true, 'f': true, 'w': true}
+
 // Kinds of attribute-like macros.
 const (
 	attrNone     = iota
@@ -745,6 +771,9 @@ func hasAnyPrefix(s string, prefixes ...string) bool {
 
 // stripComments drops /* */ and // comments from a macro body.
 func stripComments(s string) string {
+	if strings.IndexByte(s, '/') < 0 {
+		return s // both comment openers start with '/' (most bodies have none)
+	}
 	for {
 		i := strings.Index(s, "/*")
 		if i < 0 {
@@ -777,7 +806,7 @@ func (p *parser) prescan() {
 		case kwStruct, kwClass, kwUnion, kwEnum, kwTypename:
 			p.prescanTag(i)
 		case kwUsing:
-			if p.toks[i+1].Kind == Identifier && p.textIs(i+2, "=") {
+			if p.toks[i+1].Kind == Identifier && p.textByte(i+2) == '=' {
 				p.types.add(p.wordIdx(i + 1))
 			}
 		case kwTypedef:
@@ -797,7 +826,7 @@ func (p *parser) wordIdx(i int) string {
 	if i >= len(p.toks) || p.toks[i].Kind != Identifier {
 		return ""
 	}
-	t := p.toks[i]
+	t := &p.toks[i]
 	return unsafe.String(&p.src[t.Start], t.End-t.Start) // see wordAt
 }
 
@@ -811,16 +840,17 @@ func (p *parser) textIs(i int, s string) bool {
 	return i < len(p.toks) && string(p.textAt(i)) == s
 }
 
-// prescanTag records `struct X`, `enum class X`, `typename T`.
+// prescanTag records `struct X`, `enum class X`, `typename T`. Words are
+// told by token id (tokid.go), as the spellings they stand for.
 func (p *parser) prescanTag(i int) {
 	j := i + 1
-	if w := p.wordIdx(j); w == "class" || w == "struct" {
+	if p.textIsK(j, kwClass) || p.textIsK(j, kwStruct) {
 		j++ // enum class X
 	}
 	if p.textIsK(j, tkEllipsis) {
 		j++ // typename... Ts
 	}
-	for p.wordIdx(j) == "__align__" || p.wordIdx(j) == "alignas" || p.wordIdx(j) == "__attribute__" {
+	for p.textIsK(j, kwAlignUU) || p.textIsK(j, kwAlignas) || p.textIsK(j, kwAttributeUU) {
 		j = p.skipParensIdx(j + 1)
 	}
 	if w := p.wordIdx(j); w != "" && !p.keywordIdx(j) && !p.textIsK(j+1, tkScope) {
@@ -828,18 +858,30 @@ func (p *parser) prescanTag(i int) {
 	}
 }
 
+// textByte returns the byte of p.toks[i]'s text when that text is one
+// byte, else 0: textIs(i, s) for a one-byte s is textByte(i) == s[0]
+// (the raw source byte, so a digraph is none).
+func (p *parser) textByte(i int) byte {
+	if i < len(p.toks) {
+		if t := &p.toks[i]; t.End-t.Start == 1 {
+			return p.src[t.Start]
+		}
+	}
+	return 0
+}
+
 // skipParensIdx returns the index after the balanced group starting at i
 // (or i when toks[i] is not '(').
 func (p *parser) skipParensIdx(i int) int {
-	if !p.textIs(i, "(") {
+	if p.textByte(i) != '(' {
 		return i
 	}
 	depth := 0
 	for ; i < len(p.toks)-1; i++ {
-		switch string(p.textAt(i)) {
-		case "(":
+		switch p.textByte(i) {
+		case '(':
 			depth++
-		case ")":
+		case ')':
 			depth--
 			if depth == 0 {
 				return i + 1
@@ -855,25 +897,24 @@ func (p *parser) prescanTypedef(i int) {
 	last := ""
 	depth := 0
 	for j := i + 1; j < len(p.toks) && j < i+512; j++ {
-		t := p.toks[j].token()
-		switch string(p.textOf(t)) {
-		case ";":
+		switch p.textByte(j) {
+		case ';':
 			if depth <= 0 {
 				if last != "" {
 					p.types.add(last)
 				}
 				return
 			}
-		case "{", "(", "[":
-			if p.textIs(j, "(") && p.textIs(j+1, "*") && p.wordIdx(j+2) != "" && depth == 0 {
+		case '{', '(', '[':
+			if p.textByte(j) == '(' && p.textByte(j+1) == '*' && p.wordIdx(j+2) != "" && depth == 0 {
 				p.types.add(p.wordIdx(j + 2))
 				return
 			}
 			depth++
-		case "}", ")", "]":
+		case '}', ')', ']':
 			depth--
 		default:
-			if t.Kind == Identifier && depth == 0 && !p.keywordIdx(j) {
+			if p.toks[j].Kind == Identifier && depth == 0 && !p.keywordIdx(j) {
 				last = p.wordIdx(j)
 			}
 		}
@@ -884,41 +925,49 @@ func (p *parser) prescanTypedef(i int) {
 // after it, or the function name before the first '(' at depth 0.
 func (p *parser) prescanTemplate(i int) {
 	j := i + 1
-	for p.textIs(j, "<") {
+	for p.textByte(j) == '<' {
 		j = p.skipAnglesIdx(j)
-		if p.wordIdx(j) == "template" {
+		if p.textIsK(j, kwTemplate) {
 			j++
 		}
 	}
 	last := ""
 	for k := j; k < len(p.toks) && k < j+64; k++ {
-		w := p.wordIdx(k)
-		switch {
-		case w == "struct" || w == "class" || w == "union":
-			for p.wordIdx(k+1) == "__align__" || p.wordIdx(k+1) == "alignas" {
-				k = p.skipParensIdx(k+2) - 1
+		if t := &p.toks[k]; t.Kind == Identifier {
+			// Words by token id (tokid.go), as the spellings they
+			// stand for; `using` is a keyword, so without its '=' it
+			// is no name either.
+			switch t.kw {
+			case kwStruct, kwClass, kwUnion:
+				for p.textIsK(k+1, kwAlignUU) || p.textIsK(k+1, kwAlignas) {
+					k = p.skipParensIdx(k+2) - 1
+				}
+				if n := p.wordIdx(k + 1); n != "" {
+					p.templates.add(n)
+					p.types.add(n)
+				}
+				return
+			case kwUsing:
+				if p.textByte(k+2) == '=' {
+					p.templates.add(p.wordIdx(k + 1))
+					p.types.add(p.wordIdx(k + 1))
+					return
+				}
 			}
-			if n := p.wordIdx(k + 1); n != "" {
-				p.templates.add(n)
-				p.types.add(n)
+			if t.cls&clsKeyword == 0 {
+				last = p.wordIdx(k)
 			}
-			return
-		case w == "using" && p.textIs(k+2, "="):
-			p.templates.add(p.wordIdx(k + 1))
-			p.types.add(p.wordIdx(k + 1))
-			return
-		case w != "" && !p.keywordIdx(k):
-			last = w
-		case p.textIs(k, "("):
+			continue
+		}
+		switch p.textByte(k) {
+		case '(':
 			if last != "" {
 				p.templates.add(last)
 			}
 			return
-		case p.textIs(k, ";") || p.textIs(k, "{") || p.textIs(k, "<"):
-			if p.textIs(k, "<") {
-				k = p.skipAnglesIdx(k) - 1
-				continue
-			}
+		case '<':
+			k = p.skipAnglesIdx(k) - 1
+		case ';', '{':
 			return
 		}
 	}
@@ -926,20 +975,29 @@ func (p *parser) prescanTemplate(i int) {
 
 // skipAnglesIdx returns the index after the '<...>' group at i, counting
 // '>>' as two closers.
+//
+// It tells the tokens by their text as a string switch on it would (the
+// raw source bytes within the token's current bounds, so a digraph such
+// as "<%" is none of them), by length and bytes: no string compares.
 func (p *parser) skipAnglesIdx(i int) int {
 	depth := 0
 	for ; i < len(p.toks)-1; i++ {
-		switch string(p.textAt(i)) {
-		case "<":
-			depth++
-		case ">":
-			depth--
-		case ">>":
-			depth -= 2
-		case "(":
-			i = p.skipParensIdx(i) - 1
-		case ";", "{", "}":
-			return i
+		switch t := &p.toks[i]; t.End - t.Start {
+		case 1:
+			switch p.src[t.Start] {
+			case '<':
+				depth++
+			case '>':
+				depth--
+			case '(':
+				i = p.skipParensIdx(i) - 1
+			case ';', '{', '}':
+				return i
+			}
+		case 2:
+			if p.src[t.Start] == '>' && p.src[t.Start+1] == '>' {
+				depth -= 2
+			}
 		}
 		if depth <= 0 {
 			return i + 1

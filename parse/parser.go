@@ -610,12 +610,39 @@ func carve[T any](chunk *[]T, n int) []T {
 	return (*chunk)[k : k : k+n]
 }
 
-// addSymbol appends sym to the current scope's symbols; the first 16
-// go to room carved from a chunk (with room for 8, one function body in
-// three grew its list through append's allocations from the ninth local; 32
-// cost more bytes than the growths it spares). A scope without symbols
-// keeps a nil list.
-func (p *parser) addSymbol(sym Symbol) {
+// addSymbol appends the symbol {name, typ, decl, param} to the current
+// scope's symbols; the first 16 go to room carved from a chunk (with room
+// for 8, one function body in three grew its list through append's
+// allocations from the ninth local; 32 cost more bytes than the growths it
+// spares). A scope without symbols keeps a nil list.
+//
+// The common case, room in both the list and the Symbol slab, makes no
+// call, so the fields stay in their registers (a call on any path made
+// the compiler save them all at entry); addSymbolSlow, a tail call, does
+// the rest as addSymbol did before, with the same lists and capacities.
+func (p *parser) addSymbol(name string, typ *TypeRef, decl Node, param bool) {
+	s := p.scope
+	syms, slab := s.Symbols, p.slabs.sSymbol.buf
+	n, k := len(syms), len(slab)
+	if n == cap(syms) || k == cap(slab) {
+		p.addSymbolSlow(Symbol{Name: name, Type: typ, Decl: decl, Param: param})
+		return
+	}
+	slab = slab[:k+1]
+	p.slabs.sSymbol.buf = slab
+	e := &slab[k] // zero (see slot): only the fields are stored
+	e.Name, e.Type, e.Decl, e.Param = name, typ, decl, param
+	syms = syms[:n+1]
+	syms[n] = e
+	s.Symbols = syms
+	p.symNames |= symBit(name)
+}
+
+// addSymbolSlow is addSymbol when the scope's list is nil or full, or the
+// Symbol slab is.
+//
+//go:noinline
+func (p *parser) addSymbolSlow(sym Symbol) {
 	s := p.scope
 	if s.Symbols == nil {
 		s.Symbols = carve(&p.slabs.symChunk, 16)
@@ -663,10 +690,20 @@ func (p *parser) newBinary(sp Span, op string, opPos int, x, y Expr) *BinaryExpr
 // ---------------------------------------------------------------------------
 // Backtracking
 
-type mark struct{ i, lastEnd, diags, splits, syms int }
+// mark is the parser state a backtrack (reset) restores. It has four
+// fields, so the compiler keeps it in registers (a struct of five fields
+// lived in memory: cleared, stored and copied at every mark). The token
+// index and the length of the splits log share one word: each is below
+// 2^31, since the view has at most one entry per source byte (and EOF), a
+// split takes a byte off the front of a token (at most length-1 live
+// splits per token), and ParseFile parses no source of 2 GiB or more.
+type mark struct {
+	lastEnd, diags, syms int
+	at                   uint64 // p.i<<32 | len(p.splits)
+}
 
 func (p *parser) mark() mark {
-	m := mark{i: p.i, lastEnd: p.lastEnd, diags: len(p.diags), splits: len(p.splits)}
+	m := mark{lastEnd: p.lastEnd, diags: len(p.diags), at: uint64(p.i)<<32 | uint64(len(p.splits))}
 	if p.scope != nil {
 		m.syms = len(p.scope.Symbols)
 	}
@@ -674,14 +711,14 @@ func (p *parser) mark() mark {
 }
 
 func (p *parser) reset(m mark) {
-	for len(p.splits) > m.splits {
+	for splits := int(uint32(m.at)); len(p.splits) > splits; {
 		s := p.splits[len(p.splits)-1]
 		p.toks[s.idx].Start = int32(s.start)
 		p.toks[s.idx].pb = s.pb
 		p.toks[s.idx].kw = s.kw
 		p.splits = p.splits[:len(p.splits)-1]
 	}
-	p.i, p.lastEnd = m.i, m.lastEnd
+	p.i, p.lastEnd = int(m.at>>32), m.lastEnd
 	p.diags = p.diags[:m.diags]
 	if p.scope != nil && len(p.scope.Symbols) > m.syms {
 		p.scope.Symbols = p.scope.Symbols[:m.syms]

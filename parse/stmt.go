@@ -5,33 +5,44 @@ package parse
 // or closing '}' so the rest of the body still parses.
 
 // parseBlock parses `{ stmts }` at the current '{'.
+//
+// Only p, the list mark and the '{' token's index live across the
+// statement loop (the node is taken after it, the '{' bounds read again
+// from the view, where a '{' never changes): each value live across the
+// loop's call is reloaded at every statement.
 func (p *parser) parseBlock() *BlockStmt {
-	open := p.tok()
+	open := p.i
 	p.next()
-	b := slot(&p.slabs.sBlockStmt)
-	list := &p.slabs.stmts
-	mark := len(list.items)
+	mark := len(p.slabs.stmts.items)
 	for {
 		if t := &p.toks[p.i]; t.Kind == EOF || t.pb == '}' { // atEOF, is("}")
 			break
 		}
 		before := p.i
 		if s := p.parseStmt(); s != nil {
-			list.push(s)
+			p.slabs.stmts.push(s)
 		}
 		if p.i == before {
-			t := p.tok()
-			p.next()
-			list.push(&OpaqueStmt{Span: Span{t.Start, t.End}, Reason: "unexpected token"})
-			p.errorf(t.Start, t.End, "PARSE011", "unexpected token in statement")
+			p.unexpectedStmtToken()
 		}
 	}
-	b.Stmts = list.finish(mark)
+	b := slot(&p.slabs.sBlockStmt)
+	b.Stmts = p.slabs.stmts.finish(mark)
+	start := int(p.toks[open].Start)
 	if !p.got("}") {
-		p.errorf(open.Start, open.End, "PARSE003", "unbalanced '{': no matching '}' before end of file")
+		p.errorf(start, int(p.toks[open].End), "PARSE003", "unbalanced '{': no matching '}' before end of file")
 	}
-	b.Span = Span{open.Start, p.lastEnd}
+	b.Span = Span{start, p.lastEnd}
 	return b
+}
+
+// unexpectedStmtToken consumes a token no statement takes, as an
+// OpaqueStmt of its own on the statement stack.
+func (p *parser) unexpectedStmtToken() {
+	t := p.tok()
+	p.next()
+	p.slabs.stmts.push(&OpaqueStmt{Span: Span{t.Start, t.End}, Reason: "unexpected token"})
+	p.errorf(t.Start, t.End, "PARSE011", "unexpected token in statement")
 }
 
 // parseStmt parses one statement. The depth guard is released at each
@@ -64,24 +75,68 @@ func (p *parser) parseStmtIn() Stmt {
 	switch {
 	case t.Kind == Identifier:
 		if t.cls&clsKeyword != 0 { // only keywords start these statements
-			if s := p.parseKeywordStmt(start); s != nil {
-				return s
+			// The statements that start with a keyword, told by its
+			// token id (no call for the dispatch); the others (default
+			// without ':', a record without a definition of its own, the
+			// declaration keywords) go on below.
+			switch t.kw {
+			case kwIf:
+				return p.parseIf(start)
+			case kwFor:
+				return p.parseFor(start)
+			case kwWhile:
+				return p.parseWhile(start)
+			case kwDo:
+				return p.parseDo(start)
+			case kwSwitch:
+				return p.parseSwitch(start)
+			case kwCase:
+				return p.parseCase(start)
+			case kwDefault:
+				if p.pbAt(1, ':') {
+					p.next()
+					p.next()
+					return newNode(&p.slabs.sCase, CaseStmt{Span: p.spanFrom(start)})
+				}
+			case kwBreak, kwContinue, kwGoto:
+				return p.parseBranch(start)
+			case kwReturn, kwCoReturn:
+				return p.parseReturn(start)
+			case kwTry:
+				return p.parseTry(start)
+			case kwAsm, kwAsmUU, kwAsmU:
+				return p.parseAsm(start)
+			case kwStaticAssert, kwTypedef, kwUsing, kwTemplate, kwNamespace:
+				return p.declInStmt(start)
+			case kwStruct, kwClass, kwUnion, kwEnum:
+				if p.isRecordDef() && !p.recordDefWithDeclarator() {
+					return p.declInStmt(start)
+				}
 			}
 		}
-		if !p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) && !p.isPragmaWord() {
-			return p.plainWordStmt(start)
+		// (Both pragma words start with '_'.)
+		if c := p.src[t.Start]; p.maybeMacro(c, int(t.End-t.Start)) || c == '_' && p.isPragmaWord() {
+			return p.macroWordStmt(start)
 		}
-		h := p.stmtHead()
-		if h.macro != nil && h.attr == attrStmt || h.w == "_Pragma" || h.w == "__pragma" {
-			// macroStmt returns nil for any other word.
-			if s := p.macroStmt(start, h); s != nil {
-				return s
+		// A word that is no macro of the file, no _Pragma or __pragma,
+		// and starts no keyword statement. This is the path macroWordStmt
+		// takes for such a word, where stmtHead would find no macro (so
+		// attr is attrNone): macroStmt returns nil, a label needs a
+		// non-keyword, tryDeclStmtAt's keyword and exprFollows tests are
+		// as written here, and macroCallStmt is false without a macro.
+		// (It is written out here, not called: one frame less for most
+		// statements.)
+		if t.cls&clsKeyword == 0 {
+			if p.pbAt(1, ':') {
+				return p.parseLabeled(start)
 			}
+			if t.cls&^(clsOpWord|clsExprWord) == 0 && (p.exprFollows() || p.comparisonFollows()) {
+				return p.parseExprStmt(start)
+			}
+		} else if !startsDeclKeyword(t.kw) {
+			return p.parseExprStmt(start)
 		}
-		if p.pbAt(1, ':') && !p.isKeyword() {
-			return p.parseLabeled(start)
-		}
-		if d := p.tryDeclStmtAt(false, h); d != nil {
+		if d := p.declStmt(false); d != nil {
 			return d
 		}
 	case t.pb == '{':
@@ -97,65 +152,47 @@ func (p *parser) parseStmtIn() Stmt {
 	return p.parseExprStmt(start)
 }
 
-// parseKeywordStmt dispatches statements that start with a keyword (its
-// caller tests the keyword class); nil when the current word starts none.
-func (p *parser) parseKeywordStmt(start int) Stmt {
-	switch p.toks[p.i].kw {
-	case kwIf:
-		return p.parseIf(start)
-	case kwFor:
-		return p.parseFor(start)
-	case kwWhile:
-		return p.parseWhile(start)
-	case kwDo:
-		return p.parseDo(start)
-	case kwSwitch:
-		return p.parseSwitch(start)
-	case kwCase:
-		return p.parseCase(start)
-	case kwDefault:
-		if p.pbAt(1, ':') {
-			p.next()
-			p.next()
-			return newNode(&p.slabs.sCase, CaseStmt{Span: p.spanFrom(start)})
-		}
-	case kwBreak, kwContinue, kwGoto:
-		return p.parseBranch(start)
-	case kwReturn, kwCoReturn:
-		return p.parseReturn(start)
-	case kwTry:
-		return p.parseTry(start)
-	case kwAsm, kwAsmUU, kwAsmU:
-		return p.parseAsm(start)
-	case kwStaticAssert, kwTypedef, kwUsing, kwTemplate, kwNamespace:
-		return p.declInStmt(start)
-	case kwStruct, kwClass, kwUnion, kwEnum:
-		if p.isRecordDef() && !p.recordDefWithDeclarator() {
-			return p.declInStmt(start)
+// macroWordStmt parses a statement that starts with a word that may be a
+// macro of the file (maybeMacro), _Pragma or __pragma, and starts no
+// keyword statement: the words whose statement depends on what the file
+// #defines them as (stmtHead). It is out of parseStmtIn, whose frame
+// then holds no headWord.
+func (p *parser) macroWordStmt(start int) Stmt {
+	h := p.stmtHead()
+	if h.attr() == attrStmt || h.w == "_Pragma" || h.w == "__pragma" {
+		// macroStmt returns nil for any other word.
+		if s := p.macroStmt(start, h); s != nil {
+			return s
 		}
 	}
-	return nil
+	if p.pbAt(1, ':') && !p.isKeyword() {
+		return p.parseLabeled(start)
+	}
+	if d := p.tryDeclStmtAt(false, h); d != nil {
+		return d
+	}
+	return p.parseExprStmt(start)
 }
 
 // recordDefWithDeclarator reports whether a local record definition also
 // declares variables (`struct { int a; } s;`), which makes it a DeclStmt.
 func (p *parser) recordDefWithDeclarator() bool {
 	k := p.i
-	for k < len(p.toks)-1 && !p.textIs(k, "{") {
+	for k < len(p.toks)-1 && p.textByte(k) != '{' {
 		k++
 	}
 	end := p.skipBracesIdx(k)
-	return !p.textIs(end, ";")
+	return p.textByte(end) != ';'
 }
 
 // skipBracesIdx returns the index after the balanced '{' group at i.
 func (p *parser) skipBracesIdx(i int) int {
 	depth := 0
 	for ; i < len(p.toks)-1; i++ {
-		switch string(p.textAt(i)) {
-		case "{":
+		switch p.textByte(i) {
+		case '{':
 			depth++
-		case "}":
+		case '}':
 			depth--
 			if depth == 0 {
 				return i + 1
@@ -481,7 +518,7 @@ func (p *parser) parseTry(start int) Stmt {
 // declareParam adds a lambda parameter (isParam) or a catch parameter.
 func (p *parser) declareParam(prm *Param, isParam bool) {
 	if prm != nil && prm.Name != "" && p.scope != nil {
-		p.addSymbol(Symbol{Name: prm.Name, Type: prm.Type, Decl: prm, Param: isParam})
+		p.addSymbol(prm.Name, prm.Type, prm, isParam)
 	}
 }
 
@@ -516,22 +553,35 @@ func (p *parser) isMacroStmt(x Expr) bool {
 // headWord is what the statement parsers learn about the word a statement
 // starts with: its macro and attribute-macro kind, looked up once for
 // macroStmt, tryDeclStmt and macroCallStmt (a macro call statement,
-// `CUDA_CHECK(...)`, took six map lookups before).
+// `CUDA_CHECK(...)`, took six map lookups before). It holds the word's
+// macroDef rather than copies of its values: three words, which the
+// compiler keeps in registers.
 type headWord struct {
-	w     string   // the current identifier, or "" at any other token
-	macro *Macro   // p.macro(w): nil unless w is #defined in the file
-	attr  int      // p.attrOf(w); attrNone when macro is nil
-	spec  []string // p.specOf(w); nil when macro is nil
+	w   string    // the current identifier, or "" at any other token
+	def *macroDef // p.macroDefOf(w): nil unless w is #defined in the file
+}
+
+// macro is p.macro(w): nil unless w is #defined in the file.
+func (h headWord) macro() *Macro {
+	if h.def == nil {
+		return nil
+	}
+	return h.def.m
+}
+
+// attr is p.attrOf(w); attrNone when w is no macro.
+func (h headWord) attr() int {
+	if h.def == nil {
+		return attrNone
+	}
+	return h.def.attr
 }
 
 // stmtHead looks up the current token as a headWord, by one lookup of
 // its macroDef.
 func (p *parser) stmtHead() headWord {
-	h := headWord{w: p.word()}
-	if d := p.macroDefOf(h.w); d != nil {
-		h.macro, h.attr, h.spec = d.m, d.attr, d.spec
-	}
-	return h
+	w := p.word()
+	return headWord{w: w, def: p.macroDefOf(w)}
 }
 
 // macroStmt keeps `_Pragma("unroll")` and macros standing for pragmas or
@@ -539,11 +589,11 @@ func (p *parser) stmtHead() headWord {
 // the statement they prefix parses on its own.
 func (p *parser) macroStmt(start int, h headWord) Stmt {
 	w := h.w
-	if w != "_Pragma" && w != "__pragma" && (h.macro == nil || h.attr != attrStmt) {
+	if w != "_Pragma" && w != "__pragma" && h.attr() != attrStmt {
 		return nil
 	}
 	p.next()
-	if p.is("(") && (w == "_Pragma" || w == "__pragma" || h.macro != nil && h.macro.IsFunc) {
+	if p.is("(") && (w == "_Pragma" || w == "__pragma" || h.macro() != nil && h.macro().IsFunc) {
 		p.skipBalanced()
 	}
 	p.got(";")
@@ -558,7 +608,7 @@ func (p *parser) macroStmt(start int, h headWord) Stmt {
 // the declaration may end at ':' (range-for) instead of ';'.
 //
 // It decides as tryDeclStmtAt(forInit, p.stmtHead()) does, without the
-// lookups where the current token is no macro (see plainWordStmt): a
+// lookups where the current token is no macro (see parseStmtIn): a
 // token that is no word starts a specifier sequence only as `[[` or '::'
 // (specStep stops at any other at once, so parseDeclSpecs finds no type
 // and the attempt consumes nothing).
@@ -589,7 +639,7 @@ func (p *parser) tryDeclStmtAt(forInit bool, h headWord) *DeclStmt {
 	if w != "" && p.toks[p.i].cls&clsKeyword != 0 && !startsDeclKeyword(p.toks[p.i].kw) {
 		return nil
 	}
-	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && h.macro == nil && (p.exprFollows() || p.comparisonFollows()) {
+	if w != "" && p.toks[p.i].cls&^(clsOpWord|clsExprWord) == 0 && h.def == nil && (p.exprFollows() || p.comparisonFollows()) {
 		return nil
 	}
 	if w != "" && p.macroCallStmt(h) {
@@ -645,11 +695,11 @@ func (p *parser) macroCallStmt(h headWord) bool {
 	if p.pbAt(2, '*') && p.at(3).Kind == Identifier && p.pbAt(4, ')') && p.pbAt(5, '(') {
 		return false // `T (*fp)(...)`
 	}
-	m := h.macro
-	if m == nil || !m.IsFunc && m.Body == "" || h.spec != nil {
+	d := h.def
+	if d == nil || !d.m.IsFunc && d.m.Body == "" || d.spec != nil {
 		return false
 	}
-	return h.attr == attrNone || h.attr == attrStmt
+	return d.attr == attrNone || d.attr == attrStmt
 }
 
 // exprFollows reports whether the token after a leading plain identifier
@@ -881,7 +931,7 @@ func (p *parser) blockDeclarators(ds *declSpec) []*VarDecl {
 		p.parseVarInit(v, declBlock)
 		if p.scope != nil && d.bindings == nil {
 			// declareVar's common case, without the call.
-			p.addSymbol(Symbol{Name: v.Name, Type: v.Type, Decl: v})
+			p.addSymbol(v.Name, v.Type, v, false)
 		} else {
 			p.declareVar(v, d)
 		}
@@ -907,12 +957,12 @@ func (p *parser) declareVar(v *VarDecl, d *declarator) {
 		return
 	}
 	if len(d.bindings) == 0 {
-		p.addSymbol(Symbol{Name: v.Name, Type: v.Type, Decl: v})
+		p.addSymbol(v.Name, v.Type, v, false)
 		return
 	}
 	for _, b := range d.bindings {
 		name := p.intern(p.src[b.Start:b.Stop])
-		p.addSymbol(Symbol{Name: name, Type: v.Type, Decl: v})
+		p.addSymbol(name, v.Type, v, false)
 	}
 }
 
