@@ -399,16 +399,23 @@ func (p *parser) parseFunctionalCast() Expr {
 }
 
 // parseInitList parses `{ a, b, .x = c, [2] = d }` (designators dropped).
+//
+// The elements are pushed on the shared expression stack and finished
+// into one exactly sized list, as parseArgs' are (no append growth: 1,
+// 2, 4, 8 items were ~1,100 small allocations per parse). finish returns
+// nil for no elements, as the appends left it; the list is only read.
 func (p *parser) parseInitList(t *TypeRef) *InitListExpr {
 	start := p.curStart()
 	p.next()
 	save := p.noGT
 	p.noGT = 0
 	il := &InitListExpr{Type: t}
+	list := &p.slabs.exprs // see listStack; nested lists push and pop above mark
+	mark := len(list.items)
 	for !p.atEOF() && !p.is("}") {
 		before := p.i
 		p.skipDesignator()
-		il.Elems = append(il.Elems, p.parseArg())
+		list.push(p.parseArg())
 		p.gotK(tkEllipsis)
 		if !p.got(",") {
 			if p.i == before {
@@ -419,6 +426,7 @@ func (p *parser) parseInitList(t *TypeRef) *InitListExpr {
 			}
 		}
 	}
+	il.Elems = list.finish(mark)
 	p.noGT = save
 	if !p.got("}") {
 		p.errorf(start, p.lastEnd, "PARSE012", "expected '}' to close initializer list")
