@@ -516,6 +516,7 @@ type slabs struct {
 	sRangeFor   slab[RangeForStmt]
 	sTypedef    slab[TypedefDecl]
 	sSpan       slab[Span] // template headers (declCtx.template)
+	sInitList   slab[InitListExpr]
 
 	symChunk   []*Symbol  // room for the first symbols of each scope (see addSymbol)
 	varChunk   []*VarDecl // room for the declarators of a declaration of several

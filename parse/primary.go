@@ -409,7 +409,8 @@ func (p *parser) parseInitList(t *TypeRef) *InitListExpr {
 	p.next()
 	save := p.noGT
 	p.noGT = 0
-	il := &InitListExpr{Type: t}
+	il := slot(&p.slabs.sInitList) // zero: only the fields are stored
+	il.Type = t
 	list := &p.slabs.exprs // see listStack; nested lists push and pop above mark
 	mark := len(list.items)
 	for !p.atEOF() && !p.is("}") {
