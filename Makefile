@@ -33,7 +33,7 @@ test-runtime:
 test-golden-nvcc:
 	bench/difftest/compile_golden.sh
 	rm -rf build/golden-opt && mkdir -p build/golden-opt
-	BAMGEN_GOLDEN_OUT=$(CURDIR)/build/golden-opt $(GO) test -count=1 -run '^TestOptGolden$$' ./cmd/bamgen
+	BAMGEN_GOLDEN_OUT=$(CURDIR)/build/golden-opt $(GO) test -count=1 -run '^TestOptGolden$$' ./transform
 	SRC_DIR=$(CURDIR)/build/golden-opt bench/difftest/compile_golden.sh
 	bench/difftest/compile_ref_corpus.sh
 

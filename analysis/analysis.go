@@ -11,6 +11,8 @@
 package analysis
 
 import (
+	"sync/atomic"
+
 	"github.com/bamgen/bamgen/diag"
 	"github.com/bamgen/bamgen/parse"
 )
@@ -150,7 +152,15 @@ func Analyze(pf *parse.File) *File { return analyze(pf, true) }
 // of the cost on files with large host mains.
 func AnalyzeDevice(pf *parse.File) *File { return analyze(pf, false) }
 
+// analyses counts the files analysed since the program started; see Analyses.
+var analyses atomic.Int64
+
+// Analyses returns how many times Analyze and AnalyzeDevice have run in this
+// process. Tests use it to prove that a pipeline analyses each file once.
+func Analyses() int64 { return analyses.Load() }
+
 func analyze(pf *parse.File, hostBodies bool) *File {
+	analyses.Add(1)
 	out := &File{Parse: pf}
 	macros, typedefs, refs := objectMacros(pf), typedefMap(pf), fileRefParams(pf)
 	for _, fd := range pf.Funcs() {

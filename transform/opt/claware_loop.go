@@ -30,10 +30,10 @@ func (r *rewriter) clawareLoop(loop *parse.ForStmt, epl string) bool {
 	}
 	v := loop.Init.(*parse.DeclStmt).Vars[0]
 	lanes := r.opts.LanesPerLine
-	r.replaceInit(v, fmt.Sprintf("bam::by_line_first<%d>(%s)", lanes, epl), "claware")
+	r.replaceInit(v, fmt.Sprintf("bam::by_line_first<%d>(%s)", lanes, epl), Claware)
 	step := analysis.Unparen(loop.Post).(*parse.BinaryExpr)
 	next := fmt.Sprintf("bam::by_line_next<%d>(%s, %s, %s)", lanes, v.Name, epl, r.file.Parse.Text(step.Y))
-	r.edit(loop.Post.Pos(), loop.Post.End(), v.Name+" = "+r.convertTo(v, v.Init, next), "claware")
+	r.edit(loop.Post.Pos(), loop.Post.End(), v.Name+" = "+r.convertTo(v, v.Init, next), Claware)
 	return true
 }
 

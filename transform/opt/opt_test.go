@@ -6,8 +6,8 @@ import (
 
 	"github.com/bamgen/bamgen/analysis"
 	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
-	"github.com/bamgen/bamgen/transform"
 )
 
 // runOpt applies kind to src with every named array ported in every kernel.
@@ -19,8 +19,12 @@ func runOpt(t *testing.T, src, kind string, ported ...string) (string, []diag.Di
 	for _, k := range af.Kernels() {
 		p[k.Decl.Name] = ported
 	}
-	res := Run(af, Options{Kind: kind, Ported: p})
-	out, err := transform.Apply([]byte(src), res.Edits, "k.cu")
+	opts, err := Parse(kind, 0)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", kind, err)
+	}
+	res := Run(af, opts, Ported{Params: p})
+	out, err := edit.Apply([]byte(src), res.Edits, "k.cu")
 	if err != nil {
 		t.Fatalf("apply: %v", err)
 	}
@@ -246,12 +250,54 @@ func TestAutoExplainsChoice(t *testing.T) {
 	}
 }
 
-func TestBadOptions(t *testing.T) {
-	for _, o := range []Options{{Kind: "fast"}, {Kind: "claware", LanesPerLine: 12}, {Kind: "transpose", Stride: -1}} {
-		res := Run(analysis.Analyze(parse.ParseFile("k.cu", []byte(vecAdd))), o)
-		if len(res.Diags) != 1 || res.Diags[0].Code != CodeBadOption || len(res.Edits) != 0 {
-			t.Errorf("options %+v: diags %v", o, res.Diags)
+func TestParse(t *testing.T) {
+	good := []struct {
+		spec  string
+		lanes int
+		want  Options
+	}{
+		{"claware", 0, Options{Kind: Claware, LanesPerLine: 32, Stride: 128, Coarsen: 8}},
+		{"claware", 16, Options{Kind: Claware, LanesPerLine: 16, Stride: 128, Coarsen: 8}},
+		{"transpose=256", 32, Options{Kind: Transpose, LanesPerLine: 32, Stride: 256, Coarsen: 8}},
+		{"coarsen=4", 32, Options{Kind: Coarsen, LanesPerLine: 32, Stride: 128, Coarsen: 4}},
+		{"odt", 32, Options{Kind: ODT, LanesPerLine: 32, Stride: 128, Coarsen: 8}},
+		{"auto", 32, Options{Kind: Auto, LanesPerLine: 32, Stride: 128, Coarsen: 8}},
+	}
+	for _, c := range good {
+		if got, err := Parse(c.spec, c.lanes); err != nil || got != c.want {
+			t.Errorf("Parse(%q, %d) = %+v, %v; want %+v", c.spec, c.lanes, got, err, c.want)
 		}
+	}
+	bad := map[string]string{
+		"fast":               `unknown --opt "fast"; use one of claware, transpose, coarsen, odt, auto`,
+		"none":               `unknown --opt "none"`,
+		"claware=3":          "only transpose=STRIDE and coarsen=K take a number",
+		"transpose=x":        `"x" is not a positive whole number`,
+		"transpose=-1":       `"-1" is not a positive whole number`,
+		"transpose=99999999": "the stride must be between 1 and 1048576",
+		"coarsen=5000":       "the factor must be between 1 and 1024",
+	}
+	for spec, want := range bad {
+		if _, err := Parse(spec, 32); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) error = %v; want it to contain %q", spec, err, want)
+		}
+	}
+	if _, err := Parse("claware", 12); err == nil || !strings.Contains(err.Error(), "--lanes-per-line 12") {
+		t.Errorf("--lanes-per-line 12: error = %v", err)
+	}
+}
+
+func TestKindString(t *testing.T) {
+	seen := map[string]bool{}
+	for k := None; k <= Auto; k++ {
+		s := k.String()
+		if strings.HasPrefix(s, "Kind(") || seen[s] {
+			t.Errorf("kind %d has name %q", int(k), s)
+		}
+		seen[s] = true
+	}
+	if s := Kind(99).String(); s != "Kind(99)" {
+		t.Errorf("Kind(99) = %q", s)
 	}
 }
 

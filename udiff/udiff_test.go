@@ -1,4 +1,4 @@
-package transform
+package udiff
 
 import (
 	"os"
@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// TestUnifiedDiffAppliesWithPatch checks the diff against patch(1) when it
+// TestUnifiedAppliesWithPatch checks the diff against patch(1) when it
 // is installed: applying our diff to a must give b.
-func TestUnifiedDiffAppliesWithPatch(t *testing.T) {
+func TestUnifiedAppliesWithPatch(t *testing.T) {
 	patch, err := exec.LookPath("patch")
 	if err != nil {
 		t.Skip("patch not installed")
@@ -27,7 +27,7 @@ func TestUnifiedDiffAppliesWithPatch(t *testing.T) {
 		dir := t.TempDir()
 		f := filepath.Join(dir, "f")
 		os.WriteFile(f, []byte(c[0]), 0o644)
-		d := UnifiedDiff("f", "f", []byte(c[0]), []byte(c[1]))
+		d := Unified("f", "f", []byte(c[0]), []byte(c[1]))
 		cmd := exec.Command(patch, "-s", f)
 		cmd.Stdin = strings.NewReader(string(d))
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -38,7 +38,7 @@ func TestUnifiedDiffAppliesWithPatch(t *testing.T) {
 			t.Errorf("case %d: patched = %q, want %q\ndiff:\n%s", i, got, c[1], d)
 		}
 	}
-	if UnifiedDiff("a", "b", []byte("x"), []byte("x")) != nil {
+	if Unified("a", "b", []byte("x"), []byte("x")) != nil {
 		t.Error("equal inputs must give no diff")
 	}
 }

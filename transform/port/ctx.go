@@ -1,8 +1,9 @@
-package transform
+package port
 
 import (
 	"sort"
 
+	"github.com/bamgen/bamgen/analysis"
 	"github.com/bamgen/bamgen/diag"
 	"github.com/bamgen/bamgen/parse"
 )
@@ -18,6 +19,7 @@ type paramKey struct {
 // emitted.
 type portCtx struct {
 	file   *parse.File
+	an     *analysis.File // the file's analysis, made once by the pipeline
 	src    []byte
 	opts   Options
 	macros map[string]*parse.Macro
@@ -41,8 +43,8 @@ type portCtx struct {
 	diags          []diag.Diagnostic
 }
 
-func newPortCtx(f *parse.File, opts Options) *portCtx {
-	c := &portCtx{file: f, src: f.Src.Bytes, opts: opts,
+func newPortCtx(f *parse.File, an *analysis.File, opts Options) *portCtx {
+	c := &portCtx{file: f, an: an, src: f.Src.Bytes, opts: opts,
 		macros: map[string]*parse.Macro{}, byName: map[string][]*parse.FuncDecl{},
 		plans: map[paramKey]*paramPlan{}, ported: map[*parse.FuncDecl][]int{},
 		helpers: map[*parse.FuncDecl]*helperPlan{}, hostVars: map[*parse.Symbol]*hostVar{},

@@ -1,4 +1,4 @@
-package transform
+package port
 
 import (
 	"os"
@@ -14,8 +14,8 @@ import (
 // the parser learns later and walk does not know would otherwise hide uses
 // of an array from the port.
 func TestWalkSeesEveryExpression(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/kernels/*/*.cu")
-	extra, _ := filepath.Glob("../parse/testdata/*.cu")
+	files, _ := filepath.Glob("../../testdata/kernels/*/*.cu")
+	extra, _ := filepath.Glob("../../parse/testdata/*.cu")
 	for _, path := range append(files, extra...) {
 		src, err := os.ReadFile(path)
 		if err != nil {

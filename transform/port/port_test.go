@@ -1,15 +1,70 @@
-package transform
+package port
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/bamgen/bamgen/analysis"
+	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 	"github.com/bamgen/bamgen/templates"
+	"github.com/bamgen/bamgen/udiff"
 )
+
+// applied is a port with its edits applied, as the pipeline would.
+type applied struct {
+	*Result
+	Output  []byte
+	Changed bool
+}
+
+// portFile analyses and ports f and applies the edits (package transform
+// does this for bamgen; these tests see the port alone).
+func portFile(f *parse.File, opts Options) (*applied, error) {
+	res, err := Port(f, analysis.AnalyzeDevice(f), opts)
+	if err != nil {
+		return nil, err
+	}
+	out, err := edit.Apply(f.Src.Bytes, res.Edits, f.Src.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &applied{res, out, !bytes.Equal(out, f.Src.Bytes)}, nil
+}
+
+// portForTest ports src named input.cu and renders its diagnostics.
+func portForTest(t *testing.T, src []byte, opts Options) (*applied, string) {
+	t.Helper()
+	f := parse.ParseFile("input.cu", src)
+	res, err := portFile(f, opts)
+	if err != nil {
+		t.Fatalf("Port: %v", err)
+	}
+	var b strings.Builder
+	for _, d := range diag.Sorted(res.Diags) {
+		b.WriteString(f.Src.Format(d))
+		b.WriteByte('\n')
+	}
+	return res, b.String()
+}
+
+// checkIdempotent ports the output again with the same choices: nothing
+// may change and no error may appear.
+func checkIdempotent(t *testing.T, out []byte, opts Options) {
+	t.Helper()
+	res, diags := portForTest(t, out, opts)
+	if !bytes.Equal(res.Output, out) {
+		t.Errorf("porting the output again changes it:\n%s", udiff.Unified("once", "twice", out, res.Output))
+	}
+	if strings.Contains(diags, ": error: ") && !strings.Contains(diags, "[PORT00") {
+		t.Errorf("porting the output again reports errors:\n%s", diags)
+	}
+}
 
 // expectPort ports src with opts and checks the output (esbuild-style
 // one-line expectation tests for single rewrites).
@@ -63,24 +118,6 @@ func TestRefusalsLeaveArray(t *testing.T) {
 	}
 }
 
-func TestApplyRejectsBadEdits(t *testing.T) {
-	src := []byte("abcdef\n")
-	if _, err := Apply(src, []Edit{{Start: 1, End: 3, New: "x", Rewrite: "one"}, {Start: 2, End: 4, New: "y", Rewrite: "two"}}, "f"); err == nil ||
-		!strings.Contains(err.Error(), `"two"`) || !strings.Contains(err.Error(), `"one"`) {
-		t.Errorf("overlap: %v", err)
-	}
-	if _, err := Apply(src, []Edit{{Start: 5, End: 99, Rewrite: "far"}}, "f"); err == nil || !strings.Contains(err.Error(), `"far"`) {
-		t.Errorf("out of range: %v", err)
-	}
-	if _, err := Apply(src, []Edit{{Start: 3, End: 3, New: "x\n", Rewrite: "mid", Reline: true}}, "f"); err == nil {
-		t.Error("a #line directive after a partial line must be rejected")
-	}
-	out, err := Apply(src, []Edit{{Start: 7, End: 7, New: "// x\n", Reline: true}, {Start: 0, End: 1, New: "A"}, {Start: 1, End: 1, New: "+"}}, "f.cu")
-	if err != nil || string(out) != "A+bcdef\n// x\n#line 2 \"f.cu\"\n" {
-		t.Errorf("Apply = %q, %v", out, err)
-	}
-}
-
 func TestConfig(t *testing.T) {
 	c, err := ParseConfig("c.yaml", []byte("auto: true\narrays:\n  - name: k:a\n    count: n\n    source: file:x.bin@64\nrewrites: [kernel-params, runtime]\n"))
 	if err != nil {
@@ -106,12 +143,12 @@ func TestConfig(t *testing.T) {
 // TestEveryCodeIsTestedAndDocumented keeps codes.go, the golden cases and
 // docs/port.md in step: a code nobody can trigger or look up is a bug.
 func TestEveryCodeIsTestedAndDocumented(t *testing.T) {
-	doc, err := os.ReadFile("../docs/port.md")
+	doc, err := os.ReadFile("../../docs/port.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var goldens strings.Builder
-	files, _ := filepath.Glob("../testdata/port/*.txtar")
+	files, _ := filepath.Glob("../../testdata/port/*.txtar")
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		goldens.Write(b)
@@ -135,7 +172,7 @@ func TestEveryCodeIsTestedAndDocumented(t *testing.T) {
 // TestPortNeverFailsOnCorpusPrefixes ports truncated corpus files: any
 // input, however broken, must give diagnostics, not an internal error.
 func TestPortNeverFailsOnCorpusPrefixes(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/kernels/*/*.cu")
+	files, _ := filepath.Glob("../../testdata/kernels/*/*.cu")
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		if err != nil {
@@ -144,7 +181,7 @@ func TestPortNeverFailsOnCorpusPrefixes(t *testing.T) {
 		for _, frac := range []int{1, 3, 5, 7, 9, 10} {
 			cut := src[:len(src)*frac/10]
 			pf := parse.ParseFile(f, cut)
-			if _, err := Port(pf, Options{Auto: true}); err != nil {
+			if _, err := portFile(pf, Options{Auto: true}); err != nil {
 				t.Errorf("%s cut at %d/10: %v", f, frac, err)
 			}
 		}
@@ -184,7 +221,7 @@ func TestTemplatesRender(t *testing.T) {
 // TestPortInSteps ports one array, then another in a second run: the
 // runtime set-up must not be inserted twice.
 func TestPortInSteps(t *testing.T) {
-	src, err := os.ReadFile("../testdata/kernels/vectoradd/vectoradd.cu")
+	src, err := os.ReadFile("../../testdata/kernels/vectoradd/vectoradd.cu")
 	if err != nil {
 		t.Skip("corpus program missing")
 	}

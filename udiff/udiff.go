@@ -1,18 +1,20 @@
-package transform
+// Package udiff prints unified diffs (the format of diff -u and patch(1)).
+// It is a leaf: it imports only the standard library.
+package udiff
 
 import (
 	"bytes"
 	"fmt"
 )
 
-// UnifiedDiff returns a unified diff (3 lines of context) turning a into b,
+// Unified returns a unified diff (3 lines of context) turning a into b,
 // or nil when they are equal.
 //
 // Written here rather than imported: the standard library's diff is
 // internal, x/tools' is internal too, and a port changes few lines in large
 // files, which the O((N+M)·D) Myers algorithm below handles in linear time
 // for small D without any dependency.
-func UnifiedDiff(aName, bName string, a, b []byte) []byte {
+func Unified(aName, bName string, a, b []byte) []byte {
 	if bytes.Equal(a, b) {
 		return nil
 	}

@@ -1,9 +1,10 @@
-package transform
+package port
 
 import (
 	"sort"
 
 	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 )
 
@@ -13,7 +14,7 @@ import (
 type Rewrite struct {
 	Name string
 	Doc  string
-	Run  func(c *portCtx) ([]diag.Diagnostic, []Edit)
+	Run  func(c *portCtx) ([]diag.Diagnostic, []edit.Edit)
 }
 
 // Rewrites lists every rewrite in the order they run. The order only
@@ -80,8 +81,8 @@ type paramSet struct {
 	set []int
 }
 
-func runKernelParams(c *portCtx) ([]diag.Diagnostic, []Edit) {
-	var edits []Edit
+func runKernelParams(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
+	var edits []edit.Edit
 	for _, ps := range c.inPlace() {
 		edits = append(edits, c.paramTypeEdits(ps)...)
 		// Forward declarations must agree, or a launch placed before the
@@ -113,24 +114,24 @@ func (c *portCtx) prototypesOf(fn *parse.FuncDecl) []*parse.FuncDecl {
 }
 
 // paramTypeEdits replaces the type of each ported parameter.
-func (c *portCtx) paramTypeEdits(ps paramSet) []Edit {
-	var edits []Edit
+func (c *portCtx) paramTypeEdits(ps paramSet) []edit.Edit {
+	var edits []edit.Edit
 	for _, idx := range ps.set {
 		t := ps.fn.Params[idx].Type
 		text := bamType(c, t)
 		if t.End() < len(c.src) && isIdentByte(c.src[t.End()]) {
 			text += " " // `T *p`: the type ended at `*`, the name follows directly
 		}
-		edits = append(edits, Edit{Start: t.Pos(), End: t.End(), New: text, Rewrite: "kernel-params"})
+		edits = append(edits, edit.Edit{Start: t.Pos(), End: t.End(), New: text, Rewrite: "kernel-params"})
 	}
 	return edits
 }
 
 // bodyEditsNamed returns a Run emitting the body edits of one kind in the
 // functions ported in place.
-func bodyEditsNamed(name string) func(c *portCtx) ([]diag.Diagnostic, []Edit) {
-	return func(c *portCtx) ([]diag.Diagnostic, []Edit) {
-		var edits []Edit
+func bodyEditsNamed(name string) func(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
+	return func(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
+		var edits []edit.Edit
 		for _, ps := range c.inPlace() {
 			for _, e := range c.bodyEdits(ps) {
 				if e.Rewrite == name {
@@ -143,8 +144,8 @@ func bodyEditsNamed(name string) func(c *portCtx) ([]diag.Diagnostic, []Edit) {
 }
 
 // bodyEdits are the use edits of every ported parameter of a function.
-func (c *portCtx) bodyEdits(ps paramSet) []Edit {
-	var edits []Edit
+func (c *portCtx) bodyEdits(ps paramSet) []edit.Edit {
+	var edits []edit.Edit
 	for _, idx := range ps.set {
 		for _, e := range c.analyzeParam(ps.fn, idx).edits {
 			if c.refs == nil || !c.refs.skip[[2]int{e.Start, e.End}] { // the refs rewrite spells this read itself
@@ -156,8 +157,8 @@ func (c *portCtx) bodyEdits(ps paramSet) []Edit {
 }
 
 // renameEdits points calls that pass arrays at cloned helpers' clones.
-func (c *portCtx) renameEdits(ps paramSet) []Edit {
-	var edits []Edit
+func (c *portCtx) renameEdits(ps paramSet) []edit.Edit {
+	var edits []edit.Edit
 	for _, pc := range c.portedCalls(ps.fn, ps.set) {
 		h := c.helpers[pc.callee]
 		if h == nil || !h.plain {
@@ -171,13 +172,13 @@ func (c *portCtx) renameEdits(ps paramSet) []Edit {
 				end--
 			}
 		}
-		edits = append(edits, Edit{Start: end - len(name), End: end, New: h.name(), Rewrite: "helpers"})
+		edits = append(edits, edit.Edit{Start: end - len(name), End: end, New: h.name(), Rewrite: "helpers"})
 	}
 	return edits
 }
 
-func runHelpers(c *portCtx) ([]diag.Diagnostic, []Edit) {
-	var edits []Edit
+func runHelpers(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
+	var edits []edit.Edit
 	for _, ps := range c.inPlace() {
 		edits = append(edits, c.renameEdits(ps)...)
 	}
@@ -185,7 +186,7 @@ func runHelpers(c *portCtx) ([]diag.Diagnostic, []Edit) {
 		if h := c.helpers[fn]; h != nil && h.plain && len(h.sets) == 1 {
 			e, err := c.cloneEdit(h)
 			if err != nil {
-				return nil, []Edit{{Start: -1, End: -1, Rewrite: "helpers: " + err.Error()}}
+				return nil, []edit.Edit{{Start: -1, End: -1, Rewrite: "helpers: " + err.Error()}}
 			}
 			edits = append(edits, e)
 		}
@@ -194,27 +195,27 @@ func runHelpers(c *portCtx) ([]diag.Diagnostic, []Edit) {
 }
 
 // cloneEdit inserts the ported copy of a helper after the original.
-func (c *portCtx) cloneEdit(h *helperPlan) (Edit, error) {
+func (c *portCtx) cloneEdit(h *helperPlan) (edit.Edit, error) {
 	fn := h.fn
 	start, end := fn.Pos(), fn.End()
 	if fn.Template != nil && fn.Template.Start < start {
 		start = fn.Template.Start
 	}
 	ps := paramSet{fn, h.sets[0]}
-	var edits []Edit
+	var edits []edit.Edit
 	edits = append(edits, c.paramTypeEdits(ps)...)
 	edits = append(edits, c.bodyEdits(ps)...)
 	edits = append(edits, c.renameEdits(ps)...)
-	edits = append(edits, Edit{Start: fn.NameSpan.Start, End: fn.NameSpan.Stop, New: h.name(), Rewrite: "helpers"})
-	local := make([]Edit, 0, len(edits))
+	edits = append(edits, edit.Edit{Start: fn.NameSpan.Start, End: fn.NameSpan.Stop, New: h.name(), Rewrite: "helpers"})
+	local := make([]edit.Edit, 0, len(edits))
 	for _, e := range edits {
 		e.Start -= start
 		e.End -= start
 		local = append(local, e)
 	}
-	text, err := Apply(c.src[start:end], local, c.file.Src.Name)
+	text, err := edit.Apply(c.src[start:end], local, c.file.Src.Name)
 	if err != nil {
-		return Edit{}, err
+		return edit.Edit{}, err
 	}
 	at := lineEnd(c.src, end)
 	note := "// bamgen: " + h.name() + " is " + fn.Name + " taking bam::array; " + fn.Name + " is also called with plain pointers\n"
@@ -222,7 +223,7 @@ func (c *portCtx) cloneEdit(h *helperPlan) (Edit, error) {
 	if at > 0 && c.src[at-1] != '\n' {
 		lead = "\n"
 	}
-	return Edit{Start: at, End: at, New: lead + note + string(text) + "\n", Rewrite: "helpers", Reline: lead == ""}, nil
+	return edit.Edit{Start: at, End: at, New: lead + note + string(text) + "\n", Rewrite: "helpers", Reline: lead == ""}, nil
 }
 
 // lineEnd returns the offset just past the newline ending the line of off.
@@ -236,9 +237,9 @@ func lineEnd(src []byte, off int) int {
 	return off
 }
 
-func hostEditsNamed(name string) func(c *portCtx) ([]diag.Diagnostic, []Edit) {
-	return func(c *portCtx) ([]diag.Diagnostic, []Edit) {
-		var edits []Edit
+func hostEditsNamed(name string) func(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
+	return func(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
+		var edits []edit.Edit
 		for _, e := range c.host.edits {
 			if e.Rewrite == name {
 				edits = append(edits, e)
@@ -248,14 +249,14 @@ func hostEditsNamed(name string) func(c *portCtx) ([]diag.Diagnostic, []Edit) {
 	}
 }
 
-func runRuntime(c *portCtx) ([]diag.Diagnostic, []Edit) {
+func runRuntime(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
 	return nil, c.runtimeEdits(c.host)
 }
 
 // runRewrites runs every enabled rewrite and collects the results.
-func (c *portCtx) runRewrites() ([]diag.Diagnostic, []Edit) {
+func (c *portCtx) runRewrites() ([]diag.Diagnostic, []edit.Edit) {
 	var diags []diag.Diagnostic
-	var edits []Edit
+	var edits []edit.Edit
 	for _, r := range Rewrites {
 		if !c.enabled(r) {
 			continue

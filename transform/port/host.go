@@ -1,10 +1,11 @@
-package transform
+package port
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 	"github.com/bamgen/bamgen/templates"
 )
@@ -96,7 +97,7 @@ func (v *hostVar) root() *hostVar {
 // hostPlan is the host side's result: edits, and parameters to drop.
 type hostPlan struct {
 	drops []drop
-	edits []Edit
+	edits []edit.Edit
 	fns   map[*parse.FuncDecl]bool // host functions that now use bam_rt
 }
 
@@ -791,7 +792,7 @@ func bamName(v *hostVar) string { return v.sym.Name + "_bam" }
 // replaceStmt replaces a whole statement, keeping its line count.
 func (c *portCtx) replaceStmt(hp *hostPlan, rw string, s parse.Stmt, text string) {
 	lines := strings.Count(c.text(s), "\n")
-	hp.edits = append(hp.edits, Edit{Start: s.Pos(), End: s.End(), New: text + strings.Repeat("\n", lines), Rewrite: rw})
+	hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.End(), New: text + strings.Repeat("\n", lines), Rewrite: rw})
 }
 
 // copyDeclOp is `T *dst = src;` where the declared variable is a buffer

@@ -1,9 +1,10 @@
-package transform
+package port
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 	"github.com/bamgen/bamgen/templates"
 )
@@ -236,12 +237,12 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	case "foreign":
 		d := data
 		d.Src = v.sym.Name
-		hp.edits = append(hp.edits, Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " " + templates.Render("from_device", d), Rewrite: "host-memory"})
+		hp.edits = append(hp.edits, edit.Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " " + templates.Render("from_device", d), Rewrite: "host-memory"})
 	case "free":
 		if p.adopted { // release the array, then the program's own buffer as before
 			hp.edits = append(hp.edits,
-				Edit{Start: op.stmt.Pos(), End: op.stmt.Pos(), New: "{ " + templates.Render("free", data) + " ", Rewrite: "host-memory"},
-				Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " }", Rewrite: "host-memory"})
+				edit.Edit{Start: op.stmt.Pos(), End: op.stmt.Pos(), New: "{ " + templates.Render("free", data) + " ", Rewrite: "host-memory"},
+				edit.Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " }", Rewrite: "host-memory"})
 			return
 		}
 		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("free", data))
@@ -303,7 +304,7 @@ func (c *portCtx) creationText(v *hostVar, merged bool, data templates.Array, sr
 func (c *portCtx) emitLaunchArg(hp *hostPlan, op hostOp, bam, elem string) {
 	if op.entry != nil {
 		if op.launch == op.entry.sites[0] {
-			hp.edits = append(hp.edits, Edit{Start: op.node.Pos(), End: op.node.End(), New: bam, Rewrite: "launches"})
+			hp.edits = append(hp.edits, edit.Edit{Start: op.node.Pos(), End: op.node.End(), New: bam, Rewrite: "launches"})
 		}
 		return
 	}
@@ -315,7 +316,7 @@ func (c *portCtx) emitLaunchArg(hp *hostPlan, op hostOp, bam, elem string) {
 			text = "bam::array<const " + elem + ">(" + bam + ")"
 		}
 	}
-	hp.edits = append(hp.edits, Edit{Start: arg.Pos(), End: arg.End(), New: text, Rewrite: "launches"})
+	hp.edits = append(hp.edits, edit.Edit{Start: arg.Pos(), End: arg.End(), New: text, Rewrite: "launches"})
 }
 
 // planWrapVar ports host-visible memory by wrapping each launch, or, for a
@@ -385,27 +386,27 @@ func (c *portCtx) emitWraps(hp *hostPlan, wraps map[*launchSite][]templates.Arra
 		s, _ := launchStmt(l)
 		w := templates.Wrap{Arrays: arrays}
 		hp.edits = append(hp.edits,
-			Edit{Start: s.Pos(), End: s.Pos(), New: templates.Render("wrap_begin", w), Rewrite: "host-memory"},
-			Edit{Start: s.End(), End: s.End(), New: templates.Render("wrap_end", w), Rewrite: "host-memory"})
+			edit.Edit{Start: s.Pos(), End: s.Pos(), New: templates.Render("wrap_begin", w), Rewrite: "host-memory"},
+			edit.Edit{Start: s.End(), End: s.End(), New: templates.Render("wrap_end", w), Rewrite: "host-memory"})
 	}
 }
 
 // runtimeEdits adds the include and the runtime variable to every host
 // function that uses it, and the statistics print at the end of main.
-func (c *portCtx) runtimeEdits(hp *hostPlan) []Edit {
+func (c *portCtx) runtimeEdits(hp *hostPlan) []edit.Edit {
 	if len(hp.fns) == 0 {
 		return nil
 	}
 	// A file ported before (another array chosen now) already has the
 	// include, the runtime variable and the statistics: never twice.
-	var edits []Edit
+	var edits []edit.Edit
 	if !c.hasDirective("bam/bam.cuh") {
 		edits = append(edits, c.includeEdit())
 	}
 	for _, fn := range c.funcs {
 		if hp.fns[fn] && fn.Body != nil && !strings.Contains(c.text(fn.Body), "bam::runtime& "+rtName+" =") {
 			open := fn.Body.Pos() + 1
-			edits = append(edits, Edit{Start: open, End: open, New: templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Rewrite: "runtime"})
+			edits = append(edits, edit.Edit{Start: open, End: open, New: templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Rewrite: "runtime"})
 		}
 	}
 	if e, ok := c.statsEdit(); ok && !strings.Contains(string(c.src), "print_stats(stderr)") {
@@ -416,7 +417,7 @@ func (c *portCtx) runtimeEdits(hp *hostPlan) []Edit {
 
 // includeEdit inserts the runtime header after the last #include line,
 // followed by a #line directive so later lines keep their numbers.
-func (c *portCtx) includeEdit() Edit {
+func (c *portCtx) includeEdit() edit.Edit {
 	at := 0
 	for _, t := range c.file.Tokens {
 		if t.Kind == parse.Directive && strings.HasPrefix(strings.Join(strings.Fields(string(c.src[t.Start:t.End])), ""), "#include") {
@@ -435,12 +436,12 @@ func (c *portCtx) includeEdit() Edit {
 	if at > 0 && c.src[at-1] != '\n' { // the include was the last line, with no newline
 		text = "\n" + text
 	}
-	return Edit{Start: at, End: at, New: text, Rewrite: "runtime", Reline: true}
+	return edit.Edit{Start: at, End: at, New: text, Rewrite: "runtime", Reline: true}
 }
 
 // statsEdit prints the runtime statistics (when BAM_STATS=1) before the
 // last statement of main when it is a return, else before main's `}`.
-func (c *portCtx) statsEdit() (Edit, bool) {
+func (c *portCtx) statsEdit() (edit.Edit, bool) {
 	for _, fn := range c.funcs {
 		if fn.Name != "main" || fn.Body == nil || fn.Qualifier != "" {
 			continue
@@ -451,9 +452,9 @@ func (c *portCtx) statsEdit() (Edit, bool) {
 				at = r.Pos()
 			}
 		}
-		return Edit{Start: at, End: at, New: templates.Render("stats", nil), Rewrite: "runtime"}, true
+		return edit.Edit{Start: at, End: at, New: templates.Render("stats", nil), Rewrite: "runtime"}, true
 	}
-	return Edit{}, false
+	return edit.Edit{}, false
 }
 
 // sameCount reports whether two byte-size expressions give the same element

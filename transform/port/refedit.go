@@ -1,4 +1,4 @@
-package transform
+package port
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 )
 
@@ -88,7 +89,7 @@ func (c *portCtx) refReadEdits(fn *parse.FuncDecl, a *refArray, acc *elemAccess)
 // useEditsOf finds the use rewrite's edits of an access: the one
 // replacing its start (through the index, or the whole access when there
 // is no index) and the one replacing its end.
-func (c *portCtx) useEditsOf(fn *parse.FuncDecl, idx int, acc *elemAccess) (open, close *Edit) {
+func (c *portCtx) useEditsOf(fn *parse.FuncDecl, idx int, acc *elemAccess) (open, close *edit.Edit) {
 	edits := c.analyzeParam(fn, idx).edits
 	for i := range edits {
 		e := &edits[i]
@@ -108,10 +109,10 @@ func (c *portCtx) useEditsOf(fn *parse.FuncDecl, idx int, acc *elemAccess) (open
 }
 
 func (c *portCtx) refEdit(start, end int, text string) {
-	c.refs.edits = append(c.refs.edits, Edit{Start: start, End: end, New: text, Rewrite: "refs"})
+	c.refs.edits = append(c.refs.edits, edit.Edit{Start: start, End: end, New: text, Rewrite: "refs"})
 }
 
-func runRefs(c *portCtx) ([]diag.Diagnostic, []Edit) {
+func runRefs(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
 	if c.refs == nil {
 		return nil, nil
 	}

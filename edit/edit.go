@@ -1,4 +1,8 @@
-package transform
+// Package edit holds byte edits on a file's original bytes and applies
+// them once. Every stage that changes a file (the port, the access-pattern
+// rewrites) returns edits; nothing applies them but the pipeline, at the
+// end. It is a leaf package: it imports only the standard library.
+package edit
 
 import (
 	"bytes"
@@ -87,4 +91,46 @@ func checkEdits(src []byte, sorted []Edit) error {
 func writeLineDirective(out *bytes.Buffer, src []byte, off int, fileName string) {
 	line := bytes.Count(src[:off], []byte{'\n'}) + 1
 	fmt.Fprintf(out, "#line %d %s\n", line, strconv.Quote(fileName))
+}
+
+// Span is a byte range [Start, End) of the original file; Start == End is
+// an insertion point.
+type Span struct{ Start, End int }
+
+// Spans returns the ranges the edits change, in the order given.
+func Spans(edits []Edit) []Span {
+	out := make([]Span, len(edits))
+	for i, e := range edits {
+		out[i] = Span{e.Start, e.End}
+	}
+	return out
+}
+
+// Touches reports whether a span changes bytes in [start, end): it
+// overlaps the range, or it is an insertion strictly inside it.
+func Touches(spans []Span, start, end int) bool {
+	for _, s := range spans {
+		if s.Start < end && start < s.End || s.Start == s.End && start < s.Start && s.Start < end {
+			return true
+		}
+	}
+	return false
+}
+
+// Within returns the text of src[start:end] after the edits that fall
+// inside it (insertions at either boundary belong to the surroundings and
+// are left out). When the edits inside cannot be applied the original
+// text is returned.
+func Within(src []byte, edits []Edit, start, end int) string {
+	var inner []Edit
+	for _, e := range edits {
+		if e.Start >= start && e.End <= end && !(e.Start == e.End && (e.Start == start || e.Start == end)) {
+			inner = append(inner, Edit{Start: e.Start - start, End: e.End - start, New: e.New, Rewrite: e.Rewrite})
+		}
+	}
+	out, err := Apply(src[start:end], inner, "")
+	if err != nil {
+		return string(src[start:end])
+	}
+	return string(out)
 }

@@ -1,4 +1,4 @@
-package transform
+package port
 
 // Diagnostic codes of `bamgen port`. They are stable: tools and golden tests
 // match on them, so a code is never reused for another meaning.

@@ -1,4 +1,4 @@
-package transform
+package port
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 )
 
@@ -27,7 +28,7 @@ import (
 // refPlan is the result of planning: the edits of the refs rewrite, and
 // the edits of the use rewrites (reads, deref, aliases) that they replace.
 type refPlan struct {
-	edits []Edit
+	edits []edit.Edit
 	skip  map[[2]int]bool
 }
 

@@ -1,4 +1,4 @@
-package transform
+package port
 
 import (
 	"bytes"
@@ -90,7 +90,7 @@ func TestRefCorpus(t *testing.T) {
 		"bfs_warp":   nil, "cc": nil, "reduction": nil, "query": nil, "vectoradd": nil,
 	}
 	for prog, refs := range want {
-		src, err := os.ReadFile("../testdata/kernels/" + prog + "/" + prog + ".cu")
+		src, err := os.ReadFile("../../testdata/kernels/" + prog + "/" + prog + ".cu")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func refNoteArrays(line string) string {
 // internal error; whole files port idempotently, on as many lines as
 // without --ref.
 func TestRefNeverFailsOnCorpus(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/kernels/*/*.cu")
+	files, _ := filepath.Glob("../../testdata/kernels/*/*.cu")
 	opts := Options{Auto: true, Ref: true}
 	for _, f := range files {
 		src, err := os.ReadFile(f)
@@ -135,16 +135,16 @@ func TestRefNeverFailsOnCorpus(t *testing.T) {
 			continue
 		}
 		for _, frac := range []int{3, 5, 7, 9} {
-			if _, err := Port(parse.ParseFile(f, src[:len(src)*frac/10]), opts); err != nil {
+			if _, err := portFile(parse.ParseFile(f, src[:len(src)*frac/10]), opts); err != nil {
 				t.Errorf("%s cut at %d/10: %v", f, frac, err)
 			}
 		}
-		res, err := Port(parse.ParseFile(f, src), opts)
+		res, err := portFile(parse.ParseFile(f, src), opts)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
-		plain, err := Port(parse.ParseFile(f, src), Options{Auto: true})
+		plain, err := portFile(parse.ParseFile(f, src), Options{Auto: true})
 		if err != nil || bytes.Count(res.Output, []byte("\n")) != bytes.Count(plain.Output, []byte("\n")) {
 			t.Errorf("%s: the refs changed the line count (%v)", f, err)
 		}

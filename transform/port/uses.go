@@ -1,10 +1,11 @@
-package transform
+package port
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 )
 
@@ -15,7 +16,7 @@ type paramPlan struct {
 	fn      *parse.FuncDecl
 	idx     int
 	refused []diag.Diagnostic // non-empty: the parameter is left alone
-	edits   []Edit            // body edits (deref, atomics, reads, aliases)
+	edits   []edit.Edit       // body edits (deref, atomics, reads, aliases)
 	calls   []helperCall      // the pointer is passed on to these helpers
 	// accesses are the element reads and writes (p[i], *(p + i), q[j]
 	// through an alias), kept for the array_ref rewrite (ref.go).
@@ -76,7 +77,7 @@ func (s *useScanner) refuse(n parse.Node, code, format string, args ...any) {
 func (s *useScanner) paramName() string { return s.fn.Params[s.plan.idx].Name }
 
 func (s *useScanner) edit(rewrite string, start, end int, text string) {
-	s.plan.edits = append(s.plan.edits, Edit{Start: start, End: end, New: text, Rewrite: rewrite})
+	s.plan.edits = append(s.plan.edits, edit.Edit{Start: start, End: end, New: text, Rewrite: rewrite})
 }
 
 // analyzeParam examines parameter idx of fn. It never looks at callers.

@@ -1,9 +1,10 @@
-package transform
+package port
 
 import (
 	"regexp"
 	"sort"
 
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 	"github.com/bamgen/bamgen/templates"
 )
@@ -188,7 +189,7 @@ func (c *portCtx) emitHoists(hp *hostPlan, h hoistLoops) {
 	for _, l := range loops {
 		w := templates.Wrap{Arrays: h[l]}
 		hp.edits = append(hp.edits,
-			Edit{Start: l.Pos(), End: l.Pos(), New: templates.Render("wrap_begin", w), Rewrite: "host-memory"},
-			Edit{Start: l.End(), End: l.End(), New: templates.Render("wrap_end", w), Rewrite: "host-memory"})
+			edit.Edit{Start: l.Pos(), End: l.Pos(), New: templates.Render("wrap_begin", w), Rewrite: "host-memory"},
+			edit.Edit{Start: l.End(), End: l.End(), New: templates.Render("wrap_end", w), Rewrite: "host-memory"})
 	}
 }

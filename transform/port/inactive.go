@@ -1,4 +1,4 @@
-package transform
+package port
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ func (c *portCtx) dropHiddenUses(chosen map[paramKey]string) {
 	if len(regions) == 0 {
 		return
 	}
-	for key := range chosen {
+	for _, key := range sortedKeys(chosen) { // in kernel order: diagnostics at one place keep one order
 		names := append([]string{key.fn.Name}, c.launchArgNames(key)...)
 		for _, name := range names {
 			if r, ok := mentionedIn(regions, name); ok {

@@ -1,4 +1,4 @@
-package transform
+package port
 
 import (
 	"github.com/bamgen/bamgen/analysis"

@@ -1,4 +1,4 @@
-package transform
+package port
 
 import (
 	"fmt"
@@ -140,8 +140,7 @@ func (c *portCtx) pointerParamList() string {
 // scales with the input (the big arrays). Constant-size buffers (counters,
 // flags, small tables) stay in GPU memory.
 func (c *portCtx) autoSelect(chosen map[paramKey]string) {
-	an := analysis.AnalyzeDevice(c.file)
-	for _, fn := range an.Kernels() {
+	for _, fn := range c.an.Kernels() {
 		for i, p := range fn.Decl.Params {
 			key := paramKey{fn.Decl, i}
 			if !p.Type.IsPointer() || isBamArray(p.Type) || chosen[key] != "" {
