@@ -108,7 +108,7 @@ func defCounts(fn *Function) map[string]int {
 // isGlobalTid matches blockIdx.x * blockDim.x + threadIdx.x in any operand
 // order, with casts and parentheses.
 func isGlobalTid(e parse.Expr) bool {
-	b, ok := unparen(e).(*parse.BinaryExpr)
+	b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr)
 	if !ok || b.Op != "+" {
 		return false
 	}
@@ -116,7 +116,7 @@ func isGlobalTid(e parse.Expr) bool {
 }
 
 func isBlockOffset(e parse.Expr) bool {
-	b, ok := unparen(e).(*parse.BinaryExpr)
+	b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr)
 	if !ok || b.Op != "*" {
 		return false
 	}
@@ -125,18 +125,18 @@ func isBlockOffset(e parse.Expr) bool {
 
 // isBuiltin matches `name.x`.
 func isBuiltin(e parse.Expr, name string) bool {
-	m, ok := unparen(e).(*parse.MemberExpr)
+	m, ok := parse.UnparenCasts(e).(*parse.MemberExpr)
 	if !ok || m.Arrow || m.Name != "x" {
 		return false
 	}
-	id, ok := unparen(m.X).(*parse.Ident)
+	id, ok := parse.UnparenCasts(m.X).(*parse.Ident)
 	return ok && id.Name == name
 }
 
 // derivesFromTid matches `tid OP 32` (or the shift/mask equivalent) where
 // tid is the thread-id variable or the thread-id expression itself.
 func (m *Mapping) derivesFromTid(e parse.Expr, divOp, shiftOp string, macros map[string]string) bool {
-	b, ok := unparen(e).(*parse.BinaryExpr)
+	b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr)
 	if !ok || (b.Op != divOp && b.Op != shiftOp) || !m.isTidExpr(b.X) {
 		return false
 	}
@@ -144,7 +144,7 @@ func (m *Mapping) derivesFromTid(e parse.Expr, divOp, shiftOp string, macros map
 }
 
 func (m *Mapping) isTidExpr(e parse.Expr) bool {
-	if id, ok := unparen(e).(*parse.Ident); ok && m.Tid != nil {
+	if id, ok := parse.UnparenCasts(e).(*parse.Ident); ok && m.Tid != nil {
 		return id.Name == m.Tid.Name
 	}
 	return isGlobalTid(e)
@@ -153,7 +153,7 @@ func (m *Mapping) isTidExpr(e parse.Expr) bool {
 // isThreadIdxLane matches threadIdx.x % 32 and threadIdx.x & 31: the lane
 // id whenever blocks are whole warps (the rewrites check that at run time).
 func isThreadIdxLane(e parse.Expr, macros map[string]string) bool {
-	b, ok := unparen(e).(*parse.BinaryExpr)
+	b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr)
 	if !ok || !isBuiltin(b.X, "threadIdx") {
 		return false
 	}
@@ -206,7 +206,7 @@ func (m *Mapping) findBlockers(body parse.Node) {
 }
 
 func (m *Mapping) classifyCall(c *parse.CallExpr) {
-	switch kind, reason := SyncCall(calleeName(c.Fun)); kind {
+	switch kind, reason := SyncCall(parse.CalleeName(c.Fun)); kind {
 	case SyncBarrier:
 		m.block(c, reason)
 	case SyncWarp:
@@ -251,7 +251,7 @@ func WaitsOnOthers(cond parse.Expr) bool {
 	parse.Inspect(cond, func(n parse.Node) bool {
 		switch n := n.(type) {
 		case *parse.CallExpr:
-			if strings.HasPrefix(calleeName(n.Fun), "atomic") {
+			if strings.HasPrefix(parse.CalleeName(n.Fun), "atomic") {
 				found = true
 			}
 		case *parse.CastExpr:
@@ -271,7 +271,7 @@ func (m *Mapping) findStrayIndex(body parse.Node) {
 			return false
 		}
 		if me, ok := n.(*parse.MemberExpr); ok {
-			if id, ok := unparen(me.X).(*parse.Ident); ok && (id.Name == "threadIdx" || id.Name == "blockIdx") {
+			if id, ok := parse.UnparenCasts(me.X).(*parse.Ident); ok && (id.Name == "threadIdx" || id.Name == "blockIdx") {
 				m.StrayIndex = append(m.StrayIndex, Blocker{me.Pos(), me.End(), "uses " + id.Name + "." + me.Name + " directly"})
 			}
 		}

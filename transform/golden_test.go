@@ -178,19 +178,16 @@ func runGolden(t *testing.T, file string) []byte {
 }
 
 // portForTest runs src named input.cu through the pipeline (without the
-// parser's diagnostics, as before the pipeline) and renders its diagnostics.
+// parser's diagnostics, as the port goldens always have) and renders its
+// diagnostics.
 func portForTest(t *testing.T, src []byte, opts Options) (*Result, string) {
 	t.Helper()
-	f := parse.ParseFile("input.cu", src)
-	res, err := RunParsed(f, opts)
+	res, err := RunParsed(parse.ParseFile("input.cu", src), opts)
 	if err != nil {
 		t.Fatalf("Port: %v", err)
 	}
 	var b strings.Builder
-	for _, d := range diag.Sorted(res.Diags) {
-		b.WriteString(f.Src.Format(d))
-		b.WriteByte('\n')
-	}
+	res.Src.Print(&b, res.Diags)
 	return res, b.String()
 }
 

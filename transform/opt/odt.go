@@ -188,7 +188,7 @@ func (r *rewriter) flagStore(w *analysis.CSRWalk, b *parse.BinaryExpr) bool {
 // outerLocal names the local or parameter e refers to if it is declared
 // outside the walk, else "".
 func (r *rewriter) outerLocal(w *analysis.CSRWalk, e parse.Expr) string {
-	id, ok := analysis.Unparen(e).(*parse.Ident)
+	id, ok := parse.UnparenCasts(e).(*parse.Ident)
 	if !ok || r.fn.Decl.Scope == nil {
 		return ""
 	}
@@ -203,7 +203,7 @@ func (r *rewriter) outerLocal(w *analysis.CSRWalk, e parse.Expr) string {
 }
 
 func (r *rewriter) isConst(e parse.Expr) bool {
-	if id, ok := analysis.Unparen(e).(*parse.Ident); ok && (id.Name == "true" || id.Name == "false") {
+	if id, ok := parse.UnparenCasts(e).(*parse.Ident); ok && (id.Name == "true" || id.Name == "false") {
 		return true
 	}
 	_, ok := r.fn.ConstValue(e)
@@ -271,11 +271,11 @@ func (r *rewriter) idempotent(s parse.Stmt) bool {
 // idempotentExpr accepts `x = CONST` stores, `flag = vote(flag)` and pure
 // expressions; anything else is reported.
 func (r *rewriter) idempotentExpr(e parse.Expr, at parse.Node) bool {
-	if b, ok := analysis.Unparen(e).(*parse.BinaryExpr); ok && b.Op == "=" {
+	if b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr); ok && b.Op == "=" {
 		if r.isConst(b.Y) && r.pureLvalue(b.X) {
 			return true
 		}
-		if _, isLocal := analysis.Unparen(b.X).(*parse.Ident); isLocal && r.pure(b.Y, at) {
+		if _, isLocal := parse.UnparenCasts(b.X).(*parse.Ident); isLocal && r.pure(b.Y, at) {
 			return true // a local recomputed from pure values (e.g. a warp vote of a flag)
 		}
 	}
@@ -288,7 +288,7 @@ func (r *rewriter) idempotentExpr(e parse.Expr, at parse.Node) bool {
 }
 
 func (r *rewriter) pureLvalue(e parse.Expr) bool {
-	switch x := analysis.Unparen(e).(type) {
+	switch x := parse.UnparenCasts(e).(type) {
 	case *parse.UnaryExpr:
 		return x.Op == "*" && r.pureQuiet(x.X)
 	case *parse.IndexExpr:
@@ -318,7 +318,7 @@ func (r *rewriter) pureQuiet(e parse.Expr) bool {
 		case *parse.UnaryExpr:
 			ok = ok && n.Op != "++" && n.Op != "--"
 		case *parse.CallExpr:
-			ok = ok && analysis.IsPureCall(analysis.CalleeName(n.Fun))
+			ok = ok && analysis.IsPureCall(parse.CalleeName(n.Fun))
 		case *parse.NewExpr, *parse.DeleteExpr, *parse.LambdaExpr, *parse.OpaqueExpr:
 			ok = false
 		}
@@ -344,7 +344,7 @@ func (r *rewriter) vertexCountParam(w *analysis.CSRWalk) int {
 		default:
 			return true
 		}
-		if id, ok := analysis.Unparen(x).(*parse.Ident); ok && id.Name == w.Vertex.Name {
+		if id, ok := parse.UnparenCasts(x).(*parse.Ident); ok && id.Name == w.Vertex.Name {
 			idx = r.paramIndex(y)
 		}
 		return true
@@ -353,7 +353,7 @@ func (r *rewriter) vertexCountParam(w *analysis.CSRWalk) int {
 }
 
 func (r *rewriter) paramIndex(e parse.Expr) int {
-	id, ok := analysis.Unparen(e).(*parse.Ident)
+	id, ok := parse.UnparenCasts(e).(*parse.Ident)
 	if !ok {
 		return -1
 	}
@@ -416,8 +416,8 @@ func (r *rewriter) tileReads(w *analysis.CSRWalk) []*parse.IndexExpr {
 		if !ok || lvalues[ix] {
 			return true
 		}
-		arr, okA := analysis.Unparen(ix.X).(*parse.Ident)
-		idx, okI := analysis.Unparen(ix.Index).(*parse.Ident)
+		arr, okA := parse.UnparenCasts(ix.X).(*parse.Ident)
+		idx, okI := parse.UnparenCasts(ix.Index).(*parse.Ident)
 		if !okA || !okI || arr.Name != w.Edges || idx.Name != w.IVar ||
 			r.fn.Decl.Scope.Lookup(arr.Name, arr.Pos()) != edges || r.fn.Decl.Scope.Lookup(idx.Name, idx.Pos()) != loopVar {
 			return true
@@ -434,7 +434,7 @@ func (r *rewriter) tileReads(w *analysis.CSRWalk) []*parse.IndexExpr {
 // changesVar reports an assignment, increment or address-of of name in n.
 func (r *rewriter) changesVar(n parse.Node, name string) bool {
 	isVar := func(e parse.Expr) bool {
-		id, ok := analysis.Unparen(e).(*parse.Ident)
+		id, ok := parse.UnparenCasts(e).(*parse.Ident)
 		return ok && id.Name == name
 	}
 	found := false

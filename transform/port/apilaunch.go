@@ -40,13 +40,9 @@ type argsArray struct {
 	why   string        // why it cannot be rewritten, "" when it can
 }
 
-// apiLaunchSite recognises a runtime launch call naming a kernel.
-func (c *portCtx) apiLaunchSite(call *parse.CallExpr, kernels map[string][]*parse.FuncDecl) *launchSite {
-	l, ok := analysis.RuntimeLaunch(call)
-	if !ok {
-		return nil
-	}
-	site := &launchSite{api: &apiSite{call: call, launch: l}, args: l.Args}
+// apiLaunchSite is the site of a runtime launch call naming a kernel.
+func apiLaunchSite(l analysis.Launch, kernels map[string][]*parse.FuncDecl) *launchSite {
+	site := &launchSite{api: &apiSite{call: l.Call, launch: l}, args: l.Args}
 	if ks := kernels[l.Kernel]; len(ks) == 1 {
 		site.kernel = ks[0]
 	}
@@ -94,7 +90,7 @@ func (c *portCtx) resolveArgsArrays(sites []*launchSite) {
 // argsArraySymbol resolves the launch's void** argument to a local array.
 func (c *portCtx) argsArraySymbol(site *launchSite) (*parse.Symbol, string) {
 	e := site.api.launch.ArgsArray
-	sym := symbolOf(site.fn, stripCasts(e))
+	sym := symbolOf(site.fn, parse.UnparenCasts(e))
 	if sym == nil {
 		return nil, fmt.Sprintf("`%s` is not a local array of %s", oneLine(c.text(e)), site.fn.Name)
 	}
@@ -132,7 +128,7 @@ func (c *portCtx) argsArrayProblem(arr *argsArray) string {
 func (c *portCtx) argsArrayOtherUse(arr *argsArray) string {
 	fn := arr.sites[0].fn
 	why := ""
-	walk(fn.Body, func(n parse.Node, parents []parse.Node) bool {
+	parse.WithStack(fn.Body, func(n parse.Node, parents []parse.Node) bool {
 		id, ok := n.(*parse.Ident)
 		if why != "" || !ok || id.Name != arr.sym.Name || fn.Scope.Lookup(id.Name, id.Pos()) != arr.sym {
 			return why == ""
@@ -191,13 +187,13 @@ func argIdent(l *launchSite, idx int) *parse.Ident {
 	if idx >= len(l.args) {
 		return nil
 	}
-	e := unparen(l.args[idx])
+	e := parse.Unparen(l.args[idx])
 	if l.api != nil && l.api.array != nil {
-		u, ok := stripCasts(l.args[idx]).(*parse.UnaryExpr)
+		u, ok := parse.UnparenCasts(l.args[idx]).(*parse.UnaryExpr)
 		if !ok || u.Op != "&" || u.Postfix {
 			return nil
 		}
-		e = unparen(u.X)
+		e = parse.Unparen(u.X)
 	}
 	id, _ := e.(*parse.Ident)
 	return id

@@ -52,19 +52,11 @@ func newPortCtx(f *parse.File, an *analysis.File, opts Options) *portCtx {
 	for _, m := range f.Macros {
 		c.macros[m.Name] = m
 	}
-	for _, d := range f.Decls {
-		walk(d, func(n parse.Node, _ []parse.Node) bool {
-			fd, ok := n.(*parse.FuncDecl)
-			if !ok {
-				_, isStmt := n.(parse.Stmt)
-				return !isStmt // functions are not nested in statements
-			}
-			c.funcs = append(c.funcs, fd)
-			if fd.Body != nil {
-				c.byName[fd.Name] = append(c.byName[fd.Name], fd)
-			}
-			return false
-		})
+	c.funcs = f.Funcs()
+	for _, fd := range c.funcs {
+		if fd.Body != nil {
+			c.byName[fd.Name] = append(c.byName[fd.Name], fd)
+		}
 	}
 	return c
 }

@@ -138,16 +138,16 @@ func (c *portCtx) markRefs(fn *parse.FuncDecl, passing []portedCall) bool {
 		skip[pc.call.Fun] = true
 	}
 	changed := false
-	walk(fn.Body, func(n parse.Node, _ []parse.Node) bool {
+	parse.WithStack(fn.Body, func(n parse.Node, _ []parse.Node) bool {
 		if skip[n] {
 			return false
 		}
 		name := ""
 		switch v := n.(type) {
 		case *parse.Ident:
-			name = lastName(v.Name)
+			name = parse.LastName(v.Name)
 		case *parse.TemplateIdent:
-			name = lastName(v.Name)
+			name = parse.LastName(v.Name)
 		default:
 			return true
 		}

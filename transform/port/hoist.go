@@ -76,7 +76,7 @@ func (c *portCtx) canHoist(v *hostVar, loop parse.Stmt, count string) bool {
 		names[n] = true
 	}
 	ok := true
-	walk(loop, func(n parse.Node, parents []parse.Node) bool {
+	parse.WithStack(loop, func(n parse.Node, parents []parse.Node) bool {
 		if !ok {
 			return false
 		}
@@ -118,7 +118,7 @@ func (c *portCtx) noAlias(v *hostVar, op hostOp) bool {
 		return false
 	}
 	safe := false
-	walk(v.fn.Body, func(n parse.Node, parents []parse.Node) bool {
+	parse.WithStack(v.fn.Body, func(n parse.Node, parents []parse.Node) bool {
 		if n != parse.Node(id) {
 			return n.Pos() <= id.Pos() && n.End() >= id.End()
 		}

@@ -54,7 +54,7 @@ func (l *launchSite) kernelName() string {
 	if l.api != nil {
 		return l.api.launch.Kernel
 	}
-	return calleeName(l.expr.Kernel)
+	return parse.ShortFuncName(l.expr.Kernel)
 }
 
 // hostOp is one use of a host buffer variable.
@@ -101,7 +101,9 @@ type hostPlan struct {
 	fns   map[*parse.FuncDecl]bool // host functions that now use bam_rt
 }
 
-// launches finds every launch in the file, once.
+// launches lists every launch in the file, once: the analysis found them
+// (analysis.File.Launches, the one launch finder); this adds the kernel
+// each names, when exactly one definition has that name.
 func (c *portCtx) launches() []*launchSite {
 	if c.launchCache != nil {
 		return c.launchCache
@@ -111,27 +113,18 @@ func (c *portCtx) launches() []*launchSite {
 	for _, k := range c.kernels() {
 		kernels[k.Name] = append(kernels[k.Name], k)
 	}
-	for _, fn := range c.funcs {
-		if fn.Body == nil {
-			continue
+	for _, l := range c.an.Launches {
+		var site *launchSite
+		if l.Expr != nil {
+			site = &launchSite{expr: l.Expr, args: l.Expr.Args}
+			if ks := kernels[parse.ShortFuncName(l.Expr.Kernel)]; len(ks) == 1 {
+				site.kernel = ks[0]
+			}
+		} else {
+			site = apiLaunchSite(l, kernels)
 		}
-		walk(fn.Body, func(n parse.Node, parents []parse.Node) bool {
-			var site *launchSite
-			switch n := n.(type) {
-			case *parse.LaunchExpr:
-				site = &launchSite{expr: n, args: n.Args}
-				if ks := kernels[calleeName(n.Kernel)]; len(ks) == 1 {
-					site.kernel = ks[0]
-				}
-			case *parse.CallExpr:
-				site = c.apiLaunchSite(n, kernels)
-			}
-			if site != nil {
-				site.fn, site.parents = fn, append([]parse.Node(nil), parents...)
-				c.launchCache = append(c.launchCache, site)
-			}
-			return true
-		})
+		site.fn, site.parents = l.Func, l.Stack
+		c.launchCache = append(c.launchCache, site)
 	}
 	c.resolveArgsArrays(c.launchCache)
 	return c.launchCache
@@ -325,7 +318,7 @@ func (c *portCtx) launchVars(hp *hostPlan, key paramKey) []*hostVar {
 	for _, ref := range c.kernelRefs(key.fn) {
 		c.hostDrop(hp, []paramKey{key}, ref, CodeKernelRef,
 			fmt.Sprintf("%s is passed to %s, which bamgen cannot read as a launch of %s; name the kernel directly in the call (`(void*)%s`) or launch it with <<<>>>",
-				key.fn.Name, calleeName(ref.Fun), key.fn.Name, key.fn.Name))
+				key.fn.Name, parse.ShortFuncName(ref.Fun), key.fn.Name, key.fn.Name))
 	}
 	return out
 }
@@ -359,8 +352,8 @@ func (c *portCtx) launchAPICalls() []*parse.CallExpr {
 		if fn.Body == nil {
 			continue
 		}
-		walk(fn.Body, func(n parse.Node, _ []parse.Node) bool {
-			if call, ok := n.(*parse.CallExpr); ok && strings.HasPrefix(calleeName(call.Fun), "cudaLaunch") {
+		parse.WithStack(fn.Body, func(n parse.Node, _ []parse.Node) bool {
+			if call, ok := n.(*parse.CallExpr); ok && strings.HasPrefix(parse.ShortFuncName(call.Fun), "cudaLaunch") {
 				c.launchAPICache = append(c.launchAPICache, call)
 			}
 			return true
@@ -386,7 +379,7 @@ func (c *portCtx) hostOps(v *hostVar) []hostOp {
 			ops = append(ops, op)
 		}
 	}
-	walk(v.fn.Body, func(n parse.Node, parents []parse.Node) bool {
+	parse.WithStack(v.fn.Body, func(n parse.Node, parents []parse.Node) bool {
 		id, ok := n.(*parse.Ident)
 		if !ok || id.Name != v.sym.Name || v.fn.Scope.Lookup(id.Name, id.Pos()) != v.sym {
 			return true
@@ -395,7 +388,7 @@ func (c *portCtx) hostOps(v *hostVar) []hostOp {
 			if vd == v.sym.Decl {
 				return true
 			}
-			if dst := v.fn.Scope.Lookup(vd.Name, vd.NameSpan.Stop); dst != nil && dst.Decl == vd && unparen(vd.Init) == parse.Expr(id) {
+			if dst := v.fn.Scope.Lookup(vd.Name, vd.NameSpan.Stop); dst != nil && dst.Decl == vd && parse.Unparen(vd.Init) == parse.Expr(id) {
 				ops = append(ops, c.copyDeclOp(v, vd, v.sym))
 				ops[len(ops)-1].dst = dst
 				return true
@@ -416,10 +409,10 @@ func parentOf(parents []parse.Node) parse.Node {
 
 // declInitOp classifies `T *p = (T*)malloc(bytes)`, `= new T[n]`, `= nullptr`.
 func (c *portCtx) declInitOp(vd *parse.VarDecl) hostOp {
-	init := stripCasts(vd.Init)
+	init := parse.UnparenCasts(vd.Init)
 	switch x := init.(type) {
 	case *parse.CallExpr:
-		if name := calleeName(x.Fun); (name == "malloc" || name == "aligned_alloc") && len(x.Args) > 0 {
+		if name := parse.ShortFuncName(x.Fun); (name == "malloc" || name == "aligned_alloc") && len(x.Args) > 0 {
 			return hostOp{kind: "pinned", node: vd, bytes: x.Args[len(x.Args)-1]}
 		}
 	case *parse.NewExpr:
@@ -435,7 +428,7 @@ func (c *portCtx) declInitOp(vd *parse.VarDecl) hostOp {
 
 // symbolOf resolves an identifier expression to a local variable of fn.
 func symbolOf(fn *parse.FuncDecl, e parse.Expr) *parse.Symbol {
-	id, ok := unparen(e).(*parse.Ident)
+	id, ok := parse.Unparen(e).(*parse.Ident)
 	if !ok {
 		return nil
 	}
@@ -449,19 +442,8 @@ func symbolOf(fn *parse.FuncDecl, e parse.Expr) *parse.Symbol {
 	return sym
 }
 
-func stripCasts(e parse.Expr) parse.Expr {
-	for {
-		switch x := unparen(e).(type) {
-		case *parse.CastExpr:
-			e = x.X
-		default:
-			return unparen(e)
-		}
-	}
-}
-
 func isNullLiteral(e parse.Expr) bool {
-	switch x := unparen(e).(type) {
+	switch x := parse.Unparen(e).(type) {
 	case *parse.Ident:
 		return x.Name == "nullptr" || x.Name == "NULL"
 	case *parse.BasicLit:
@@ -532,7 +514,7 @@ climb:
 		if p.Op == "=" && p.X == argNode && isNullLiteral(p.Y) {
 			return c.withStmt(hostOp{kind: "null", node: p}, p, parents[:i])
 		}
-		if _, isCall := unparen(p.Y).(*parse.CallExpr); p.Op == "=" && !addr && p.X == argNode && isCall {
+		if _, isCall := parse.Unparen(p.Y).(*parse.CallExpr); p.Op == "=" && !addr && p.X == argNode && isCall {
 			return c.withStmt(hostOp{kind: "foreign", node: p}, p, parents[:i])
 		}
 		if p.Op == "=" && !addr {
@@ -564,7 +546,7 @@ func (c *portCtx) classifyCall(fn *parse.FuncDecl, id *parse.Ident, call *parse.
 			pos = j
 		}
 	}
-	name := calleeName(call.Fun)
+	name := parse.ShortFuncName(call.Fun)
 	n := len(call.Args)
 	op := hostOp{kind: "other", node: id, call: call}
 	switch {
@@ -748,7 +730,7 @@ func (c *portCtx) sourceFor(v *hostVar) Source {
 // countFromBytes turns `n * sizeof(T)` into `n`, anything else into
 // `(bytes) / sizeof(T)`; bytes may also be a `new T[n]` count.
 func (c *portCtx) countFromBytes(bytes parse.Expr, elem string) string {
-	if b, ok := unparen(bytes).(*parse.BinaryExpr); ok && b.Op == "*" {
+	if b, ok := parse.Unparen(bytes).(*parse.BinaryExpr); ok && b.Op == "*" {
 		if c.isSizeofElem(b.Y, elem) {
 			return c.operandText(b.X)
 		}
@@ -760,7 +742,7 @@ func (c *portCtx) countFromBytes(bytes parse.Expr, elem string) string {
 	if byteSized[elem] {
 		return c.operandText(bytes)
 	}
-	if _, simple := unparen(bytes).(*parse.Ident); !simple {
+	if _, simple := parse.Unparen(bytes).(*parse.Ident); !simple {
 		text = "(" + text + ")"
 	}
 	return text + " / sizeof(" + elem + ")"
@@ -772,7 +754,7 @@ var byteSized = map[string]bool{"char": true, "signed char": true, "unsigned cha
 	"int8_t": true, "std::uint8_t": true, "std::int8_t": true, "bool": true, "std::byte": true}
 
 func (c *portCtx) isSizeofElem(e parse.Expr, elem string) bool {
-	s, ok := unparen(e).(*parse.SizeofExpr)
+	s, ok := parse.Unparen(e).(*parse.SizeofExpr)
 	if !ok || s.Keyword != "sizeof" {
 		return false
 	}
@@ -799,7 +781,7 @@ func (c *portCtx) replaceStmt(hp *hostPlan, rw string, s parse.Stmt, text string
 // copy: it becomes `auto dst_bam = src_bam;`.
 func (c *portCtx) copyDeclOp(v *hostVar, vd *parse.VarDecl, src *parse.Symbol) hostOp {
 	op := hostOp{kind: "copy", node: vd, dst: v.sym, src: src}
-	walk(v.fn.Body, func(n parse.Node, parents []parse.Node) bool {
+	parse.WithStack(v.fn.Body, func(n parse.Node, parents []parse.Node) bool {
 		ds, ok := n.(*parse.DeclStmt)
 		if !ok {
 			return op.stmt == nil

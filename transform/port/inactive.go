@@ -37,11 +37,11 @@ func (c *portCtx) dropHiddenUses(chosen map[paramKey]string) {
 // at every launch of its kernel.
 func (c *portCtx) launchArgNames(key paramKey) []string {
 	var out []string
-	for _, l := range c.file.Launches() {
-		if launchedKernel(l) != key.fn.Name || key.idx >= len(l.Args) {
+	for _, l := range c.launches() { // <<<>>> launches, by the kernel's name
+		if l.expr == nil || parse.ShortFuncName(l.expr.Kernel) != key.fn.Name || key.idx >= len(l.expr.Args) {
 			continue
 		}
-		if id, ok := l.Args[key.idx].(*parse.Ident); ok {
+		if id, ok := l.expr.Args[key.idx].(*parse.Ident); ok {
 			out = append(out, id.Name)
 		}
 	}
@@ -53,16 +53,6 @@ func (c *portCtx) launchArgNames(key paramKey) []string {
 		}
 	}
 	return out
-}
-
-func launchedKernel(l *parse.LaunchExpr) string {
-	switch k := l.Kernel.(type) {
-	case *parse.Ident:
-		return lastName(k.Name)
-	case *parse.TemplateIdent:
-		return lastName(k.Name)
-	}
-	return ""
 }
 
 type region struct {

@@ -307,7 +307,7 @@ func (l *refLoop) names() string {
 func (c *portCtx) blockBlocker(l *refLoop) (parse.Node, string) {
 	var found parse.Node
 	why := ""
-	walk(l.loop, func(x parse.Node, parents []parse.Node) bool {
+	parse.WithStack(l.loop, func(x parse.Node, parents []parse.Node) bool {
 		switch s := x.(type) {
 		case *parse.LabeledStmt:
 			found, why = s, "label "+s.Label+" inside it could be jumped to past the refs' declarations"

@@ -110,7 +110,7 @@ func (c *portCtx) indexTerms(acc *elemAccess) []indexTerm {
 }
 
 func (c *portCtx) addTerms(e parse.Expr, sign int64, out *[]indexTerm) {
-	e = unparen(e)
+	e = parse.Unparen(e)
 	if b, ok := e.(*parse.BinaryExpr); ok && (b.Op == "+" || b.Op == "-") {
 		c.addTerms(b.X, sign, out)
 		if b.Op == "-" {
@@ -160,7 +160,7 @@ func (c *portCtx) varCoefficient(e parse.Expr, v string) (int64, bool) {
 	if isVarNamed(e, v) {
 		return 1, true
 	}
-	b, ok := unparen(e).(*parse.BinaryExpr)
+	b, ok := parse.Unparen(e).(*parse.BinaryExpr)
 	if !ok || b.Op != "*" {
 		return 0, false
 	}
@@ -193,7 +193,7 @@ func isVarNamed(e parse.Expr, v string) bool {
 // something the loop assigns or declares, or calls a function.
 func (c *portCtx) mayChange(t indexTerm, changed map[string]int) bool {
 	moves := false
-	walk(t.e, func(n parse.Node, _ []parse.Node) bool {
+	parse.WithStack(t.e, func(n parse.Node, _ []parse.Node) bool {
 		switch x := n.(type) {
 		case *parse.Ident:
 			moves = moves || changed[x.Name] > 0
@@ -229,13 +229,13 @@ func (c *portCtx) loopStep(loop *parse.ForStmt) (v string, stride int64, step st
 
 // postStep reads i++, ++i, i--, --i, i += k, i -= k, i = i + k.
 func (c *portCtx) postStep(post parse.Expr) (string, int64, string) {
-	switch p := unparenNode(post).(type) {
+	switch p := parse.Unparen(post).(type) {
 	case *parse.UnaryExpr:
-		if id, ok := unparen(p.X).(*parse.Ident); ok && (p.Op == "++" || p.Op == "--") {
+		if id, ok := parse.Unparen(p.X).(*parse.Ident); ok && (p.Op == "++" || p.Op == "--") {
 			return id.Name, 1, "1"
 		}
 	case *parse.BinaryExpr:
-		id, ok := unparen(p.X).(*parse.Ident)
+		id, ok := parse.Unparen(p.X).(*parse.Ident)
 		if !ok {
 			return "", 0, ""
 		}
@@ -251,7 +251,7 @@ func (c *portCtx) postStep(post parse.Expr) (string, int64, string) {
 
 // selfStep reads the right side of i = i + k (or k + i, i - k).
 func (c *portCtx) selfStep(v string, rhs parse.Expr) (string, int64, string) {
-	b, ok := unparen(rhs).(*parse.BinaryExpr)
+	b, ok := parse.Unparen(rhs).(*parse.BinaryExpr)
 	if !ok || (b.Op != "+" && b.Op != "-") {
 		return "", 0, ""
 	}
@@ -272,10 +272,10 @@ func (c *portCtx) constOrZero(e parse.Expr) int64 {
 // intConst evaluates integer literals, negated ones and object-like macros
 // defined as one.
 func (c *portCtx) intConst(e parse.Expr) (int64, bool) {
-	switch x := unparenNode(e).(type) {
+	switch x := parse.Unparen(e).(type) {
 	case *parse.BasicLit:
 		if x.Kind == parse.Number {
-			return parseIntLit(x.Value)
+			return parse.IntLit(x.Value)
 		}
 	case *parse.UnaryExpr:
 		if x.Op == "-" && !x.Postfix {
@@ -284,21 +284,10 @@ func (c *portCtx) intConst(e parse.Expr) (int64, bool) {
 		}
 	case *parse.Ident:
 		if m := c.macros[x.Name]; m != nil && !m.IsFunc {
-			return parseIntLit(strings.TrimSpace(m.Body))
+			return parse.IntLit(strings.TrimSpace(m.Body))
 		}
 	}
 	return 0, false
-}
-
-// parseIntLit parses a C integer literal (decimal, hex, octal, binary;
-// u/l suffixes and ' separators).
-func parseIntLit(s string) (int64, bool) {
-	s = strings.ReplaceAll(strings.TrimRight(s, "uUlLzZ"), "'", "")
-	n, err := strconv.ParseInt(s, 0, 64)
-	if err != nil && len(s) > 1 && s[0] == '0' && s[1] != 'x' && s[1] != 'X' && s[1] != 'b' && s[1] != 'B' {
-		n, err = strconv.ParseInt(s[1:], 8, 64) // C octal: 017
-	}
-	return n, err == nil
 }
 
 // assignedIn counts, per name, the assignments, increments, address-of
@@ -307,10 +296,10 @@ func parseIntLit(s string) (int64, bool) {
 func assignedIn(nodes ...parse.Node) map[string]int {
 	out := map[string]int{}
 	for _, n := range nodes {
-		if isNil(n) {
+		if parse.IsNil(n) {
 			continue
 		}
-		walk(n, func(x parse.Node, _ []parse.Node) bool {
+		parse.WithStack(n, func(x parse.Node, _ []parse.Node) bool {
 			switch v := x.(type) {
 			case *parse.BinaryExpr:
 				if parse.IsAssign(v.Op) {
@@ -334,7 +323,7 @@ func assignedIn(nodes ...parse.Node) map[string]int {
 // a.x, a[i], *a.
 func rootName(e parse.Expr) string {
 	for {
-		switch x := unparen(e).(type) {
+		switch x := parse.Unparen(e).(type) {
 		case *parse.Ident:
 			return x.Name
 		case *parse.MemberExpr:
@@ -351,17 +340,9 @@ func rootName(e parse.Expr) string {
 	}
 }
 
-// unparenNode is unparen for a possibly nil expression.
-func unparenNode(e parse.Expr) parse.Expr {
-	if e == nil {
-		return nil
-	}
-	return unparen(e)
-}
-
 // within reports whether n lies inside outer.
 func within(n, outer parse.Node) bool {
-	return !isNil(outer) && n.Pos() >= outer.Pos() && n.End() <= outer.End()
+	return !parse.IsNil(outer) && n.Pos() >= outer.Pos() && n.End() <= outer.End()
 }
 
 func abs64(n int64) int64 {

@@ -24,7 +24,7 @@ import (
 // wait it cannot handle and returns false.
 func (c *portCtx) planDrops(l *refLoop) bool {
 	ok := true
-	walk(l.loop, func(x parse.Node, parents []parse.Node) bool {
+	parse.WithStack(l.loop, func(x parse.Node, parents []parse.Node) bool {
 		if !ok {
 			return false
 		}
@@ -71,7 +71,7 @@ func (c *portCtx) waits(n parse.Node) string {
 // waitReason says what a call does that waits for other threads (directly,
 // or in a __device__ function it calls), or "".
 func (c *portCtx) waitReason(call *parse.CallExpr, seen map[*parse.FuncDecl]bool) string {
-	name := calleeName(call.Fun)
+	name := parse.ShortFuncName(call.Fun)
 	if kind, reason := analysis.SyncCall(name); kind != analysis.SyncNone {
 		return reason
 	}
@@ -90,7 +90,7 @@ func (c *portCtx) waitReason(call *parse.CallExpr, seen map[*parse.FuncDecl]bool
 // waitInside is waitReason for the first waiting call in n.
 func (c *portCtx) waitInside(n parse.Node, seen map[*parse.FuncDecl]bool) string {
 	why := ""
-	walk(n, func(x parse.Node, _ []parse.Node) bool {
+	parse.WithStack(n, func(x parse.Node, _ []parse.Node) bool {
 		if call, ok := x.(*parse.CallExpr); ok && why == "" {
 			why = c.waitReason(call, seen)
 		}

@@ -164,9 +164,9 @@ func (c *portCtx) renameEdits(ps paramSet) []edit.Edit {
 		if h == nil || !h.plain {
 			continue
 		}
-		name := calleeName(pc.call.Fun)
+		name := parse.ShortFuncName(pc.call.Fun)
 		end := pc.call.Fun.End()
-		if ti, ok := unparen(pc.call.Fun).(*parse.TemplateIdent); ok {
+		if ti, ok := parse.Unparen(pc.call.Fun).(*parse.TemplateIdent); ok {
 			end = ti.ArgsSpan.Start
 			for end > 0 && (c.src[end-1] == ' ' || c.src[end-1] == '\t') {
 				end--

@@ -191,7 +191,7 @@ func (c *portCtx) scalingAllocation(key paramKey) string {
 // isConstantExpr reports whether e is built from literals and sizeof only.
 func isConstantExpr(e parse.Expr) bool {
 	constant := true
-	walk(e, func(n parse.Node, _ []parse.Node) bool {
+	parse.WithStack(e, func(n parse.Node, _ []parse.Node) bool {
 		switch n.(type) {
 		case *parse.SizeofExpr:
 			return false

@@ -120,7 +120,7 @@ func unsupportedType(t *parse.TypeRef) string {
 // scan walks the body and classifies every use of name that resolves to
 // decl, then checks the token stream for uses the syntax tree hid.
 func (s *useScanner) scan(name string, decl parse.Node) {
-	walk(s.fn.Body, func(n parse.Node, parents []parse.Node) bool {
+	parse.WithStack(s.fn.Body, func(n parse.Node, parents []parse.Node) bool {
 		id, ok := n.(*parse.Ident)
 		if !ok || id.Name != name || !s.resolves(id, decl) {
 			return true
@@ -142,7 +142,7 @@ func (s *useScanner) classify(id *parse.Ident, parents []parse.Node) {
 	parent, pi := upParens(parents, len(parents)-1)
 	switch p := parent.(type) {
 	case *parse.IndexExpr:
-		if unparen(p.X) == parse.Expr(id) {
+		if parse.Unparen(p.X) == parse.Expr(id) {
 			s.element(p, p.Index, parents[:pi])
 			return
 		}
@@ -159,7 +159,7 @@ func (s *useScanner) classify(id *parse.Ident, parents []parse.Node) {
 		s.refuse(p, CodePointerCast, "%s is cast to %s", id.Name, typeText(p.Type))
 		return
 	case *parse.CondExpr:
-		if unparen(p.Cond) == parse.Expr(id) {
+		if parse.Unparen(p.Cond) == parse.Expr(id) {
 			s.refuse(p, CodePointerCompared, "%s is tested as a condition", id.Name)
 			return
 		}
@@ -199,9 +199,9 @@ func (s *useScanner) unaryUse(id *parse.Ident, u *parse.UnaryExpr, parents []par
 // assignments to or from the pointer.
 func (s *useScanner) binaryUse(id *parse.Ident, b *parse.BinaryExpr, parents []parse.Node) {
 	switch {
-	case b.Op == "+" || (b.Op == "-" && unparen(b.X) == parse.Expr(id)):
+	case b.Op == "+" || (b.Op == "-" && parse.Unparen(b.X) == parse.Expr(id)):
 		s.offsetUse(id, b, parents)
-	case parse.IsAssign(b.Op) && unparen(b.X) == parse.Expr(id):
+	case parse.IsAssign(b.Op) && parse.Unparen(b.X) == parse.Expr(id):
 		s.refuse(b, CodePointerArith, "%s is reassigned", id.Name)
 	case b.Op == "=":
 		s.refuse(b, CodeAddressTaken, "%s is stored in %s", id.Name, s.c.text(b.X))
@@ -220,7 +220,7 @@ func (s *useScanner) offsetUse(id *parse.Ident, b *parse.BinaryExpr, parents []p
 		return
 	}
 	index := b.Y
-	if unparen(b.Y) == parse.Expr(id) {
+	if parse.Unparen(b.Y) == parse.Expr(id) {
 		index = b.X
 	}
 	parent, pi := upParens(parents, len(parents)-1)
@@ -299,7 +299,7 @@ var atomicMethods = map[string]string{
 // __ldg, refused anywhere else.
 func (s *useScanner) addressOfElement(addr *parse.UnaryExpr, index parse.Expr, parents []parse.Node) {
 	parent, _ := upParens(parents, len(parents)-1)
-	if call, ok := parent.(*parse.CallExpr); ok && len(call.Args) > 0 && unparen(call.Args[0]) == parse.Expr(addr) {
+	if call, ok := parent.(*parse.CallExpr); ok && len(call.Args) > 0 && parse.Unparen(call.Args[0]) == parse.Expr(addr) {
 		if s.knownPointerBuiltin(call, index) {
 			return
 		}
@@ -317,7 +317,7 @@ func (s *useScanner) callArg(id *parse.Ident, index parse.Expr, call *parse.Call
 	if len(call.Args) > 0 && argIs(call.Args[0], id, index) && s.knownPointerBuiltin(call, index) {
 		return
 	}
-	name := calleeName(call.Fun)
+	name := parse.ShortFuncName(call.Fun)
 	switch {
 	case s.c.macros[name] != nil:
 		s.refuse(call, CodeMacroUse, "%s is passed to macro %s, whose expansion bamgen cannot see", id.Name, name)
@@ -331,18 +331,18 @@ func (s *useScanner) callArg(id *parse.Ident, index parse.Expr, call *parse.Call
 }
 
 func argIs(arg parse.Expr, id *parse.Ident, index parse.Expr) bool {
-	a := unparen(arg)
+	a := parse.Unparen(arg)
 	if index == nil {
 		return a == parse.Expr(id)
 	}
 	b, ok := a.(*parse.BinaryExpr)
-	return ok && (unparen(b.X) == parse.Expr(id) || unparen(b.Y) == parse.Expr(id))
+	return ok && (parse.Unparen(b.X) == parse.Expr(id) || parse.Unparen(b.Y) == parse.Expr(id))
 }
 
 // knownPointerBuiltin rewrites atomics and __ldg whose first argument is the
 // address of an element (index nil means element 0).
 func (s *useScanner) knownPointerBuiltin(call *parse.CallExpr, index parse.Expr) bool {
-	name := calleeName(call.Fun)
+	name := parse.ShortFuncName(call.Fun)
 	if method, ok := atomicMethods[name]; ok && len(call.Args) >= 2 {
 		s.rewriteCallToMethod(call, index, "atomics", method, call.Args[1].Pos())
 		return true
@@ -376,7 +376,7 @@ func (s *useScanner) helperArg(id *parse.Ident, call *parse.CallExpr, name strin
 	defs := s.c.deviceDefs(name)
 	argIdx := -1
 	for i, a := range call.Args {
-		if unparen(a) == parse.Expr(id) {
+		if parse.Unparen(a) == parse.Expr(id) {
 			argIdx = i
 		}
 	}
@@ -410,7 +410,7 @@ func (s *useScanner) readContext(node parse.Node, parents []parse.Node) int {
 		}
 		return ctxValue
 	case *parse.CondExpr:
-		if unparen(p.Cond) != node {
+		if parse.Unparen(p.Cond) != node {
 			return ctxValue
 		}
 	case *parse.CallExpr, *parse.SizeofExpr, *parse.InitListExpr, *parse.LaunchExpr:
@@ -438,7 +438,7 @@ func isWritten(e parse.Expr, parents []parse.Node) bool {
 	parent, _ := upParens(parents, len(parents)-1)
 	switch p := parent.(type) {
 	case *parse.BinaryExpr:
-		return parse.IsAssign(p.Op) && unparen(p.X) == e
+		return parse.IsAssign(p.Op) && parse.Unparen(p.X) == e
 	case *parse.UnaryExpr:
 		return p.Op == "++" || p.Op == "--" || p.Op == "&"
 	case *parse.MemberExpr, *parse.IndexExpr:
@@ -520,36 +520,6 @@ func upParens(parents []parse.Node, i int) (parse.Node, int) {
 		}
 	}
 	return nil, -1
-}
-
-// unparen strips parentheses.
-func unparen(e parse.Expr) parse.Expr {
-	for {
-		p, ok := e.(*parse.ParenExpr)
-		if !ok {
-			return e
-		}
-		e = p.X
-	}
-}
-
-// calleeName returns the called function's name without template
-// arguments or qualifiers ("" when not a plain name).
-func calleeName(fun parse.Expr) string {
-	switch f := unparen(fun).(type) {
-	case *parse.Ident:
-		return lastName(f.Name)
-	case *parse.TemplateIdent:
-		return lastName(f.Name)
-	}
-	return ""
-}
-
-func lastName(n string) string {
-	if i := strings.LastIndex(n, "::"); i >= 0 {
-		return n[i+2:]
-	}
-	return n
 }
 
 func typeText(t *parse.TypeRef) string {

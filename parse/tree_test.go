@@ -1,0 +1,132 @@
+package parse
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestIntLit(t *testing.T) {
+	good := map[string]int64{
+		"0": 0, "42": 42, "42u": 42, "42UL": 42, "42ull": 42, "42LL": 42,
+		"8uz": 8, "8z": 8, "8ZU": 8, "8zu": 8, // C++23 size_t literals
+		"0x1F": 31, "0X1fu": 31, "017": 15, "0b101": 5, "0B11": 3,
+		"1'000'000": 1000000, " 64 ": 64, "-1": -1,
+	}
+	for s, want := range good {
+		if got, ok := IntLit(s); !ok || got != want {
+			t.Errorf("IntLit(%q) = %d, %v; want %d", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"", "u", "x", "1.0", "1e3", "0o17", "1_000", "'1", "1'", "n", "99999999999999999999", "0x", "08"} {
+		if got, ok := IntLit(s); ok {
+			t.Errorf("IntLit(%q) = %d, true; want false", s, got)
+		}
+	}
+}
+
+// exprOf parses `void f() { return SRC; }` and returns the expression.
+func exprOf(t *testing.T, src string) Expr {
+	t.Helper()
+	f := ParseFile("t.cu", []byte("void f() { return "+src+"; }"))
+	ret, ok := f.Funcs()[0].Body.Stmts[0].(*ReturnStmt)
+	if !ok {
+		t.Fatalf("%q: no return statement", src)
+	}
+	return ret.X
+}
+
+func TestUnparen(t *testing.T) {
+	f := ParseFile("t.cu", []byte("void f() { return ((int)(x)); }"))
+	e := f.Funcs()[0].Body.Stmts[0].(*ReturnStmt).X
+	if _, ok := Unparen(e).(*CastExpr); !ok {
+		t.Errorf("Unparen: %T, want the cast", Unparen(e))
+	}
+	if id, ok := UnparenCasts(e).(*Ident); !ok || id.Name != "x" {
+		t.Errorf("UnparenCasts: %T, want x", UnparenCasts(e))
+	}
+	if Unparen(nil) != nil || UnparenCasts(nil) != nil {
+		t.Error("nil must stay nil")
+	}
+}
+
+func TestCalleeNames(t *testing.T) {
+	cases := []struct{ src, fn, short, callee string }{
+		{"atomicAdd(p, 1)", "atomicAdd", "atomicAdd", "atomicAdd"},
+		{"std::min<int>(a, b)", "std::min", "min", "std::min"},
+		{"(ns::g)(a)", "ns::g", "g", "ns::g"},
+		{"a.atomic_add(i, v)", "", "", "atomic_add"},
+		{"p->f(1)", "", "", "f"},
+		{"fp[0](1)", "", "", ""},
+	}
+	for _, c := range cases {
+		call, ok := exprOf(t, c.src).(*CallExpr)
+		if !ok {
+			t.Fatalf("%q: not a call", c.src)
+		}
+		if got := FuncName(call.Fun); got != c.fn {
+			t.Errorf("FuncName(%s) = %q, want %q", c.src, got, c.fn)
+		}
+		if got := ShortFuncName(call.Fun); got != c.short {
+			t.Errorf("ShortFuncName(%s) = %q, want %q", c.src, got, c.short)
+		}
+		if got := CalleeName(call.Fun); got != c.callee {
+			t.Errorf("CalleeName(%s) = %q, want %q", c.src, got, c.callee)
+		}
+	}
+	if LastName("a::b::c") != "c" || LastName("c") != "c" || LastName("::c") != "c" {
+		t.Error("LastName")
+	}
+}
+
+// TestWithStack checks the ancestors WithStack reports against the
+// containment of byte ranges, and that it visits what Inspect visits, in
+// the same order.
+func TestWithStack(t *testing.T) {
+	f := ParseFile("t.cu", []byte(inspectSrc+"void g(int *p, int n) { for (int i = 0; i < n; i++) int *q = new int[n]{i}; }\n"))
+	var inspected, stacked []Node
+	Inspect(f, func(n Node) bool { inspected = append(inspected, n); return true })
+	WithStack(f, func(n Node, stack []Node) bool {
+		stacked = append(stacked, n)
+		if len(stack) == 0 && n != Node(f) {
+			t.Errorf("%s has no ancestors", Dump(n))
+		}
+		for _, a := range stack {
+			if n.Pos() < a.Pos() || n.End() > a.End() {
+				t.Errorf("%s [%d,%d) lies outside its ancestor %T [%d,%d)", Dump(n), n.Pos(), n.End(), a, a.Pos(), a.End())
+			}
+		}
+		return true
+	})
+	if len(inspected) != len(stacked) {
+		t.Fatalf("Inspect visits %d nodes, WithStack %d", len(inspected), len(stacked))
+	}
+	for i := range inspected {
+		if inspected[i] != stacked[i] {
+			t.Fatalf("node %d: Inspect %T, WithStack %T", i, inspected[i], stacked[i])
+		}
+	}
+	// Pruning: no node inside a function body is visited.
+	WithStack(f, func(n Node, stack []Node) bool {
+		for _, a := range stack {
+			if _, ok := a.(*BlockStmt); ok {
+				t.Errorf("visited %T inside a pruned body", n)
+			}
+		}
+		_, body := n.(*BlockStmt)
+		return !body
+	})
+	// new T[n]{...}: the count comes before the initialiser, as in the source.
+	var order []string
+	Inspect(f, func(n Node) bool {
+		if ne, ok := n.(*NewExpr); ok {
+			order = append(order, f.Text(ne.Count))
+			for _, a := range ne.Args {
+				order = append(order, f.Text(a))
+			}
+		}
+		return true
+	})
+	if got := strings.Join(order, " "); got != "n {i}" {
+		t.Errorf("new children: %q", got)
+	}
+}
