@@ -11,6 +11,7 @@
 package analysis
 
 import (
+	"fmt"
 	"sync/atomic"
 
 	"github.com/bamgen/bamgen/diag"
@@ -75,10 +76,36 @@ func (a *Array) DataDependent() bool {
 	return false
 }
 
+// FuncKind is where a function runs, from its CUDA qualifiers.
+type FuncKind int
+
+const (
+	Host       FuncKind = iota // no qualifier, or __host__
+	Kernel                     // __global__
+	Device                     // __device__
+	HostDevice                 // __host__ __device__
+)
+
+// String is the kind as reports and the JSON output spell it.
+func (k FuncKind) String() string {
+	switch k {
+	case Host:
+		return "host"
+	case Kernel:
+		return "kernel"
+	case Device:
+		return "device"
+	case HostDevice:
+		return "host-device"
+	default:
+		return fmt.Sprintf("FuncKind(%d)", int(k))
+	}
+}
+
 // Function is the analysis of one function.
 type Function struct {
 	Decl   *parse.FuncDecl
-	Kind   string // "kernel", "device", "host", "host-device"
+	Kind   FuncKind
 	Params []Param
 	Arrays []*Array
 	Locals map[string]Shape  // the final shape of each local variable, by name
@@ -126,7 +153,7 @@ type File struct {
 func (f *File) Kernels() []*Function {
 	var out []*Function
 	for _, fn := range f.Functions {
-		if fn.Kind == "kernel" {
+		if fn.Kind == Kernel {
 			out = append(out, fn)
 		}
 	}
@@ -214,16 +241,16 @@ func analyzeFunc(pf *parse.File, fd *parse.FuncDecl, macros map[string]string, r
 	return fn
 }
 
-func funcKind(fd *parse.FuncDecl) string {
+func funcKind(fd *parse.FuncDecl) FuncKind {
 	switch {
 	case fd.IsKernel():
-		return "kernel"
+		return Kernel
 	case fd.IsDevice() && fd.IsHost():
-		return "host-device"
+		return HostDevice
 	case fd.IsDevice():
-		return "device"
+		return Device
 	}
-	return "host"
+	return Host
 }
 
 func localShapes(ev *evaluator) map[string]Shape {

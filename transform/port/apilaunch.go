@@ -210,7 +210,7 @@ func (c *portCtx) entryOp(id *parse.Ident, list *parse.InitListExpr, entry parse
 	if j < 0 {
 		return hostOp{}, false
 	}
-	return hostOp{kind: "launch", node: id, arg: j, launch: arr.sites[0], entry: arr}, true
+	return hostOp{kind: opLaunch, node: id, arg: j, launch: arr.sites[0], entry: arr}, true
 }
 
 func (c *portCtx) argsArrayByInit(list *parse.InitListExpr) *argsArray {

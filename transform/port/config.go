@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	// go.yaml.in/yaml/v3 is the YAML project's maintained home of the
@@ -77,7 +78,7 @@ func ParseConfig(path string, b []byte) (*Config, error) {
 		}
 	}
 	for _, r := range c.Rewrites {
-		if findRewrite(r) == nil {
+		if !slices.Contains(rewriteNames(), r) {
 			return nil, fmt.Errorf("%s: unknown rewrite %q (known: %s)", path, r, strings.Join(rewriteNames(), ", "))
 		}
 	}

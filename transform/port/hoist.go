@@ -64,7 +64,7 @@ func (c *portCtx) canHoist(v *hostVar, loop parse.Stmt, count string) bool {
 	}
 	for _, op := range v.ops {
 		inside := op.node.Pos() < loop.End() && op.node.End() > loop.Pos()
-		if inside && (op.kind != "launch" || op.launch == nil) {
+		if inside && (op.kind != opLaunch || op.launch == nil) {
 			return false
 		}
 		if op.node.End() <= loop.Pos() && !c.noAlias(v, op) {
@@ -104,13 +104,13 @@ func (c *portCtx) canHoist(v *hostVar, loop parse.Stmt, count string) bool {
 // swaps and other pointer arithmetic are not.
 func (c *portCtx) noAlias(v *hostVar, op hostOp) bool {
 	switch op.kind {
-	case "malloc", "managed", "pinned", "upload", "download", "memset0", "memset", "free", "null", "launch", "foreign":
+	case opMalloc, opManaged, opPinned, opUpload, opDownload, opMemset0, opMemset, opFree, opNull, opLaunch, opForeign:
 		return true
-	case "other":
+	case opOther:
 		if op.call != nil {
 			return true
 		}
-	default:
+	case opNone, opCopy, opSwap:
 		return false
 	}
 	id, ok := op.node.(*parse.Ident)
@@ -189,7 +189,7 @@ func (c *portCtx) emitHoists(hp *hostPlan, h hoistLoops) {
 	for _, l := range loops {
 		w := templates.Wrap{Arrays: h[l]}
 		hp.edits = append(hp.edits,
-			edit.Edit{Start: l.Pos(), End: l.Pos(), New: templates.Render("wrap_begin", w), Rewrite: "host-memory"},
-			edit.Edit{Start: l.End(), End: l.End(), New: templates.Render("wrap_end", w), Rewrite: "host-memory"})
+			edit.Edit{Start: l.Pos(), End: l.Pos(), New: templates.Render("wrap_begin", w), Rewrite: HostMemory.String()},
+			edit.Edit{Start: l.End(), End: l.End(), New: templates.Render("wrap_end", w), Rewrite: HostMemory.String()})
 	}
 }

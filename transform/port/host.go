@@ -59,7 +59,7 @@ func (l *launchSite) kernelName() string {
 
 // hostOp is one use of a host buffer variable.
 type hostOp struct {
-	kind   string // malloc managed pinned upload download memset0 free launch null other
+	kind   hostOpKind
 	node   parse.Node
 	call   *parse.CallExpr
 	stmt   parse.Stmt       // the statement that holds it (nil if none)
@@ -244,7 +244,7 @@ func (c *portCtx) addCopyPartners(vars []*hostVar) []*hostVar {
 // pinned, malloc'd): such buffers are wrapped around each launch.
 func (c *portCtx) isHostVisible(v *hostVar) bool {
 	a := c.findAllocation(v)
-	return a != nil && a.kind != "malloc"
+	return a != nil && a.kind != opMalloc
 }
 
 // planWrapped plans a host-visible buffer.
@@ -375,7 +375,7 @@ func (c *portCtx) hostOps(v *hostVar) []hostOp {
 	if vd, ok := v.sym.Decl.(*parse.VarDecl); ok && vd.Init != nil {
 		if src := symbolOf(v.fn, vd.Init); src != nil {
 			ops = append(ops, c.copyDeclOp(v, vd, src))
-		} else if op := c.declInitOp(vd); op.kind != "" {
+		} else if op := c.declInitOp(vd); op.kind != opNone {
 			ops = append(ops, op)
 		}
 	}
@@ -413,17 +413,17 @@ func (c *portCtx) declInitOp(vd *parse.VarDecl) hostOp {
 	switch x := init.(type) {
 	case *parse.CallExpr:
 		if name := parse.ShortFuncName(x.Fun); (name == "malloc" || name == "aligned_alloc") && len(x.Args) > 0 {
-			return hostOp{kind: "pinned", node: vd, bytes: x.Args[len(x.Args)-1]}
+			return hostOp{kind: opPinned, node: vd, bytes: x.Args[len(x.Args)-1]}
 		}
 	case *parse.NewExpr:
 		if x.Count != nil {
-			return hostOp{kind: "pinned", node: vd, bytes: x.Count, other: x.Count}
+			return hostOp{kind: opPinned, node: vd, bytes: x.Count, other: x.Count}
 		}
 	}
 	if isNullLiteral(init) {
 		return hostOp{}
 	}
-	return hostOp{kind: "other", node: vd}
+	return hostOp{kind: opOther, node: vd}
 }
 
 // symbolOf resolves an identifier expression to a local variable of fn.
@@ -478,7 +478,7 @@ climb:
 		cur = parents[i]
 	}
 	if i < 0 {
-		return hostOp{kind: "other", node: id}
+		return hostOp{kind: opOther, node: id}
 	}
 	argNode := parse.Node(id)
 	if i+1 < len(parents) {
@@ -488,7 +488,7 @@ climb:
 	case *parse.LaunchExpr:
 		for j, a := range p.Args {
 			if a == argNode && !addr && offset == nil {
-				return hostOp{kind: "launch", node: id, arg: j, launch: c.siteOf(p)}
+				return hostOp{kind: opLaunch, node: id, arg: j, launch: c.siteOf(p)}
 			}
 		}
 	case *parse.InitListExpr:
@@ -498,13 +498,13 @@ climb:
 	case *parse.CallExpr:
 		if site := c.siteOf(p); site != nil && site.api != nil {
 			if j := indexOf(site.api.launch.Args, argNode); j >= 0 && !addr && offset == nil {
-				return hostOp{kind: "launch", node: id, arg: j, launch: site}
+				return hostOp{kind: opLaunch, node: id, arg: j, launch: site}
 			}
 		}
 		op := c.classifyCall(fn, id, p, argNode, addr, parents[:i])
 		op.offset = offset
-		if offset != nil && op.kind != "upload" && op.kind != "download" && op.kind != "memset0" && op.kind != "memset" {
-			op.kind = "other"
+		if offset != nil && op.kind != opUpload && op.kind != opDownload && op.kind != opMemset0 && op.kind != opMemset {
+			op.kind = opOther
 		}
 		return op
 	case *parse.BinaryExpr:
@@ -512,19 +512,19 @@ climb:
 			break
 		}
 		if p.Op == "=" && p.X == argNode && isNullLiteral(p.Y) {
-			return c.withStmt(hostOp{kind: "null", node: p}, p, parents[:i])
+			return c.withStmt(hostOp{kind: opNull, node: p}, p, parents[:i])
 		}
 		if _, isCall := parse.Unparen(p.Y).(*parse.CallExpr); p.Op == "=" && !addr && p.X == argNode && isCall {
-			return c.withStmt(hostOp{kind: "foreign", node: p}, p, parents[:i])
+			return c.withStmt(hostOp{kind: opForeign, node: p}, p, parents[:i])
 		}
 		if p.Op == "=" && !addr {
 			dst, src := symbolOf(fn, p.X), symbolOf(fn, p.Y)
 			if dst != nil && src != nil {
-				return c.withStmt(hostOp{kind: "copy", node: p, dst: dst, src: src}, p, parents[:i])
+				return c.withStmt(hostOp{kind: opCopy, node: p, dst: dst, src: src}, p, parents[:i])
 			}
 		}
 	}
-	return c.withStmt(hostOp{kind: "other", node: id}, id, parents)
+	return c.withStmt(hostOp{kind: opOther, node: id}, id, parents)
 }
 
 // siteOf returns the launch whose expression is n (a <<<>>> launch or a
@@ -548,35 +548,35 @@ func (c *portCtx) classifyCall(fn *parse.FuncDecl, id *parse.Ident, call *parse.
 	}
 	name := parse.ShortFuncName(call.Fun)
 	n := len(call.Args)
-	op := hostOp{kind: "other", node: id, call: call}
+	op := hostOp{kind: opOther, node: id, call: call}
 	switch {
 	case addr && pos == 0 && name == "cudaMalloc" && n == 2:
-		op.kind, op.bytes = "malloc", call.Args[1]
+		op.kind, op.bytes = opMalloc, call.Args[1]
 	case addr && pos == 0 && name == "cudaMallocManaged" && n >= 2:
-		op.kind, op.bytes = "managed", call.Args[1]
+		op.kind, op.bytes = opManaged, call.Args[1]
 	case addr && pos == 0 && (name == "cudaHostAlloc" || name == "cudaMallocHost") && n >= 2:
-		op.kind, op.bytes = "pinned", call.Args[1]
+		op.kind, op.bytes = opPinned, call.Args[1]
 	case addr && pos >= 0 && !strings.HasPrefix(name, "cuda"):
-		op.kind = "foreign" // allocated by the program's own function: adopt it with array_from_device
+		op.kind = opForeign // allocated by the program's own function: adopt it with array_from_device
 	case addr:
 	case (name == "cudaMemcpy" || name == "cudaMemcpyAsync") && n >= 4:
 		kind := strings.TrimSpace(c.text(call.Args[3]))
 		switch {
 		case pos == 0 && kind == "cudaMemcpyHostToDevice":
-			op.kind, op.other, op.bytes = "upload", call.Args[1], call.Args[2]
+			op.kind, op.other, op.bytes = opUpload, call.Args[1], call.Args[2]
 		case pos == 1 && kind == "cudaMemcpyDeviceToHost":
-			op.kind, op.other, op.bytes = "download", call.Args[0], call.Args[2]
+			op.kind, op.other, op.bytes = opDownload, call.Args[0], call.Args[2]
 		}
 	case (name == "cudaMemset" || name == "cudaMemsetAsync") && pos == 0 && n >= 3 && isNullLiteral(call.Args[1]):
-		op.kind, op.other, op.bytes = "memset0", call.Args[1], call.Args[2]
+		op.kind, op.other, op.bytes = opMemset0, call.Args[1], call.Args[2]
 	case (name == "cudaFree" || name == "cudaFreeHost" || name == "free") && pos == 0:
-		op.kind = "free"
+		op.kind = opFree
 	case (name == "cudaMemset" || name == "cudaMemsetAsync") && pos == 0 && n >= 3:
-		op.kind, op.other, op.bytes = "memset", call.Args[1], call.Args[2]
+		op.kind, op.other, op.bytes = opMemset, call.Args[1], call.Args[2]
 	case name == "swap" && n == 2 && !addr:
-		op.kind, op.dst, op.src = "swap", symbolOf(fn, call.Args[0]), symbolOf(fn, call.Args[1])
+		op.kind, op.dst, op.src = opSwap, symbolOf(fn, call.Args[0]), symbolOf(fn, call.Args[1])
 		if op.dst == nil || op.src == nil {
-			op.kind = "other"
+			op.kind = opOther
 		}
 	}
 	return c.withStmt(op, call, parents)
@@ -611,7 +611,7 @@ func (c *portCtx) withStmt(op hostOp, node parse.Node, parents []parse.Node) hos
 // conflictingLaunch reports a launch passing v where no array is expected.
 func (c *portCtx) conflictingLaunch(v *hostVar) string {
 	for _, op := range v.ops {
-		if op.kind != "launch" || op.launch == nil {
+		if op.kind != opLaunch || op.launch == nil {
 			continue
 		}
 		k := op.launch.kernel
@@ -658,11 +658,12 @@ func (c *portCtx) findAllocation(v *hostVar) *hostOp {
 	var found *hostOp
 	for i := range v.ops {
 		switch v.ops[i].kind {
-		case "malloc", "managed", "pinned":
+		case opMalloc, opManaged, opPinned:
 			if found != nil {
 				return nil // allocated twice: bamgen does not follow reallocation
 			}
 			found = &v.ops[i]
+		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opOther:
 		}
 	}
 	return found
@@ -772,15 +773,15 @@ func (c *portCtx) operandText(e parse.Expr) string { return oneLine(c.text(e)) }
 func bamName(v *hostVar) string { return v.sym.Name + "_bam" }
 
 // replaceStmt replaces a whole statement, keeping its line count.
-func (c *portCtx) replaceStmt(hp *hostPlan, rw string, s parse.Stmt, text string) {
+func (c *portCtx) replaceStmt(hp *hostPlan, rw RewriteKind, s parse.Stmt, text string) {
 	lines := strings.Count(c.text(s), "\n")
-	hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.End(), New: text + strings.Repeat("\n", lines), Rewrite: rw})
+	hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.End(), New: text + strings.Repeat("\n", lines), Rewrite: rw.String()})
 }
 
 // copyDeclOp is `T *dst = src;` where the declared variable is a buffer
 // copy: it becomes `auto dst_bam = src_bam;`.
 func (c *portCtx) copyDeclOp(v *hostVar, vd *parse.VarDecl, src *parse.Symbol) hostOp {
-	op := hostOp{kind: "copy", node: vd, dst: v.sym, src: src}
+	op := hostOp{kind: opCopy, node: vd, dst: v.sym, src: src}
 	parse.WithStack(v.fn.Body, func(n parse.Node, parents []parse.Node) bool {
 		ds, ok := n.(*parse.DeclStmt)
 		if !ok {

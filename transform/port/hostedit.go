@@ -34,7 +34,7 @@ func (c *portCtx) planDeviceGroup(hp *hostPlan, g []*hostVar) {
 	done := map[int]bool{} // statements shared by two buffers (copies, swaps) are rewritten once
 	for _, p := range plans {
 		for _, op := range p.v.ops {
-			if op.stmt != nil && op.kind != "launch" {
+			if op.stmt != nil && op.kind != opLaunch {
 				if done[op.stmt.Pos()] {
 					continue
 				}
@@ -86,7 +86,7 @@ func (c *portCtx) deviceVarProblem(v *hostVar, elem *string) (parse.Node, string
 func (c *portCtx) foreignAlloc(v *hostVar) *hostOp {
 	var found *hostOp
 	for i := range v.ops {
-		if v.ops[i].kind == "foreign" {
+		if v.ops[i].kind == opForeign {
 			if found != nil {
 				return nil
 			}
@@ -99,7 +99,7 @@ func (c *portCtx) foreignAlloc(v *hostVar) *hostOp {
 // declCopy returns the op declaring v as a copy of another buffer, if any.
 func (c *portCtx) declCopy(v *hostVar) *hostOp {
 	for i := range v.ops {
-		if op := &v.ops[i]; op.kind == "copy" && op.node == v.sym.Decl {
+		if op := &v.ops[i]; op.kind == opCopy && op.node == v.sym.Decl {
 			return op
 		}
 	}
@@ -138,7 +138,7 @@ func (c *portCtx) planDeviceVar(v *hostVar, elem string) (deviceVarPlan, parse.N
 			v.sym.Name, oneLine(c.text(p.create.node)))
 	}
 	for _, op := range v.ops {
-		before := op.node.Pos() < p.create.node.Pos() && op.kind != "malloc"
+		before := op.node.Pos() < p.create.node.Pos() && op.kind != opMalloc
 		outside := op.node.End() > p.create.block.End()
 		if op.entry != nil && before {
 			at := parse.Node(p.create.node)
@@ -159,24 +159,25 @@ func (c *portCtx) planDeviceVar(v *hostVar, elem string) (deviceVarPlan, parse.N
 // rewritten, or "".
 func (c *portCtx) deviceOpProblem(v *hostVar, op hostOp, alloc *hostOp) string {
 	switch op.kind {
-	case "launch":
+	case opLaunch:
 		return ""
-	case "foreign":
+	case opForeign:
 		if alloc != nil || op.stmt == nil || c.foreignAlloc(v) == nil {
 			return fmt.Sprintf("%s is passed to `%s`, which bamgen does not know", v.sym.Name, oneLine(c.text(op.node)))
 		}
 		return ""
-	case "malloc", "upload", "download", "memset0", "memset", "free", "null", "copy", "swap":
+	case opMalloc, opUpload, opDownload, opMemset0, opMemset, opFree, opNull, opCopy, opSwap:
 		if op.stmt == nil {
 			return fmt.Sprintf("%s is used in %s, which is not a statement of its own; bamgen rewrites whole statements",
 				v.sym.Name, oneLine(c.text(op.node)))
 		}
-		if (op.kind == "upload" || op.kind == "memset0" || op.kind == "memset" || op.offset != nil) && alloc == nil {
+		if (op.kind == opUpload || op.kind == opMemset0 || op.kind == opMemset || op.offset != nil) && alloc == nil {
 			return fmt.Sprintf("%s is filled by `%s` but has no allocation of its own", v.sym.Name, oneLine(c.text(op.stmt)))
 		}
 		return ""
-	case "managed", "pinned":
+	case opManaged, opPinned:
 		return fmt.Sprintf("%s is allocated twice", v.sym.Name)
+	case opNone, opOther: // the message below
 	}
 	at := op.node
 	if op.where != nil {
@@ -198,7 +199,7 @@ func (c *portCtx) creationOp(v *hostVar, alloc *hostOp) (hostOp, bool) {
 			next = op
 		}
 	}
-	fills := next != nil && (next.kind == "upload" || next.kind == "memset0" || next.kind == "memset")
+	fills := next != nil && (next.kind == opUpload || next.kind == opMemset0 || next.kind == opMemset)
 	if fills && next.block != nil && next.block == alloc.block && next.offset == nil &&
 		c.sameCount(next.bytes, alloc.bytes, c.elemType(v)) && c.sourceFor(v).Kind == "host" {
 		return *next, true
@@ -211,14 +212,16 @@ func (c *portCtx) creationOp(v *hostVar, alloc *hostOp) (hostOp, bool) {
 func (c *portCtx) emitMergedCreation(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	d := p.data
 	switch op.kind {
-	case "upload":
+	case opUpload:
 		d.Src = oneLine(c.text(op.other))
-		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("from_host", d))
-	case "memset0":
-		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("zeros", d))
-	case "memset":
+		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("from_host", d))
+	case opMemset0:
+		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("zeros", d))
+	case opMemset:
 		f := templates.Fill{Array: d, Bytes: oneLine(c.text(op.bytes)), Value: oneLine(c.text(op.other))}
-		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("fill_create", f))
+		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("fill_create", f))
+	case opNone, opMalloc, opManaged, opPinned, opDownload, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opOther:
+		// not a whole-buffer fill: never the merged creation (creationOp)
 	}
 }
 
@@ -234,49 +237,51 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		return
 	}
 	switch op.kind {
-	case "foreign":
+	case opForeign:
 		d := data
 		d.Src = v.sym.Name
-		hp.edits = append(hp.edits, edit.Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " " + templates.Render("from_device", d), Rewrite: "host-memory"})
-	case "free":
+		hp.edits = append(hp.edits, edit.Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " " + templates.Render("from_device", d), Rewrite: HostMemory.String()})
+	case opFree:
 		if p.adopted { // release the array, then the program's own buffer as before
 			hp.edits = append(hp.edits,
-				edit.Edit{Start: op.stmt.Pos(), End: op.stmt.Pos(), New: "{ " + templates.Render("free", data) + " ", Rewrite: "host-memory"},
-				edit.Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " }", Rewrite: "host-memory"})
+				edit.Edit{Start: op.stmt.Pos(), End: op.stmt.Pos(), New: "{ " + templates.Render("free", data) + " ", Rewrite: HostMemory.String()},
+				edit.Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " }", Rewrite: HostMemory.String()})
 			return
 		}
-		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("free", data))
-	case "malloc":
-		c.replaceStmt(hp, "host-memory", op.stmt, c.creationText(v, p.merged, data, p.src))
-	case "upload":
+		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("free", data))
+	case opMalloc:
+		c.replaceStmt(hp, HostMemory, op.stmt, c.creationText(v, p.merged, data, p.src))
+	case opUpload:
 		d := data
 		d.Src = oneLine(c.text(op.other))
 		switch {
 		case p.src.Kind != "host":
-			c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("removed", templates.Note{Note: "contents of " + bamName(v) + " come from " + p.src.Kind}))
+			c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("removed", templates.Note{Note: "contents of " + bamName(v) + " come from " + p.src.Kind}))
 		default:
-			c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("reupload", d))
+			c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("reupload", d))
 		}
-	case "download":
+	case opDownload:
 		d := data
 		d.Src = oneLine(c.text(op.other))
 		d.Count = c.countFromBytes(op.bytes, data.Elem)
-		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("copy_out", d))
-	case "memset0":
-		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("rezero", data))
-	case "memset":
+		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("copy_out", d))
+	case opMemset0:
+		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("rezero", data))
+	case opMemset:
 		d := templates.Fill{Array: data, Bytes: oneLine(c.text(op.bytes)), Value: oneLine(c.text(op.other))}
-		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("refill", d))
-	case "null":
-		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("removed", templates.Note{Note: oneLine(c.text(op.stmt))}))
-	case "copy":
+		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("refill", d))
+	case opNull:
+		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("removed", templates.Note{Note: oneLine(c.text(op.stmt))}))
+	case opCopy:
 		d := templates.Copy{Dst: op.dst.Name + "_bam", Src: op.src.Name + "_bam", Decl: op.node == parse.Node(op.dst.Decl)}
-		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("copy", d))
-	case "swap":
+		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("copy", d))
+	case opSwap:
 		d := templates.Copy{Dst: op.dst.Name + "_bam", Src: op.src.Name + "_bam"}
-		c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("swap", d))
-	case "launch":
+		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("swap", d))
+	case opLaunch:
 		c.emitLaunchArg(hp, op, bamName(v), data.Elem)
+	case opNone, opManaged, opPinned, opOther:
+		// refused before any edit (deviceOpProblem)
 	}
 }
 
@@ -304,7 +309,7 @@ func (c *portCtx) creationText(v *hostVar, merged bool, data templates.Array, sr
 func (c *portCtx) emitLaunchArg(hp *hostPlan, op hostOp, bam, elem string) {
 	if op.entry != nil {
 		if op.launch == op.entry.sites[0] {
-			hp.edits = append(hp.edits, edit.Edit{Start: op.node.Pos(), End: op.node.End(), New: bam, Rewrite: "launches"})
+			hp.edits = append(hp.edits, edit.Edit{Start: op.node.Pos(), End: op.node.End(), New: bam, Rewrite: Launches.String()})
 		}
 		return
 	}
@@ -316,7 +321,7 @@ func (c *portCtx) emitLaunchArg(hp *hostPlan, op hostOp, bam, elem string) {
 			text = "bam::array<const " + elem + ">(" + bam + ")"
 		}
 	}
-	hp.edits = append(hp.edits, edit.Edit{Start: arg.Pos(), End: arg.End(), New: text, Rewrite: "launches"})
+	hp.edits = append(hp.edits, edit.Edit{Start: arg.Pos(), End: arg.End(), New: text, Rewrite: Launches.String()})
 }
 
 // planWrapVar ports host-visible memory by wrapping each launch, or, for a
@@ -331,7 +336,7 @@ func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *host
 		}
 	}
 	for _, op := range v.ops {
-		if op.kind != "launch" {
+		if op.kind != opLaunch {
 			continue
 		}
 		if op.entry != nil {
@@ -349,7 +354,7 @@ func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *host
 		readOnly = readOnly && k.fn.Params[k.idx].Type.Const
 	}
 	for _, op := range v.ops {
-		if op.kind != "launch" {
+		if op.kind != opLaunch {
 			continue
 		}
 		a := templates.Array{RT: rtName, Bam: bamName(v), Elem: elem, Src: v.sym.Name, Count: count, ReadOnly: readOnly}
@@ -386,8 +391,8 @@ func (c *portCtx) emitWraps(hp *hostPlan, wraps map[*launchSite][]templates.Arra
 		s, _ := launchStmt(l)
 		w := templates.Wrap{Arrays: arrays}
 		hp.edits = append(hp.edits,
-			edit.Edit{Start: s.Pos(), End: s.Pos(), New: templates.Render("wrap_begin", w), Rewrite: "host-memory"},
-			edit.Edit{Start: s.End(), End: s.End(), New: templates.Render("wrap_end", w), Rewrite: "host-memory"})
+			edit.Edit{Start: s.Pos(), End: s.Pos(), New: templates.Render("wrap_begin", w), Rewrite: HostMemory.String()},
+			edit.Edit{Start: s.End(), End: s.End(), New: templates.Render("wrap_end", w), Rewrite: HostMemory.String()})
 	}
 }
 
@@ -406,7 +411,7 @@ func (c *portCtx) runtimeEdits(hp *hostPlan) []edit.Edit {
 	for _, fn := range c.funcs {
 		if hp.fns[fn] && fn.Body != nil && !strings.Contains(c.text(fn.Body), "bam::runtime& "+rtName+" =") {
 			open := fn.Body.Pos() + 1
-			edits = append(edits, edit.Edit{Start: open, End: open, New: templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Rewrite: "runtime"})
+			edits = append(edits, edit.Edit{Start: open, End: open, New: templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Rewrite: Runtime.String()})
 		}
 	}
 	if e, ok := c.statsEdit(); ok && !strings.Contains(string(c.src), "print_stats(stderr)") {
@@ -436,7 +441,7 @@ func (c *portCtx) includeEdit() edit.Edit {
 	if at > 0 && c.src[at-1] != '\n' { // the include was the last line, with no newline
 		text = "\n" + text
 	}
-	return edit.Edit{Start: at, End: at, New: text, Rewrite: "runtime", Reline: true}
+	return edit.Edit{Start: at, End: at, New: text, Rewrite: Runtime.String(), Reline: true}
 }
 
 // statsEdit prints the runtime statistics (when BAM_STATS=1) before the
@@ -452,7 +457,7 @@ func (c *portCtx) statsEdit() (edit.Edit, bool) {
 				at = r.Pos()
 			}
 		}
-		return edit.Edit{Start: at, End: at, New: templates.Render("stats", nil), Rewrite: "runtime"}, true
+		return edit.Edit{Start: at, End: at, New: templates.Render("stats", nil), Rewrite: Runtime.String()}, true
 	}
 	return edit.Edit{}, false
 }
@@ -468,10 +473,11 @@ func (c *portCtx) sameCount(a, b parse.Expr, elem string) bool {
 // (at an offset, or fewer bytes than allocated as far as bamgen can tell).
 func (c *portCtx) isPartial(p deviceVarPlan, op hostOp) bool {
 	switch op.kind {
-	case "upload", "memset0", "memset":
+	case opUpload, opMemset0, opMemset:
 		return op.offset != nil || p.alloc == nil || !c.sameCount(op.bytes, p.alloc.bytes, p.data.Elem)
-	case "download":
+	case opDownload:
 		return op.offset != nil
+	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opOther:
 	}
 	return false
 }
@@ -486,14 +492,16 @@ func (c *portCtx) emitPatch(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		d.Offset = oneLine(c.text(op.offset))
 	}
 	switch op.kind {
-	case "upload":
+	case opUpload:
 		d.Op, d.Src = "memcpy", oneLine(c.text(op.other))
-	case "memset0", "memset":
+	case opMemset0, opMemset:
 		d.Op, d.Src = "memset", oneLine(c.text(op.other))
-	case "download":
+	case opDownload:
 		d.Op, d.Src = "copy_out", oneLine(c.text(op.other))
+	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opOther:
+		// isPartial holds only for copies and fills
 	}
-	c.replaceStmt(hp, "host-memory", op.stmt, templates.Render("patch", d))
+	c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("patch", d))
 }
 
 // hasDirective reports whether a preprocessor line mentions text.

@@ -51,7 +51,7 @@ func (r *refArray) name(fn *parse.FuncDecl) string { return fn.Params[r.idx].Nam
 
 // planRefs decides the refs of every ported kernel and prepares the edits.
 func (c *portCtx) planRefs() {
-	if !c.refsRequested() || !c.enabled(findRewrite("refs")) {
+	if !c.refsRequested() || !c.enabled(Refs) {
 		return
 	}
 	c.refs = &refPlan{skip: map[[2]int]bool{}}

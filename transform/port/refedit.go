@@ -109,7 +109,7 @@ func (c *portCtx) useEditsOf(fn *parse.FuncDecl, idx int, acc *elemAccess) (open
 }
 
 func (c *portCtx) refEdit(start, end int, text string) {
-	c.refs.edits = append(c.refs.edits, edit.Edit{Start: start, End: end, New: text, Rewrite: "refs"})
+	c.refs.edits = append(c.refs.edits, edit.Edit{Start: start, End: end, New: text, Rewrite: Refs.String()})
 }
 
 func runRefs(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {

@@ -12,7 +12,7 @@ import (
 // for all rewrites, because whether an array can be ported depends on all
 // of them) and returns its diagnostics and edits on the original bytes.
 type Rewrite struct {
-	Name string
+	Kind RewriteKind
 	Doc  string
 	Run  func(c *portCtx) ([]diag.Diagnostic, []edit.Edit)
 }
@@ -20,42 +20,33 @@ type Rewrite struct {
 // Rewrites lists every rewrite in the order they run. The order only
 // matters for insertions at the same offset, which Apply keeps in order.
 var Rewrites = []*Rewrite{
-	{Name: "kernel-params", Doc: "T *p becomes bam::array<T> p, const T *p becomes bam::array<const T> p (__restrict__ dropped)", Run: runKernelParams},
-	{Name: "deref", Doc: "*(p + i) becomes p[i], *p becomes p[0]", Run: bodyEditsNamed("deref")},
-	{Name: "atomics", Doc: "atomicAdd(&p[i], v) and the other CUDA atomics become p.atomic_add(i, v) etc.", Run: bodyEditsNamed("atomics")},
-	{Name: "reads", Doc: "p[i] where a proxy would leak (auto, call arguments, ?:, members, sizeof) and __ldg(&p[i]) become p.read(i)", Run: bodyEditsNamed("reads")},
-	{Name: "aliases", Doc: "T *q = p + off becomes an element offset; q[i] becomes p[q + (i)]", Run: bodyEditsNamed("aliases")},
-	{Name: "refs", Doc: "with --ref: a read-only array a thread scans in a loop is read through bam::array_ref NAME_ref in a block around the loop", Run: runRefs},
-	{Name: "helpers", Doc: "__device__ helpers receiving arrays are ported too; cloned as NAME_bam when also called with plain pointers", Run: runHelpers},
-	{Name: "launches", Doc: "launch arguments of ported parameters pass the bam::array", Run: hostEditsNamed("launches")},
-	{Name: "host-memory", Doc: "cudaMalloc/cudaMemcpy/cudaMemset/cudaFree of ported buffers become runtime calls; host-visible buffers are wrapped around launches", Run: hostEditsNamed("host-memory")},
-	{Name: "runtime", Doc: "#include <bam/bam.cuh>, the runtime variable in each host function, statistics at the end of main", Run: runRuntime},
-}
-
-func findRewrite(name string) *Rewrite {
-	for _, r := range Rewrites {
-		if r.Name == name {
-			return r
-		}
-	}
-	return nil
+	{Kind: KernelParams, Doc: "T *p becomes bam::array<T> p, const T *p becomes bam::array<const T> p (__restrict__ dropped)", Run: runKernelParams},
+	{Kind: Deref, Doc: "*(p + i) becomes p[i], *p becomes p[0]", Run: bodyEditsOf(Deref)},
+	{Kind: Atomics, Doc: "atomicAdd(&p[i], v) and the other CUDA atomics become p.atomic_add(i, v) etc.", Run: bodyEditsOf(Atomics)},
+	{Kind: Reads, Doc: "p[i] where a proxy would leak (auto, call arguments, ?:, members, sizeof) and __ldg(&p[i]) become p.read(i)", Run: bodyEditsOf(Reads)},
+	{Kind: Aliases, Doc: "T *q = p + off becomes an element offset; q[i] becomes p[q + (i)]", Run: bodyEditsOf(Aliases)},
+	{Kind: Refs, Doc: "with --ref: a read-only array a thread scans in a loop is read through bam::array_ref NAME_ref in a block around the loop", Run: runRefs},
+	{Kind: Helpers, Doc: "__device__ helpers receiving arrays are ported too; cloned as NAME_bam when also called with plain pointers", Run: runHelpers},
+	{Kind: Launches, Doc: "launch arguments of ported parameters pass the bam::array", Run: hostEditsOf(Launches)},
+	{Kind: HostMemory, Doc: "cudaMalloc/cudaMemcpy/cudaMemset/cudaFree of ported buffers become runtime calls; host-visible buffers are wrapped around launches", Run: hostEditsOf(HostMemory)},
+	{Kind: Runtime, Doc: "#include <bam/bam.cuh>, the runtime variable in each host function, statistics at the end of main", Run: runRuntime},
 }
 
 func rewriteNames() []string {
 	out := make([]string, len(Rewrites))
 	for i, r := range Rewrites {
-		out[i] = r.Name
+		out[i] = r.Kind.String()
 	}
 	return out
 }
 
-// enabled reports whether the config lets rewrite r run (all by default).
-func (c *portCtx) enabled(r *Rewrite) bool {
+// enabled reports whether the config lets rewrite k run (all by default).
+func (c *portCtx) enabled(k RewriteKind) bool {
 	if c.opts.Config == nil || len(c.opts.Config.Rewrites) == 0 {
 		return true
 	}
 	for _, n := range c.opts.Config.Rewrites {
-		if n == r.Name {
+		if n == k.String() {
 			return true
 		}
 	}
@@ -122,19 +113,19 @@ func (c *portCtx) paramTypeEdits(ps paramSet) []edit.Edit {
 		if t.End() < len(c.src) && isIdentByte(c.src[t.End()]) {
 			text += " " // `T *p`: the type ended at `*`, the name follows directly
 		}
-		edits = append(edits, edit.Edit{Start: t.Pos(), End: t.End(), New: text, Rewrite: "kernel-params"})
+		edits = append(edits, edit.Edit{Start: t.Pos(), End: t.End(), New: text, Rewrite: KernelParams.String()})
 	}
 	return edits
 }
 
-// bodyEditsNamed returns a Run emitting the body edits of one kind in the
+// bodyEditsOf returns a Run emitting the body edits of one kind in the
 // functions ported in place.
-func bodyEditsNamed(name string) func(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
+func bodyEditsOf(k RewriteKind) func(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
 	return func(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
 		var edits []edit.Edit
 		for _, ps := range c.inPlace() {
 			for _, e := range c.bodyEdits(ps) {
-				if e.Rewrite == name {
+				if e.Rewrite == k.String() {
 					edits = append(edits, e)
 				}
 			}
@@ -172,7 +163,7 @@ func (c *portCtx) renameEdits(ps paramSet) []edit.Edit {
 				end--
 			}
 		}
-		edits = append(edits, edit.Edit{Start: end - len(name), End: end, New: h.name(), Rewrite: "helpers"})
+		edits = append(edits, edit.Edit{Start: end - len(name), End: end, New: h.name(), Rewrite: Helpers.String()})
 	}
 	return edits
 }
@@ -186,7 +177,7 @@ func runHelpers(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
 		if h := c.helpers[fn]; h != nil && h.plain && len(h.sets) == 1 {
 			e, err := c.cloneEdit(h)
 			if err != nil {
-				return nil, []edit.Edit{{Start: -1, End: -1, Rewrite: "helpers: " + err.Error()}}
+				return nil, []edit.Edit{{Start: -1, End: -1, Rewrite: Helpers.String() + ": " + err.Error()}}
 			}
 			edits = append(edits, e)
 		}
@@ -206,7 +197,7 @@ func (c *portCtx) cloneEdit(h *helperPlan) (edit.Edit, error) {
 	edits = append(edits, c.paramTypeEdits(ps)...)
 	edits = append(edits, c.bodyEdits(ps)...)
 	edits = append(edits, c.renameEdits(ps)...)
-	edits = append(edits, edit.Edit{Start: fn.NameSpan.Start, End: fn.NameSpan.Stop, New: h.name(), Rewrite: "helpers"})
+	edits = append(edits, edit.Edit{Start: fn.NameSpan.Start, End: fn.NameSpan.Stop, New: h.name(), Rewrite: Helpers.String()})
 	local := make([]edit.Edit, 0, len(edits))
 	for _, e := range edits {
 		e.Start -= start
@@ -223,7 +214,7 @@ func (c *portCtx) cloneEdit(h *helperPlan) (edit.Edit, error) {
 	if at > 0 && c.src[at-1] != '\n' {
 		lead = "\n"
 	}
-	return edit.Edit{Start: at, End: at, New: lead + note + string(text) + "\n", Rewrite: "helpers", Reline: lead == ""}, nil
+	return edit.Edit{Start: at, End: at, New: lead + note + string(text) + "\n", Rewrite: Helpers.String(), Reline: lead == ""}, nil
 }
 
 // lineEnd returns the offset just past the newline ending the line of off.
@@ -237,11 +228,11 @@ func lineEnd(src []byte, off int) int {
 	return off
 }
 
-func hostEditsNamed(name string) func(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
+func hostEditsOf(k RewriteKind) func(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
 	return func(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
 		var edits []edit.Edit
 		for _, e := range c.host.edits {
-			if e.Rewrite == name {
+			if e.Rewrite == k.String() {
 				edits = append(edits, e)
 			}
 		}
@@ -258,7 +249,7 @@ func (c *portCtx) runRewrites() ([]diag.Diagnostic, []edit.Edit) {
 	var diags []diag.Diagnostic
 	var edits []edit.Edit
 	for _, r := range Rewrites {
-		if !c.enabled(r) {
+		if !c.enabled(r.Kind) {
 			continue
 		}
 		d, e := r.Run(c)

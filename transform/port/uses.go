@@ -76,8 +76,8 @@ func (s *useScanner) refuse(n parse.Node, code, format string, args ...any) {
 
 func (s *useScanner) paramName() string { return s.fn.Params[s.plan.idx].Name }
 
-func (s *useScanner) edit(rewrite string, start, end int, text string) {
-	s.plan.edits = append(s.plan.edits, edit.Edit{Start: start, End: end, New: text, Rewrite: rewrite})
+func (s *useScanner) edit(rw RewriteKind, start, end int, text string) {
+	s.plan.edits = append(s.plan.edits, edit.Edit{Start: start, End: end, New: text, Rewrite: rw.String()})
 }
 
 // analyzeParam examines parameter idx of fn. It never looks at callers.
@@ -273,12 +273,12 @@ func (s *useScanner) element(node parse.Node, index parse.Expr, parents []parse.
 // rewriteElement replaces the access node with array<open>prefix index
 // suffix<close>, keeping the index text (and any edits inside it) intact.
 func (s *useScanner) rewriteElement(node parse.Node, index parse.Expr, open, close string) {
-	rw := "deref"
+	rw := Deref
 	if open == ".read(" {
-		rw = "reads"
+		rw = Reads
 	}
 	if s.aliasName != "" {
-		rw = "aliases"
+		rw = Aliases
 	}
 	if index == nil {
 		s.edit(rw, node.Pos(), node.End(), s.array+open+s.zeroIndex()+close)
@@ -344,11 +344,11 @@ func argIs(arg parse.Expr, id *parse.Ident, index parse.Expr) bool {
 func (s *useScanner) knownPointerBuiltin(call *parse.CallExpr, index parse.Expr) bool {
 	name := parse.ShortFuncName(call.Fun)
 	if method, ok := atomicMethods[name]; ok && len(call.Args) >= 2 {
-		s.rewriteCallToMethod(call, index, "atomics", method, call.Args[1].Pos())
+		s.rewriteCallToMethod(call, index, Atomics, method, call.Args[1].Pos())
 		return true
 	}
 	if name == "__ldg" && len(call.Args) == 1 {
-		s.rewriteCallToMethod(call, index, "reads", "read", call.Rparen)
+		s.rewriteCallToMethod(call, index, Reads, "read", call.Rparen)
 		return true
 	}
 	return false
@@ -356,7 +356,7 @@ func (s *useScanner) knownPointerBuiltin(call *parse.CallExpr, index parse.Expr)
 
 // rewriteCallToMethod turns `f(&p[i], rest)` into `p.method(i, rest)`.
 // restPos is where the arguments after the address start (or the `)`).
-func (s *useScanner) rewriteCallToMethod(call *parse.CallExpr, index parse.Expr, rw, method string, restPos int) {
+func (s *useScanner) rewriteCallToMethod(call *parse.CallExpr, index parse.Expr, rw RewriteKind, method string, restPos int) {
 	sep := ", "
 	if restPos == call.Rparen {
 		sep = ""
@@ -550,10 +550,10 @@ func (s *useScanner) alias(vd *parse.VarDecl, off parse.Expr, parents []parse.No
 	}
 	head := "const auto " + vd.Name + " = "
 	if off == nil {
-		s.edit("aliases", ds.Pos(), vd.Init.End(), head+"0")
+		s.edit(Aliases, ds.Pos(), vd.Init.End(), head+"0")
 	} else {
-		s.edit("aliases", ds.Pos(), off.Pos(), head+"(")
-		s.edit("aliases", off.End(), vd.Init.End(), ")")
+		s.edit(Aliases, ds.Pos(), off.Pos(), head+"(")
+		s.edit(Aliases, off.End(), vd.Init.End(), ")")
 	}
 	sub := &useScanner{c: s.c, fn: s.fn, plan: s.plan, array: s.array,
 		prefix: vd.Name + " + (", suffix: ")", aliasName: vd.Name, aliasOff: off, seen: s.seen}
