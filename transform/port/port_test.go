@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/bamgen/bamgen/diag"
 	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
-	"github.com/bamgen/bamgen/templates"
 	"github.com/bamgen/bamgen/udiff"
 )
 
@@ -118,57 +116,6 @@ func TestRefusalsLeaveArray(t *testing.T) {
 	}
 }
 
-func TestConfig(t *testing.T) {
-	c, err := ParseConfig("c.yaml", []byte("auto: true\narrays:\n  - name: k:a\n    count: n\n    source: file:x.bin@64\nrewrites: [kernel-params, runtime]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []ArrayConfig{{Name: "k:a", Count: "n", Source: "file:x.bin@64"}}
-	if !c.Auto || !reflect.DeepEqual(c.Arrays, want) || len(c.Rewrites) != 2 {
-		t.Errorf("config = %+v", c)
-	}
-	if s, _ := ParseSource("file:x.bin@64"); s != (Source{Kind: "file", Path: "x.bin", Offset: "64"}) {
-		t.Errorf("source = %+v", s)
-	}
-	for _, bad := range []string{"arays: []", "arrays:\n  - count: 3", "arrays:\n  - name: a\n    source: tape", "rewrites: [nope]", "auto: [1"} {
-		if _, err := ParseConfig("c.yaml", []byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "c.yaml:") {
-			t.Errorf("%q: err = %v", bad, err)
-		}
-	}
-	if c, err := ParseConfig("c.yaml", nil); err != nil || len(c.Arrays) != 0 {
-		t.Errorf("empty config: %+v %v", c, err)
-	}
-}
-
-// TestEveryCodeIsTestedAndDocumented keeps codes.go, the golden cases and
-// docs/port.md in step: a code nobody can trigger or look up is a bug.
-func TestEveryCodeIsTestedAndDocumented(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/port.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var goldens strings.Builder
-	files, _ := filepath.Glob("../../testdata/port/*.txtar")
-	for _, f := range files {
-		b, _ := os.ReadFile(f)
-		goldens.Write(b)
-	}
-	src, _ := os.ReadFile("codes.go")
-	for _, line := range strings.Split(string(src), "\n") {
-		i := strings.Index(line, `"PORT`)
-		if i < 0 {
-			continue
-		}
-		code := line[i+1 : i+8]
-		if !strings.Contains(string(doc), code) {
-			t.Errorf("%s is not documented in docs/port.md", code)
-		}
-		if !strings.Contains(goldens.String(), "["+code+"]") {
-			t.Errorf("%s is not exercised by any testdata/port case", code)
-		}
-	}
-}
-
 // TestPortNeverFailsOnCorpusPrefixes ports truncated corpus files: any
 // input, however broken, must give diagnostics, not an internal error.
 func TestPortNeverFailsOnCorpusPrefixes(t *testing.T) {
@@ -184,36 +131,6 @@ func TestPortNeverFailsOnCorpusPrefixes(t *testing.T) {
 			if _, err := portFile(pf, Options{Auto: true}); err != nil {
 				t.Errorf("%s cut at %d/10: %v", f, frac, err)
 			}
-		}
-	}
-}
-
-func TestTemplatesRender(t *testing.T) {
-	a := templates.Array{RT: "rt", Bam: "d_bam", Elem: "float", Src: "h", Count: "n", Path: "f.bin", Offset: "0"}
-	for _, name := range templates.Names() {
-		var data any = a
-		switch name {
-		case "wrap_begin", "wrap_end":
-			data = templates.Wrap{Arrays: []templates.Array{a}}
-		case "refill", "fill_create":
-			data = templates.Fill{Array: a, Bytes: "n * 4", Value: "0xff"}
-		case "patch":
-			data = templates.Patch{Array: a, Op: "memset", Offset: "3", Bytes: "4"}
-		case "copy", "swap":
-			data = templates.Copy{Dst: "a_bam", Src: "b_bam"}
-		case "runtime_setup":
-			data = templates.Runtime{RT: "rt"}
-		case "removed":
-			data = templates.Note{Note: "x"}
-		case "include", "stats":
-			data = nil
-		}
-		out := templates.Render(name, data)
-		if strings.Contains(out, "<no value>") {
-			t.Errorf("%s: %q", name, out)
-		}
-		if name != "include" && strings.Contains(out, "\n") {
-			t.Errorf("%s renders more than one line (edits must keep line counts): %q", name, out)
 		}
 	}
 }
