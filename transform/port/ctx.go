@@ -18,9 +18,8 @@ type paramKey struct {
 // options, indexes over the file, and the plan decided before any edit is
 // emitted.
 type portCtx struct {
-	file   *parse.File
+	source
 	an     *analysis.File // the file's analysis, made once by the pipeline
-	src    []byte
 	opts   Options
 	macros map[string]*parse.Macro
 	funcs  []*parse.FuncDecl            // every function definition or prototype, in source order
@@ -31,9 +30,7 @@ type portCtx struct {
 	ported  map[*parse.FuncDecl][]int       // kernel -> ported parameter indexes (sorted)
 	helpers map[*parse.FuncDecl]*helperPlan // helper -> how it is ported
 	host    *hostPlan
-	refs    *refPlan // bam::array_ref loops (--ref), nil when not asked for
-
-	loopFacts map[*parse.ForStmt]*loopFacts // memoised by scanOf
+	refs    *refPlan // bam::array_ref loops (--ref, planRefs), nil when not asked for
 
 	launchCache    []*launchSite
 	launchAPICache []*parse.CallExpr
@@ -44,11 +41,11 @@ type portCtx struct {
 }
 
 func newPortCtx(f *parse.File, an *analysis.File, opts Options) *portCtx {
-	c := &portCtx{file: f, an: an, src: f.Src.Bytes, opts: opts,
+	c := &portCtx{source: source{file: f, src: f.Src.Bytes}, an: an, opts: opts,
 		macros: map[string]*parse.Macro{}, byName: map[string][]*parse.FuncDecl{},
 		plans: map[paramKey]*paramPlan{}, ported: map[*parse.FuncDecl][]int{},
 		helpers: map[*parse.FuncDecl]*helperPlan{}, hostVars: map[*parse.Symbol]*hostVar{},
-		opsCache: map[*parse.Symbol][]hostOp{}, loopFacts: map[*parse.ForStmt]*loopFacts{}}
+		opsCache: map[*parse.Symbol][]hostOp{}}
 	for _, m := range f.Macros {
 		c.macros[m.Name] = m
 	}
@@ -83,7 +80,14 @@ func (c *portCtx) deviceDefs(name string) []*parse.FuncDecl {
 	return out
 }
 
-func (c *portCtx) text(n parse.Node) string {
+// source is the file being ported as bytes and tokens: the queries on it
+// every stage of the port shares.
+type source struct {
+	file *parse.File
+	src  []byte
+}
+
+func (c *source) text(n parse.Node) string {
 	if n == nil {
 		return ""
 	}
@@ -91,13 +95,13 @@ func (c *portCtx) text(n parse.Node) string {
 }
 
 // firstToken returns the index of the first token starting at or after off.
-func (c *portCtx) firstToken(off int) int {
+func (c *source) firstToken(off int) int {
 	toks := c.file.Tokens
 	return sort.Search(len(toks), func(i int) bool { return toks[i].Start >= off })
 }
 
 // prevSignificant returns the index of the last non-trivia token before i, or -1.
-func (c *portCtx) prevSignificant(i int) int {
+func (c *source) prevSignificant(i int) int {
 	for i--; i >= 0; i-- {
 		if !c.file.Tokens[i].Kind.IsTrivia() {
 			return i
@@ -106,14 +110,14 @@ func (c *portCtx) prevSignificant(i int) int {
 	return -1
 }
 
-func (c *portCtx) tokText(i int) string {
+func (c *source) tokText(i int) string {
 	t := c.file.Tokens[i]
 	return string(c.src[t.Start:t.End])
 }
 
 // afterMember reports whether token i follows `.` or `->` (a member name,
 // not a use of a variable).
-func (c *portCtx) afterMember(i int) bool {
+func (c *source) afterMember(i int) bool {
 	p := c.prevSignificant(i)
 	if p < 0 {
 		return false
@@ -124,7 +128,7 @@ func (c *portCtx) afterMember(i int) bool {
 
 // inAsm reports whether token i is inside an asm statement: an `asm`
 // keyword appears since the previous statement boundary.
-func (c *portCtx) inAsm(i, limit int) bool {
+func (c *source) inAsm(i, limit int) bool {
 	for j := c.prevSignificant(i); j >= 0 && c.file.Tokens[j].Start >= limit; j = c.prevSignificant(j) {
 		switch c.tokText(j) {
 		case "asm", "__asm__", "__asm":

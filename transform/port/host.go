@@ -730,7 +730,7 @@ func (c *portCtx) sourceFor(v *hostVar) Source {
 
 // countFromBytes turns `n * sizeof(T)` into `n`, anything else into
 // `(bytes) / sizeof(T)`; bytes may also be a `new T[n]` count.
-func (c *portCtx) countFromBytes(bytes parse.Expr, elem string) string {
+func (c *source) countFromBytes(bytes parse.Expr, elem string) string {
 	if b, ok := parse.Unparen(bytes).(*parse.BinaryExpr); ok && b.Op == "*" {
 		if c.isSizeofElem(b.Y, elem) {
 			return c.operandText(b.X)
@@ -754,7 +754,7 @@ func (c *portCtx) countFromBytes(bytes parse.Expr, elem string) string {
 var byteSized = map[string]bool{"char": true, "signed char": true, "unsigned char": true, "uint8_t": true,
 	"int8_t": true, "std::uint8_t": true, "std::int8_t": true, "bool": true, "std::byte": true}
 
-func (c *portCtx) isSizeofElem(e parse.Expr, elem string) bool {
+func (c *source) isSizeofElem(e parse.Expr, elem string) bool {
 	s, ok := parse.Unparen(e).(*parse.SizeofExpr)
 	if !ok || s.Keyword != "sizeof" {
 		return false
@@ -767,7 +767,7 @@ func (c *portCtx) isSizeofElem(e parse.Expr, elem string) bool {
 
 // operandText is e's text on one line. Counts are always whole function
 // arguments, so no parentheses are added.
-func (c *portCtx) operandText(e parse.Expr) string { return oneLine(c.text(e)) }
+func (c *source) operandText(e parse.Expr) string { return oneLine(c.text(e)) }
 
 // bamName is the bam::array variable standing for host variable v.
 func bamName(v *hostVar) string { return v.sym.Name + "_bam" }

@@ -465,7 +465,7 @@ func (c *portCtx) statsEdit() (edit.Edit, bool) {
 // sameCount reports whether two byte-size expressions give the same element
 // count as written (`n * sizeof(T)` and `sizeof(T) * n` agree; `bytes` and
 // `n * sizeof(T)` cannot be proved equal and do not).
-func (c *portCtx) sameCount(a, b parse.Expr, elem string) bool {
+func (c *source) sameCount(a, b parse.Expr, elem string) bool {
 	return c.countFromBytes(a, elem) == c.countFromBytes(b, elem)
 }
 
@@ -505,7 +505,7 @@ func (c *portCtx) emitPatch(hp *hostPlan, p deviceVarPlan, op hostOp) {
 }
 
 // hasDirective reports whether a preprocessor line mentions text.
-func (c *portCtx) hasDirective(text string) bool {
+func (c *source) hasDirective(text string) bool {
 	for _, t := range c.file.Tokens {
 		if t.Kind == parse.Directive && strings.Contains(string(c.src[t.Start:t.End]), text) {
 			return true

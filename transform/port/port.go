@@ -50,7 +50,7 @@ func Port(f *parse.File, an *analysis.File, opts Options) (*Result, error) {
 		return res, nil
 	}
 	c.plan(chosen)
-	c.planRefs()
+	c.refs = planRefs(c)
 	diags, edits := c.runRewrites()
 	res.Diags = append(c.diags, diags...)
 	res.Choices = c.choices

@@ -49,10 +49,21 @@ type refArray struct {
 
 func (r *refArray) name(fn *parse.FuncDecl) string { return fn.Params[r.idx].Name }
 
-// planRefs decides the refs of every ported kernel and prepares the edits.
-func (c *portCtx) planRefs() {
+// refStage is the planning of the refs rewrite: it reads the port's plan
+// (which parameters are ported) and produces a refPlan; nothing else in
+// the port sees its working state.
+type refStage struct {
+	*portCtx
+	refs      *refPlan                      // the result, shadowing portCtx.refs while planning
+	loopFacts map[*parse.ForStmt]*loopFacts // memoised by loopFactsOf
+}
+
+// planRefs decides the refs of every ported kernel and prepares the edits;
+// nil when refs were not asked for.
+func planRefs(pc *portCtx) *refPlan {
+	c := &refStage{portCtx: pc, loopFacts: map[*parse.ForStmt]*loopFacts{}}
 	if !c.refsRequested() || !c.enabled(Refs) {
-		return
+		return nil
 	}
 	c.refs = &refPlan{skip: map[[2]int]bool{}}
 	for _, fn := range c.kernels() {
@@ -62,10 +73,11 @@ func (c *portCtx) planRefs() {
 			}
 		}
 	}
+	return c.refs
 }
 
 // refsRequested: --ref, `ref: true`, or some array's `ref: true`.
-func (c *portCtx) refsRequested() bool {
+func (c *refStage) refsRequested() bool {
 	cfg := c.opts.Config
 	if c.opts.Ref || (cfg != nil && cfg.Ref) {
 		return true
@@ -88,7 +100,7 @@ func configArrays(cfg *Config) []ArrayConfig {
 // refWanted says whether the parameter may get refs: an array's own `ref:`
 // in the config wins (KERNEL:NAME over NAME), else --ref or the top-level
 // `ref:`.
-func (c *portCtx) refWanted(key paramKey) bool {
+func (c *refStage) refWanted(key paramKey) bool {
 	want := c.opts.Ref || (c.opts.Config != nil && c.opts.Config.Ref)
 	name := key.fn.Params[key.idx].Name
 	for _, qualified := range []bool{false, true} {
@@ -107,7 +119,7 @@ func (c *portCtx) refWanted(key paramKey) bool {
 
 // kernelRefLoops collects, per loop, the arrays of fn that pass the
 // per-array rules, in source order.
-func (c *portCtx) kernelRefLoops(fn *parse.FuncDecl) []*refLoop {
+func (c *refStage) kernelRefLoops(fn *parse.FuncDecl) []*refLoop {
 	byLoop := map[*parse.ForStmt]*refLoop{}
 	var loops []*refLoop
 	for _, idx := range c.ported[fn] {
@@ -131,7 +143,7 @@ func (c *portCtx) kernelRefLoops(fn *parse.FuncDecl) []*refLoop {
 // arrayRefs groups the scans of one array by loop and applies the rules
 // about the array: read-only, a small step, one ref per array and thread,
 // one stream per loop, no lambdas or helpers.
-func (c *portCtx) arrayRefs(fn *parse.FuncDecl, idx int) []*refArray {
+func (c *refStage) arrayRefs(fn *parse.FuncDecl, idx int) []*refArray {
 	groups := c.scanGroups(fn, idx)
 	if len(groups) == 0 {
 		return nil
@@ -156,7 +168,7 @@ func (c *portCtx) arrayRefs(fn *parse.FuncDecl, idx int) []*refArray {
 }
 
 // scanGroups finds the array's scanning accesses and groups them by loop.
-func (c *portCtx) scanGroups(fn *parse.FuncDecl, idx int) []*refArray {
+func (c *refStage) scanGroups(fn *parse.FuncDecl, idx int) []*refArray {
 	byLoop := map[*parse.ForStmt]*refArray{}
 	var out []*refArray
 	for _, acc := range c.analyzeParam(fn, idx).accesses {
@@ -181,7 +193,7 @@ func (c *portCtx) scanGroups(fn *parse.FuncDecl, idx int) []*refArray {
 // a[i] would, whatever other threads do meanwhile; for a writable array
 // that would need reasoning about every write between the reads. Writable
 // arrays scanned with a small step are noted.
-func (c *portCtx) readOnlyForRef(fn *parse.FuncDecl, idx int, groups []*refArray) bool {
+func (c *refStage) readOnlyForRef(fn *parse.FuncDecl, idx int, groups []*refArray) bool {
 	prm := fn.Params[idx]
 	if prm.Type.Const {
 		return true
@@ -189,7 +201,7 @@ func (c *portCtx) readOnlyForRef(fn *parse.FuncDecl, idx int, groups []*refArray
 	for _, g := range groups {
 		if s := g.scans[0]; s.stride >= 1 && s.stride <= maxRefStride {
 			c.refNote(s.acc.node, CodeRefWritable, "%s: no bam::array_ref for %s: it is scanned in this loop but is not read-only (%s); "+
-				"only bam::array<const T> arrays are read through a ref", fn.Name, prm.Name, bamType(c, prm.Type))
+				"only bam::array<const T> arrays are read through a ref", fn.Name, prm.Name, bamType(c.portCtx, prm.Type))
 			return false
 		}
 	}
@@ -198,7 +210,7 @@ func (c *portCtx) readOnlyForRef(fn *parse.FuncDecl, idx int, groups []*refArray
 
 // smallStride: the loop must move the index by a constant of at most
 // maxRefStride elements per iteration.
-func (c *portCtx) smallStride(fn *parse.FuncDecl, g *refArray) bool {
+func (c *refStage) smallStride(fn *parse.FuncDecl, g *refArray) bool {
 	for _, s := range g.scans {
 		if s.stride < 1 || s.stride > maxRefStride {
 			c.refNote(s.acc.node, CodeRefStride, "%s: no bam::array_ref for %s in this loop: its index moves by %s per iteration, "+
@@ -224,7 +236,7 @@ func strideText(s *scanAccess) string {
 
 // nestedRefs: two refs of one array in nested loops would pin two of its
 // lines per thread at once; neither loop gets one.
-func (c *portCtx) nestedRefs(fn *parse.FuncDecl, groups []*refArray) map[*refArray]bool {
+func (c *refStage) nestedRefs(fn *parse.FuncDecl, groups []*refArray) map[*refArray]bool {
 	out := map[*refArray]bool{}
 	for _, outer := range groups {
 		for _, inner := range groups {
@@ -241,7 +253,7 @@ func (c *portCtx) nestedRefs(fn *parse.FuncDecl, groups []*refArray) map[*refArr
 // oneStream: every scanning read in the loop must stay near one position
 // (p[i - 1], p[i], p[i + 1]); two streams (p[i], p[i + n]) would make the
 // one ref switch lines on every access.
-func (c *portCtx) oneStream(fn *parse.FuncDecl, g *refArray) bool {
+func (c *refStage) oneStream(fn *parse.FuncDecl, g *refArray) bool {
 	first := g.scans[0]
 	for _, s := range g.scans[1:] {
 		if s.stream != first.stream || abs64(s.offset-first.offset) > maxRefStride {
@@ -257,7 +269,7 @@ func (c *portCtx) oneStream(fn *parse.FuncDecl, g *refArray) bool {
 // directReads: reads inside a lambda, or the array passed to a helper
 // inside the loop, would not go through the ref (and a helper may pin
 // lines of its own while the ref holds one).
-func (c *portCtx) directReads(fn *parse.FuncDecl, g *refArray) bool {
+func (c *refStage) directReads(fn *parse.FuncDecl, g *refArray) bool {
 	for _, s := range g.scans {
 		for _, p := range s.acc.parents {
 			if lam, ok := p.(*parse.LambdaExpr); ok {
@@ -280,7 +292,7 @@ func (c *portCtx) directReads(fn *parse.FuncDecl, g *refArray) bool {
 // before every barrier or warp intrinsic in it (or the loop gets none),
 // and bamgen can open a block around it. Arrays whose ref name is taken
 // are dropped from the loop.
-func (c *portCtx) refLoopOK(l *refLoop) bool {
+func (c *refStage) refLoopOK(l *refLoop) bool {
 	if !c.planDrops(l) {
 		return false
 	}
@@ -304,7 +316,7 @@ func (l *refLoop) names() string {
 // into the loop (a label, or a case of a switch outside it) would skip the
 // refs' construction, which C++ forbids; a preprocessor line (#pragma
 // unroll) right before the loop must stay next to it.
-func (c *portCtx) blockBlocker(l *refLoop) (parse.Node, string) {
+func (c *refStage) blockBlocker(l *refLoop) (parse.Node, string) {
 	var found parse.Node
 	why := ""
 	parse.WithStack(l.loop, func(x parse.Node, parents []parse.Node) bool {
@@ -338,7 +350,7 @@ func hasSwitch(parents []parse.Node) bool {
 
 // directiveBefore returns a preprocessor line between the loop and the
 // token before it, or nil.
-func (c *portCtx) directiveBefore(loop parse.Node) parse.Node {
+func (c *refStage) directiveBefore(loop parse.Node) parse.Node {
 	toks := c.file.Tokens
 	for i := c.firstToken(loop.Pos()) - 1; i >= 0 && toks[i].Kind.IsTrivia(); i-- {
 		if toks[i].Kind == parse.Directive {
@@ -351,7 +363,7 @@ func (c *portCtx) directiveBefore(loop parse.Node) parse.Node {
 // freeRefNames drops arrays whose NAME_ref is already a name in the kernel
 // or a macro (the ref would hide it or clash with it), or whose name does
 // not mean the parameter where the block opens.
-func (c *portCtx) freeRefNames(l *refLoop) []*refArray {
+func (c *refStage) freeRefNames(l *refLoop) []*refArray {
 	var out []*refArray
 	for _, a := range l.arrays {
 		name, ref := a.name(l.fn), a.name(l.fn)+"_ref"
@@ -369,7 +381,7 @@ func (c *portCtx) freeRefNames(l *refLoop) []*refArray {
 }
 
 // identInFunc reports whether name occurs as an identifier token in fn.
-func (c *portCtx) identInFunc(fn *parse.FuncDecl, name string) bool {
+func (c *refStage) identInFunc(fn *parse.FuncDecl, name string) bool {
 	toks := c.file.Tokens
 	for i := c.firstToken(fn.Pos()); i < len(toks) && toks[i].Start < fn.End(); i++ {
 		if toks[i].Kind == parse.Identifier && c.tokText(i) == name {
@@ -379,6 +391,6 @@ func (c *portCtx) identInFunc(fn *parse.FuncDecl, name string) bool {
 	return false
 }
 
-func (c *portCtx) refNote(n parse.Node, code, format string, args ...any) {
+func (c *refStage) refNote(n parse.Node, code, format string, args ...any) {
 	c.addDiagOnce(diag.Diagnostic{Pos: n.Pos(), End: n.End(), Severity: diag.Note, Code: code, Message: fmt.Sprintf(format, args...)})
 }

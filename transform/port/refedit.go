@@ -13,12 +13,12 @@ import (
 // emitRefs makes the edits of one loop: the block with the refs around
 // it, and each scanning read through its ref. Everything stays on the
 // loop's lines, so compiler messages keep pointing at the original lines.
-func (c *portCtx) emitRefs(l *refLoop) {
+func (c *refStage) emitRefs(l *refLoop) {
 	decls := make([]string, len(l.arrays))
 	var reads []string
 	for i, a := range l.arrays {
 		name := a.name(l.fn)
-		elem := strings.TrimPrefix(bamType(c, l.fn.Params[a.idx].Type), "bam::array")
+		elem := strings.TrimPrefix(bamType(c.portCtx, l.fn.Params[a.idx].Type), "bam::array")
 		decls[i] = fmt.Sprintf("bam::array_ref%s %s_ref(%s);", elem, name, name)
 		for _, s := range a.scans {
 			c.refReadEdits(l.fn, a, s.acc)
@@ -39,7 +39,7 @@ func (c *portCtx) emitRefs(l *refLoop) {
 
 // dropEdits releases every ref's line before each waiting statement
 // (refsync.go).
-func (c *portCtx) dropEdits(l *refLoop) {
+func (c *refStage) dropEdits(l *refLoop) {
 	var text strings.Builder
 	for _, a := range l.arrays {
 		text.WriteString(a.name(l.fn) + "_ref.drop(); ")
@@ -53,7 +53,7 @@ func (c *portCtx) dropEdits(l *refLoop) {
 // rather than inserting before it, so that an access-pattern rewrite
 // inserting at the same offset (the kernel body's `{`, when the loop
 // follows it directly) keeps its place in front.
-func (c *portCtx) openRefBlock(loop *parse.ForStmt, text string) {
+func (c *refStage) openRefBlock(loop *parse.ForStmt, text string) {
 	if start := loop.Pos(); bytes.HasPrefix(c.src[start:], []byte("for")) {
 		c.refEdit(start, start+3, text+"for")
 		return
@@ -65,7 +65,7 @@ func (c *portCtx) openRefBlock(loop *parse.ForStmt, text string) {
 // gets its name changed; a read another rewrite would have changed
 // (p.read(i), *(p + i), an alias's p[q + (j)]) gets the ref's spelling at
 // the same byte ranges, and that rewrite's edits are dropped.
-func (c *portCtx) refReadEdits(fn *parse.FuncDecl, a *refArray, acc *elemAccess) {
+func (c *refStage) refReadEdits(fn *parse.FuncDecl, a *refArray, acc *elemAccess) {
 	ref := a.name(fn) + "_ref"
 	open, close := c.useEditsOf(fn, a.idx, acc)
 	switch {
@@ -89,7 +89,7 @@ func (c *portCtx) refReadEdits(fn *parse.FuncDecl, a *refArray, acc *elemAccess)
 // useEditsOf finds the use rewrite's edits of an access: the one
 // replacing its start (through the index, or the whole access when there
 // is no index) and the one replacing its end.
-func (c *portCtx) useEditsOf(fn *parse.FuncDecl, idx int, acc *elemAccess) (open, close *edit.Edit) {
+func (c *refStage) useEditsOf(fn *parse.FuncDecl, idx int, acc *elemAccess) (open, close *edit.Edit) {
 	edits := c.analyzeParam(fn, idx).edits
 	for i := range edits {
 		e := &edits[i]
@@ -108,7 +108,7 @@ func (c *portCtx) useEditsOf(fn *parse.FuncDecl, idx int, acc *elemAccess) (open
 	return open, close
 }
 
-func (c *portCtx) refEdit(start, end int, text string) {
+func (c *refStage) refEdit(start, end int, text string) {
 	c.refs.edits = append(c.refs.edits, edit.Edit{Start: start, End: end, New: text, Rewrite: Refs.String()})
 }
 

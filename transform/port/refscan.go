@@ -50,7 +50,7 @@ type indexTerm struct {
 // the access: a loop the index does not depend on is skipped (p[i] inside
 // an inner loop over j still scans the loop over i); a loop it depends on
 // in any other way ends the search.
-func (c *portCtx) scanOf(acc *elemAccess) *scanAccess {
+func (c *refStage) scanOf(acc *elemAccess) *scanAccess {
 	terms := c.indexTerms(acc)
 	for i := len(acc.parents) - 1; i >= 0; i-- {
 		loop, ok := acc.parents[i].(*parse.ForStmt)
@@ -83,7 +83,7 @@ type loopFacts struct {
 	changed map[string]int // names the loop may change between iterations
 }
 
-func (c *portCtx) loopFactsOf(loop *parse.ForStmt) *loopFacts {
+func (c *refStage) loopFactsOf(loop *parse.ForStmt) *loopFacts {
 	if lf := c.loopFacts[loop]; lf != nil {
 		return lf
 	}
@@ -98,7 +98,7 @@ func (c *portCtx) loopFactsOf(loop *parse.ForStmt) *loopFacts {
 // taken as written at its declaration, so q[k] and p[off + k] are one
 // stream (a term changed between the declaration and the read could make
 // that wrong, which costs speed, never correctness).
-func (c *portCtx) indexTerms(acc *elemAccess) []indexTerm {
+func (c *refStage) indexTerms(acc *elemAccess) []indexTerm {
 	var out []indexTerm
 	if acc.aliasOff != nil {
 		c.addTerms(acc.aliasOff, 1, &out)
@@ -109,7 +109,7 @@ func (c *portCtx) indexTerms(acc *elemAccess) []indexTerm {
 	return out
 }
 
-func (c *portCtx) addTerms(e parse.Expr, sign int64, out *[]indexTerm) {
+func (c *refStage) addTerms(e parse.Expr, sign int64, out *[]indexTerm) {
 	e = parse.Unparen(e)
 	if b, ok := e.(*parse.BinaryExpr); ok && (b.Op == "+" || b.Op == "-") {
 		c.addTerms(b.X, sign, out)
@@ -125,7 +125,7 @@ func (c *portCtx) addTerms(e parse.Expr, sign int64, out *[]indexTerm) {
 // linearIn checks that the terms are v times a constant plus unchanging
 // terms. It returns the scan (stride = the coefficient of v), or moves =
 // true when the index changes in the loop some other way.
-func (c *portCtx) linearIn(terms []indexTerm, v string, changed map[string]int) (sa *scanAccess, moves bool) {
+func (c *refStage) linearIn(terms []indexTerm, v string, changed map[string]int) (sa *scanAccess, moves bool) {
 	var coef, offset int64
 	var stream []string
 	for _, t := range terms {
@@ -153,7 +153,7 @@ func (c *portCtx) linearIn(terms []indexTerm, v string, changed map[string]int) 
 }
 
 // varCoefficient matches v, (T)v, k * v and v * k (k a constant).
-func (c *portCtx) varCoefficient(e parse.Expr, v string) (int64, bool) {
+func (c *refStage) varCoefficient(e parse.Expr, v string) (int64, bool) {
 	if e == nil || v == "" {
 		return 0, false
 	}
@@ -191,7 +191,7 @@ func isVarNamed(e parse.Expr, v string) bool {
 
 // mayChange reports whether a term can differ between iterations: it names
 // something the loop assigns or declares, or calls a function.
-func (c *portCtx) mayChange(t indexTerm, changed map[string]int) bool {
+func (c *refStage) mayChange(t indexTerm, changed map[string]int) bool {
 	moves := false
 	parse.WithStack(t.e, func(n parse.Node, _ []parse.Node) bool {
 		switch x := n.(type) {
@@ -219,7 +219,7 @@ func mentionsName(terms []indexTerm, v string) bool {
 // loopStep returns the variable the loop's increment advances, the step as
 // a constant (0 when it is not one) and as written. A variable the body or
 // the condition also assigns does not advance regularly: then v is "".
-func (c *portCtx) loopStep(loop *parse.ForStmt) (v string, stride int64, step string) {
+func (c *refStage) loopStep(loop *parse.ForStmt) (v string, stride int64, step string) {
 	v, stride, step = c.postStep(loop.Post)
 	if v != "" && assignedIn(loop.Body, loop.Cond)[v] > 0 {
 		return "", 0, step
@@ -228,7 +228,7 @@ func (c *portCtx) loopStep(loop *parse.ForStmt) (v string, stride int64, step st
 }
 
 // postStep reads i++, ++i, i--, --i, i += k, i -= k, i = i + k.
-func (c *portCtx) postStep(post parse.Expr) (string, int64, string) {
+func (c *refStage) postStep(post parse.Expr) (string, int64, string) {
 	switch p := parse.Unparen(post).(type) {
 	case *parse.UnaryExpr:
 		if id, ok := parse.Unparen(p.X).(*parse.Ident); ok && (p.Op == "++" || p.Op == "--") {
@@ -250,7 +250,7 @@ func (c *portCtx) postStep(post parse.Expr) (string, int64, string) {
 }
 
 // selfStep reads the right side of i = i + k (or k + i, i - k).
-func (c *portCtx) selfStep(v string, rhs parse.Expr) (string, int64, string) {
+func (c *refStage) selfStep(v string, rhs parse.Expr) (string, int64, string) {
 	b, ok := parse.Unparen(rhs).(*parse.BinaryExpr)
 	if !ok || (b.Op != "+" && b.Op != "-") {
 		return "", 0, ""
@@ -264,14 +264,14 @@ func (c *portCtx) selfStep(v string, rhs parse.Expr) (string, int64, string) {
 	return "", 0, ""
 }
 
-func (c *portCtx) constOrZero(e parse.Expr) int64 {
+func (c *refStage) constOrZero(e parse.Expr) int64 {
 	n, _ := c.intConst(e)
 	return abs64(n)
 }
 
 // intConst evaluates integer literals, negated ones and object-like macros
 // defined as one.
-func (c *portCtx) intConst(e parse.Expr) (int64, bool) {
+func (c *refStage) intConst(e parse.Expr) (int64, bool) {
 	switch x := parse.Unparen(e).(type) {
 	case *parse.BasicLit:
 		if x.Kind == parse.Number {

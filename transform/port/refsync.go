@@ -22,7 +22,7 @@ import (
 
 // planDrops finds the statements to drop before; it reports the first
 // wait it cannot handle and returns false.
-func (c *portCtx) planDrops(l *refLoop) bool {
+func (c *refStage) planDrops(l *refLoop) bool {
 	ok := true
 	parse.WithStack(l.loop, func(x parse.Node, parents []parse.Node) bool {
 		if !ok {
@@ -50,7 +50,7 @@ func (c *portCtx) planDrops(l *refLoop) bool {
 // waits says how n may wait for other threads, or "": a barrier or warp
 // intrinsic (or a helper calling one), a spin-wait on memory others write,
 // or code bamgen cannot see into (inline asm may hold bar.sync).
-func (c *portCtx) waits(n parse.Node) string {
+func (c *refStage) waits(n parse.Node) string {
 	switch x := n.(type) {
 	case *parse.CallExpr:
 		return c.waitReason(x, map[*parse.FuncDecl]bool{})
@@ -70,7 +70,7 @@ func (c *portCtx) waits(n parse.Node) string {
 
 // waitReason says what a call does that waits for other threads (directly,
 // or in a __device__ function it calls), or "".
-func (c *portCtx) waitReason(call *parse.CallExpr, seen map[*parse.FuncDecl]bool) string {
+func (c *refStage) waitReason(call *parse.CallExpr, seen map[*parse.FuncDecl]bool) string {
 	name := parse.ShortFuncName(call.Fun)
 	if kind, reason := analysis.SyncCall(name); kind != analysis.SyncNone {
 		return reason
@@ -88,7 +88,7 @@ func (c *portCtx) waitReason(call *parse.CallExpr, seen map[*parse.FuncDecl]bool
 }
 
 // waitInside is waitReason for the first waiting call in n.
-func (c *portCtx) waitInside(n parse.Node, seen map[*parse.FuncDecl]bool) string {
+func (c *refStage) waitInside(n parse.Node, seen map[*parse.FuncDecl]bool) string {
 	why := ""
 	parse.WithStack(n, func(x parse.Node, _ []parse.Node) bool {
 		if call, ok := x.(*parse.CallExpr); ok && why == "" {
@@ -101,7 +101,7 @@ func (c *portCtx) waitInside(n parse.Node, seen map[*parse.FuncDecl]bool) string
 
 // dropPoint returns the statement of a block inside the loop that holds
 // the waiting call (chain: the loop down to the call), or nil and why not.
-func (c *portCtx) dropPoint(l *refLoop, chain []parse.Node) (parse.Stmt, string) {
+func (c *refStage) dropPoint(l *refLoop, chain []parse.Node) (parse.Stmt, string) {
 	for _, n := range chain {
 		if _, ok := n.(*parse.LambdaExpr); ok {
 			return nil, "it is inside a lambda, which may run where no drop can reach"
