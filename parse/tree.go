@@ -83,3 +83,9 @@ func IntLit(s string) (int64, bool) {
 	n, err := strconv.ParseInt(s, 0, 64)
 	return n, err == nil
 }
+
+// Within reports whether n lies inside outer (byte ranges; equal ranges
+// count). A nil outer holds nothing.
+func Within(n, outer Node) bool {
+	return !IsNil(outer) && outer.Pos() <= n.Pos() && n.End() <= outer.End()
+}

@@ -76,3 +76,16 @@ func TestCalleeNames(t *testing.T) {
 		t.Error("LastName")
 	}
 }
+
+func TestWithin(t *testing.T) {
+	f := ParseFile("t.cu", []byte("void f() { return (a + b); }"))
+	ret := f.Funcs()[0].Body.Stmts[0].(*ReturnStmt)
+	sum := Unparen(ret.X).(*BinaryExpr)
+	if !Within(sum.X, ret) || !Within(sum, sum) || Within(ret, sum) {
+		t.Error("Within disagrees with the byte ranges")
+	}
+	var body *BlockStmt
+	if Within(sum, body) || Within(sum, nil) {
+		t.Error("a nil outer node holds nothing")
+	}
+}

@@ -93,9 +93,6 @@ func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
 	parallelEach(len(sources), func(i int) {
 		res, err := transform.Run(sources[i].Name, sources[i].Bytes, opts)
 		results[i] = portedFile{src: sources[i], res: res, err: err}
-		if err == nil {
-			results[i].src = res.Src
-		}
 	})
 	var errs []error
 	for _, r := range results {

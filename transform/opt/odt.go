@@ -230,7 +230,7 @@ func (r *rewriter) odtOutsideOK(w *analysis.CSRWalk, s parse.Stmt) bool {
 		ok := r.pure(s.Cond, s) && (s.Init == nil || r.idempotent(s.Init))
 		return r.odtOutsideOK(w, s.Then) && r.odtOutsideOK(w, s.Else) && ok
 	}
-	if contains(s, w.Loop) {
+	if parse.Within(w.Loop, s) {
 		r.refuse(CodeUnsafeWrites, s.Pos(), s.End(), "odt does not apply to kernel %s: the neighbour walk is nested in this loop or switch, "+
 			"whose iterations odt cannot split into tiles", r.name())
 		return false
@@ -559,11 +559,6 @@ func (r *rewriter) launchArg(l *parse.LaunchExpr, i int) string {
 	return r.file.Parse.Text(l.Args[i])
 }
 
-// contains reports whether inner lies inside outer.
-func contains(outer, inner parse.Node) bool {
-	return outer.Pos() <= inner.Pos() && inner.End() <= outer.End()
-}
-
 // vertexGuard returns the body of a predicate on bam_v the driver can test
 // before running a vertex's code, or "" when there is none. It is the
 // conjunction of the checks the body makes on its way to the walk: early
@@ -605,7 +600,7 @@ scan:
 			if x.Init != nil || x.Else != nil || !r.pureQuiet(x.Cond) {
 				break scan
 			}
-			if contains(x.Then, w.Loop) {
+			if parse.Within(w.Loop, x.Then) {
 				add("(%s)", x.Cond)
 				break scan
 			}

@@ -151,7 +151,7 @@ func mayWrite(id *parse.Ident, parents []parse.Node) bool {
 			cur = p
 			continue
 		case *parse.BinaryExpr:
-			if p.X == cur && isAssignOp(p.Op) {
+			if p.X == cur && parse.IsAssign(p.Op) {
 				return true
 			}
 			return false
@@ -164,14 +164,6 @@ func mayWrite(id *parse.Ident, parents []parse.Node) bool {
 		default:
 			return false
 		}
-	}
-	return false
-}
-
-func isAssignOp(op string) bool {
-	switch op {
-	case "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=":
-		return true
 	}
 	return false
 }

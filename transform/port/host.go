@@ -2,6 +2,7 @@ package port
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -615,7 +616,7 @@ func (c *portCtx) conflictingLaunch(v *hostVar) string {
 			continue
 		}
 		k := op.launch.kernel
-		if k == nil || !containsInt(c.ported[k], op.arg) {
+		if k == nil || !slices.Contains(c.ported[k], op.arg) {
 			name := op.launch.kernelName()
 			return fmt.Sprintf("%s is also passed to %s, whose parameter there is not ported; choose it too (--array %s:%s) or neither",
 				v.sym.Name, name, name, paramNameAt(k, op.arg))
@@ -629,15 +630,6 @@ func paramNameAt(k *parse.FuncDecl, i int) string {
 		return "?"
 	}
 	return k.Params[i].Name
-}
-
-func containsInt(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // elemType is the pointee type text of a host pointer variable.

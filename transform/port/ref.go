@@ -240,7 +240,7 @@ func (c *refStage) nestedRefs(fn *parse.FuncDecl, groups []*refArray) map[*refAr
 	out := map[*refArray]bool{}
 	for _, outer := range groups {
 		for _, inner := range groups {
-			if inner != outer && within(inner.loop, outer.loop.Body) {
+			if inner != outer && parse.Within(inner.loop, outer.loop.Body) {
 				out[outer], out[inner] = true, true
 				c.refNote(inner.loop, CodeRefPileUp, "%s: no bam::array_ref for %s: this loop scans it inside another loop that scans it too; "+
 					"two refs would pin two lines of %s per thread", fn.Name, inner.name(fn), inner.name(fn))
@@ -279,7 +279,7 @@ func (c *refStage) directReads(fn *parse.FuncDecl, g *refArray) bool {
 		}
 	}
 	for _, hc := range c.analyzeParam(fn, g.idx).calls {
-		if within(hc.call, g.loop) {
+		if parse.Within(hc.call, g.loop) {
 			c.refNote(hc.call, CodeRefIndirect, "%s: no bam::array_ref for %s in this loop: it is passed to helper %s here",
 				fn.Name, g.name(fn), hc.callee.Name)
 			return false

@@ -57,7 +57,7 @@ func (c *refStage) scanOf(acc *elemAccess) *scanAccess {
 		if !ok {
 			continue
 		}
-		if !within(acc.node, loop.Body) {
+		if !parse.Within(acc.node, loop.Body) {
 			return nil // in a loop header: the access-pattern rewrites may replace it (odt clamps the walk's condition)
 		}
 		lf := c.loopFactsOf(loop)
@@ -338,11 +338,6 @@ func rootName(e parse.Expr) string {
 			return ""
 		}
 	}
-}
-
-// within reports whether n lies inside outer.
-func within(n, outer parse.Node) bool {
-	return !parse.IsNil(outer) && n.Pos() >= outer.Pos() && n.End() <= outer.End()
 }
 
 func abs64(n int64) int64 {

@@ -128,7 +128,7 @@ func (c *refStage) dropPoint(l *refLoop, chain []parse.Node) (parse.Stmt, string
 func (l *refLoop) readsWithin(n parse.Node) bool {
 	for _, a := range l.arrays {
 		for _, s := range a.scans {
-			if within(s.acc.node, n) {
+			if parse.Within(s.acc.node, n) {
 				return true
 			}
 		}
