@@ -1,7 +1,9 @@
 // Package edit holds byte edits on a file's original bytes and applies
-// them once. Every stage that changes a file (the port, the access-pattern
-// rewrites) returns edits; nothing applies them but the pipeline, at the
-// end. It is a leaf package: it imports only the standard library.
+// them. Every stage that changes a file (the port, the access-pattern
+// rewrites) returns edits; the pipeline (package transform) applies a
+// file's edits once, at the end. (The port also applies edits to a copy
+// of a helper's text to build a clone, which it then inserts as one edit.)
+// It is a leaf package: it imports only the standard library.
 package edit
 
 import (
