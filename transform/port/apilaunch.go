@@ -54,7 +54,7 @@ func apiLaunchSite(l analysis.Launch, kernels map[string][]*parse.FuncDecl) *lau
 
 // resolveArgsArrays finds the argument array of every void** launch and
 // decides, once per array, whether its entries can be rewritten.
-func (c *portCtx) resolveArgsArrays(sites []*launchSite) {
+func (c *launchIndex) resolveArgsArrays(sites []*launchSite) {
 	arrays := map[*parse.Symbol]*argsArray{}
 	var order []*argsArray
 	for _, site := range sites {
@@ -63,7 +63,7 @@ func (c *portCtx) resolveArgsArrays(sites []*launchSite) {
 		}
 		sym, why := c.argsArraySymbol(site)
 		if why != "" {
-			site.api.why = c.argsArrayMessage(site, why)
+			site.api.why = argsArrayMessage(site, why)
 			continue
 		}
 		arr := arrays[sym]
@@ -78,7 +78,7 @@ func (c *portCtx) resolveArgsArrays(sites []*launchSite) {
 		arr.why = c.argsArrayProblem(arr)
 		for _, site := range arr.sites {
 			if arr.why != "" {
-				site.api.why = c.argsArrayMessage(site, arr.why)
+				site.api.why = argsArrayMessage(site, arr.why)
 				continue
 			}
 			site.api.array = arr
@@ -88,7 +88,7 @@ func (c *portCtx) resolveArgsArrays(sites []*launchSite) {
 }
 
 // argsArraySymbol resolves the launch's void** argument to a local array.
-func (c *portCtx) argsArraySymbol(site *launchSite) (*parse.Symbol, string) {
+func (c *launchIndex) argsArraySymbol(site *launchSite) (*parse.Symbol, string) {
 	e := site.api.launch.ArgsArray
 	sym := symbolOf(site.fn, parse.UnparenCasts(e))
 	if sym == nil {
@@ -103,7 +103,7 @@ func (c *portCtx) argsArraySymbol(site *launchSite) (*parse.Symbol, string) {
 
 // argsArrayProblem says why an argument array's entries are not all that
 // reaches its launches, or "".
-func (c *portCtx) argsArrayProblem(arr *argsArray) string {
+func (c *launchIndex) argsArrayProblem(arr *argsArray) string {
 	for _, s := range arr.decl.Specifiers {
 		if s == "static" || s == "thread_local" {
 			return fmt.Sprintf("%s is %s, so it keeps the addresses of the first call's variables", arr.sym.Name, s)
@@ -125,7 +125,7 @@ func (c *portCtx) argsArrayProblem(arr *argsArray) string {
 // argsArrayOtherUse finds a use of the array other than as the argument
 // array of one of its launches: an assignment to an entry, a pointer to it
 // kept or passed on. Any of them could change what a launch reads.
-func (c *portCtx) argsArrayOtherUse(arr *argsArray) string {
+func (c *launchIndex) argsArrayOtherUse(arr *argsArray) string {
 	fn := arr.sites[0].fn
 	why := ""
 	parse.WithStack(fn.Body, func(n parse.Node, parents []parse.Node) bool {
@@ -133,7 +133,7 @@ func (c *portCtx) argsArrayOtherUse(arr *argsArray) string {
 		if why != "" || !ok || id.Name != arr.sym.Name || fn.Scope.Lookup(id.Name, id.Pos()) != arr.sym {
 			return why == ""
 		}
-		if !c.passedToLaunch(arr, id, parents) {
+		if !passedToLaunch(arr, id, parents) {
 			at := parse.Node(id)
 			if s := innermostStmt(parents); s != nil {
 				at = s
@@ -147,7 +147,7 @@ func (c *portCtx) argsArrayOtherUse(arr *argsArray) string {
 
 // passedToLaunch reports whether id (through parentheses and casts) is the
 // argument array of one of arr's launches.
-func (c *portCtx) passedToLaunch(arr *argsArray, id *parse.Ident, parents []parse.Node) bool {
+func passedToLaunch(arr *argsArray, id *parse.Ident, parents []parse.Node) bool {
 	cur := parse.Node(id)
 	for i := len(parents) - 1; i >= 0; i-- {
 		switch p := parents[i].(type) {
@@ -168,14 +168,14 @@ func (c *portCtx) passedToLaunch(arr *argsArray, id *parse.Ident, parents []pars
 
 // argsArrayMessage words a refused argument array: what blocks it and the
 // form bamgen can rewrite.
-func (c *portCtx) argsArrayMessage(site *launchSite, why string) string {
+func argsArrayMessage(site *launchSite, why string) string {
 	return fmt.Sprintf("%s is launched through %s with an argument array bamgen cannot rewrite: %s; declare it in %s as `void* args[] = {&d_a, &n};`, one &VAR entry per kernel parameter, and pass it only to launch calls (or launch with <<<>>> or cudaLaunchKernelEx(&cfg, %s, d_a, n))",
 		site.kernelName(), site.api.launch.Via, why, site.fn.Name, site.kernelName())
 }
 
 // entryMessage explains why the entry for a ported parameter cannot be
 // traced to a host variable.
-func (c *portCtx) entryMessage(l *launchSite, key paramKey) string {
+func (c *launchIndex) entryMessage(l *launchSite, key paramKey) string {
 	arr := l.api.array
 	return fmt.Sprintf("entry %d of %s for %s:%s is `%s`, not the address of a local pointer variable of %s, so bamgen cannot find its allocation; initialise %s with &VAR entries (`&d_a`)",
 		key.idx, arr.sym.Name, key.fn.Name, key.fn.Params[key.idx].Name, oneLine(c.text(l.args[key.idx])), l.fn.Name, arr.sym.Name)
@@ -213,7 +213,7 @@ func (c *portCtx) entryOp(id *parse.Ident, list *parse.InitListExpr, entry parse
 	return hostOp{kind: opLaunch, node: id, arg: j, launch: arr.sites[0], entry: arr}, true
 }
 
-func (c *portCtx) argsArrayByInit(list *parse.InitListExpr) *argsArray {
+func (c *launchIndex) argsArrayByInit(list *parse.InitListExpr) *argsArray {
 	for _, l := range c.launches() {
 		if l.api != nil && l.api.array != nil && l.api.array.init == list {
 			return l.api.array
@@ -269,7 +269,7 @@ func apiLaunchStmt(l *launchSite) (*parse.ExprStmt, bool) {
 
 // wrapEntryMessage: host-visible buffers get their bam::array right before
 // each launch, after the argument array took the buffer's address.
-func (c *portCtx) wrapEntryMessage(v *hostVar, op hostOp) string {
+func wrapEntryMessage(v *hostVar, op hostOp) string {
 	return fmt.Sprintf("%s is host-visible memory, which bamgen wraps around each launch with a bam::array made right before it, but %s takes &%s earlier, where that array does not exist; pass %s directly (cudaLaunchKernelEx(&cfg, %s, %s, ...) or <<<>>>), or allocate it with cudaMalloc",
 		v.sym.Name, op.entry.sym.Name, v.sym.Name, v.sym.Name, op.launch.kernelName(), v.sym.Name)
 }

@@ -19,6 +19,7 @@ type paramKey struct {
 // emitted.
 type portCtx struct {
 	source
+	*launchIndex
 	an     *analysis.File // the file's analysis, made once by the pipeline
 	opts   Options
 	macros map[string]*parse.Macro
@@ -32,12 +33,10 @@ type portCtx struct {
 	host    *hostPlan
 	refs    *refPlan // bam::array_ref loops (--ref, planRefs), nil when not asked for
 
-	launchCache    []*launchSite
-	launchAPICache []*parse.CallExpr
-	hostVars       map[*parse.Symbol]*hostVar
-	opsCache       map[*parse.Symbol][]hostOp // uses of each host variable, classified once
-	choices        []Choice
-	diags          []diag.Diagnostic
+	hostVars map[*parse.Symbol]*hostVar
+	opsCache map[*parse.Symbol][]hostOp // uses of each host variable, classified once
+	choices  []Choice
+	diags    []diag.Diagnostic
 }
 
 func newPortCtx(f *parse.File, an *analysis.File, opts Options) *portCtx {
@@ -50,6 +49,7 @@ func newPortCtx(f *parse.File, an *analysis.File, opts Options) *portCtx {
 		c.macros[m.Name] = m
 	}
 	c.funcs = f.Funcs()
+	c.launchIndex = &launchIndex{source: &c.source, an: an, funcs: c.funcs}
 	for _, fd := range c.funcs {
 		if fd.Body != nil {
 			c.byName[fd.Name] = append(c.byName[fd.Name], fd)
@@ -59,9 +59,12 @@ func newPortCtx(f *parse.File, an *analysis.File, opts Options) *portCtx {
 }
 
 // kernels returns the __global__ definitions in source order.
-func (c *portCtx) kernels() []*parse.FuncDecl {
+func (c *portCtx) kernels() []*parse.FuncDecl { return kernelsIn(c.funcs) }
+
+// kernelsIn returns the __global__ definitions among funcs.
+func kernelsIn(funcs []*parse.FuncDecl) []*parse.FuncDecl {
 	var out []*parse.FuncDecl
-	for _, fd := range c.funcs {
+	for _, fd := range funcs {
 		if fd.IsKernel() && fd.Body != nil {
 			out = append(out, fd)
 		}

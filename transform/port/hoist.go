@@ -67,7 +67,7 @@ func (c *portCtx) canHoist(v *hostVar, loop parse.Stmt, count string) bool {
 		if inside && (op.kind != opLaunch || op.launch == nil) {
 			return false
 		}
-		if op.node.End() <= loop.Pos() && !c.noAlias(v, op) {
+		if op.node.End() <= loop.Pos() && !noAlias(v, op) {
 			return false
 		}
 	}
@@ -102,7 +102,7 @@ func (c *portCtx) canHoist(v *hostVar, loop parse.Stmt, count string) bool {
 // write it unseen): allocations, copies to and from it, fills, element
 // accesses `v[i]` and `*v`, and passing v to a call are fine; pointer copies,
 // swaps and other pointer arithmetic are not.
-func (c *portCtx) noAlias(v *hostVar, op hostOp) bool {
+func noAlias(v *hostVar, op hostOp) bool {
 	switch op.kind {
 	case opMalloc, opManaged, opPinned, opUpload, opDownload, opMemset0, opMemset, opFree, opNull, opLaunch, opForeign:
 		return true
@@ -172,7 +172,7 @@ func mayWrite(id *parse.Ident, parents []parse.Node) bool {
 // just after, on the loop's own first and last lines. Nested loops that
 // end at the same offset close innermost first; emitted after the launch
 // wraps so a wrap ending with the loop closes before the loop's block.
-func (c *portCtx) emitHoists(hp *hostPlan, h hoistLoops) {
+func emitHoists(hp *hostPlan, h hoistLoops) {
 	loops := make([]parse.Stmt, 0, len(h))
 	for l := range h {
 		loops = append(loops, l)

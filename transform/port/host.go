@@ -102,46 +102,6 @@ type hostPlan struct {
 	fns   map[*parse.FuncDecl]bool // host functions that now use bam_rt
 }
 
-// launches lists every launch in the file, once: the analysis found them
-// (analysis.File.Launches, the one launch finder); this adds the kernel
-// each names, when exactly one definition has that name.
-func (c *portCtx) launches() []*launchSite {
-	if c.launchCache != nil {
-		return c.launchCache
-	}
-	c.launchCache = []*launchSite{}
-	kernels := map[string][]*parse.FuncDecl{}
-	for _, k := range c.kernels() {
-		kernels[k.Name] = append(kernels[k.Name], k)
-	}
-	for _, l := range c.an.Launches {
-		var site *launchSite
-		if l.Expr != nil {
-			site = &launchSite{expr: l.Expr, args: l.Expr.Args}
-			if ks := kernels[parse.ShortFuncName(l.Expr.Kernel)]; len(ks) == 1 {
-				site.kernel = ks[0]
-			}
-		} else {
-			site = apiLaunchSite(l, kernels)
-		}
-		site.fn, site.parents = l.Func, l.Stack
-		c.launchCache = append(c.launchCache, site)
-	}
-	c.resolveArgsArrays(c.launchCache)
-	return c.launchCache
-}
-
-// launchesOf returns the launches of kernel k.
-func (c *portCtx) launchesOf(k *parse.FuncDecl) []*launchSite {
-	var out []*launchSite
-	for _, l := range c.launches() {
-		if l.kernel == k {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 // hostVarOf returns the local variable passed as launch argument idx, or nil.
 func (c *portCtx) hostVarOf(l *launchSite, idx int) *hostVar {
 	id := argIdent(l, idx)
@@ -209,7 +169,7 @@ func (c *portCtx) planHost() *hostPlan {
 		}
 	}
 	c.emitWraps(hp, wraps)
-	c.emitHoists(hp, hoists)
+	emitHoists(hp, hoists)
 	return hp
 }
 
@@ -244,7 +204,7 @@ func (c *portCtx) addCopyPartners(vars []*hostVar) []*hostVar {
 // isHostVisible reports whether v's memory is host-accessible (managed,
 // pinned, malloc'd): such buffers are wrapped around each launch.
 func (c *portCtx) isHostVisible(v *hostVar) bool {
-	a := c.findAllocation(v)
+	a := findAllocation(v)
 	return a != nil && a.kind != opMalloc
 }
 
@@ -256,13 +216,13 @@ func (c *portCtx) planWrapped(hp *hostPlan, v *hostVar, wraps map[*launchSite][]
 	}
 	elem := c.elemType(v)
 	if elem == "" {
-		c.hostDrop(hp, v.keys, v.sym.Decl, CodeNoElemType, c.noElemMessage(v))
+		c.hostDrop(hp, v.keys, v.sym.Decl, CodeNoElemType, noElemMessage(v))
 		return
 	}
-	c.planWrapVar(hp, v, elem, c.findAllocation(v), wraps, hoists)
+	c.planWrapVar(hp, v, elem, findAllocation(v), wraps, hoists)
 }
 
-func (c *portCtx) noElemMessage(v *hostVar) string {
+func noElemMessage(v *hostVar) string {
 	return fmt.Sprintf("cannot tell the element type of %s (declared %q); declare it as T *%s", v.sym.Name, typeText(v.sym.Type), v.sym.Name)
 }
 
@@ -343,26 +303,6 @@ func (c *portCtx) kernelRefs(k *parse.FuncDecl) []*parse.CallExpr {
 	return out
 }
 
-// launchAPICalls lists the cudaLaunch* calls of the file, once.
-func (c *portCtx) launchAPICalls() []*parse.CallExpr {
-	if c.launchAPICache != nil {
-		return c.launchAPICache
-	}
-	c.launchAPICache = []*parse.CallExpr{}
-	for _, fn := range c.funcs {
-		if fn.Body == nil {
-			continue
-		}
-		parse.WithStack(fn.Body, func(n parse.Node, _ []parse.Node) bool {
-			if call, ok := n.(*parse.CallExpr); ok && strings.HasPrefix(parse.ShortFuncName(call.Fun), "cudaLaunch") {
-				c.launchAPICache = append(c.launchAPICache, call)
-			}
-			return true
-		})
-	}
-	return c.launchAPICache
-}
-
 func (c *portCtx) hostDrop(hp *hostPlan, keys []paramKey, at parse.Node, code, why string) {
 	for _, k := range keys {
 		hp.drops = append(hp.drops, drop{k, why})
@@ -375,8 +315,8 @@ func (c *portCtx) hostOps(v *hostVar) []hostOp {
 	var ops []hostOp
 	if vd, ok := v.sym.Decl.(*parse.VarDecl); ok && vd.Init != nil {
 		if src := symbolOf(v.fn, vd.Init); src != nil {
-			ops = append(ops, c.copyDeclOp(v, vd, src))
-		} else if op := c.declInitOp(vd); op.kind != opNone {
+			ops = append(ops, copyDeclOp(v, vd, src))
+		} else if op := declInitOp(vd); op.kind != opNone {
 			ops = append(ops, op)
 		}
 	}
@@ -390,7 +330,7 @@ func (c *portCtx) hostOps(v *hostVar) []hostOp {
 				return true
 			}
 			if dst := v.fn.Scope.Lookup(vd.Name, vd.NameSpan.Stop); dst != nil && dst.Decl == vd && parse.Unparen(vd.Init) == parse.Expr(id) {
-				ops = append(ops, c.copyDeclOp(v, vd, v.sym))
+				ops = append(ops, copyDeclOp(v, vd, v.sym))
 				ops[len(ops)-1].dst = dst
 				return true
 			}
@@ -409,7 +349,7 @@ func parentOf(parents []parse.Node) parse.Node {
 }
 
 // declInitOp classifies `T *p = (T*)malloc(bytes)`, `= new T[n]`, `= nullptr`.
-func (c *portCtx) declInitOp(vd *parse.VarDecl) hostOp {
+func declInitOp(vd *parse.VarDecl) hostOp {
 	init := parse.UnparenCasts(vd.Init)
 	switch x := init.(type) {
 	case *parse.CallExpr:
@@ -513,30 +453,19 @@ climb:
 			break
 		}
 		if p.Op == "=" && p.X == argNode && isNullLiteral(p.Y) {
-			return c.withStmt(hostOp{kind: opNull, node: p}, p, parents[:i])
+			return withStmt(hostOp{kind: opNull, node: p}, p, parents[:i])
 		}
 		if _, isCall := parse.Unparen(p.Y).(*parse.CallExpr); p.Op == "=" && !addr && p.X == argNode && isCall {
-			return c.withStmt(hostOp{kind: opForeign, node: p}, p, parents[:i])
+			return withStmt(hostOp{kind: opForeign, node: p}, p, parents[:i])
 		}
 		if p.Op == "=" && !addr {
 			dst, src := symbolOf(fn, p.X), symbolOf(fn, p.Y)
 			if dst != nil && src != nil {
-				return c.withStmt(hostOp{kind: opCopy, node: p, dst: dst, src: src}, p, parents[:i])
+				return withStmt(hostOp{kind: opCopy, node: p, dst: dst, src: src}, p, parents[:i])
 			}
 		}
 	}
-	return c.withStmt(hostOp{kind: opOther, node: id}, id, parents)
-}
-
-// siteOf returns the launch whose expression is n (a <<<>>> launch or a
-// runtime API call), or nil.
-func (c *portCtx) siteOf(n parse.Node) *launchSite {
-	for _, s := range c.launches() {
-		if s.node() == n {
-			return s
-		}
-	}
-	return nil
+	return withStmt(hostOp{kind: opOther, node: id}, id, parents)
 }
 
 // classifyCall recognises the CUDA memory API calls on a buffer.
@@ -580,12 +509,12 @@ func (c *portCtx) classifyCall(fn *parse.FuncDecl, id *parse.Ident, call *parse.
 			op.kind = opOther
 		}
 	}
-	return c.withStmt(op, call, parents)
+	return withStmt(op, call, parents)
 }
 
 // withStmt finds the statement that consists of node (possibly wrapped in
 // an error-check call like CUDA_CHECK(...) or checkCuda(...)).
-func (c *portCtx) withStmt(op hostOp, node parse.Node, parents []parse.Node) hostOp {
+func withStmt(op hostOp, node parse.Node, parents []parse.Node) hostOp {
 	cur := node
 	for i := len(parents) - 1; i >= 0; i-- {
 		switch p := parents[i].(type) {
@@ -646,7 +575,7 @@ func (c *portCtx) elemType(v *hostVar) string {
 }
 
 // findAllocation returns v's single allocation, or nil.
-func (c *portCtx) findAllocation(v *hostVar) *hostOp {
+func findAllocation(v *hostVar) *hostOp {
 	var found *hostOp
 	for i := range v.ops {
 		switch v.ops[i].kind {
@@ -662,7 +591,7 @@ func (c *portCtx) findAllocation(v *hostVar) *hostOp {
 }
 
 // keyName is how --count and the config refer to v: the kernel parameter.
-func (c *portCtx) keyName(v *hostVar) string {
+func keyName(v *hostVar) string {
 	if len(v.keys) == 0 {
 		return v.sym.Name
 	}
@@ -772,7 +701,7 @@ func (c *portCtx) replaceStmt(hp *hostPlan, rw RewriteKind, s parse.Stmt, text s
 
 // copyDeclOp is `T *dst = src;` where the declared variable is a buffer
 // copy: it becomes `auto dst_bam = src_bam;`.
-func (c *portCtx) copyDeclOp(v *hostVar, vd *parse.VarDecl, src *parse.Symbol) hostOp {
+func copyDeclOp(v *hostVar, vd *parse.VarDecl, src *parse.Symbol) hostOp {
 	op := hostOp{kind: opCopy, node: vd, dst: v.sym, src: src}
 	parse.WithStack(v.fn.Body, func(n parse.Node, parents []parse.Node) bool {
 		ds, ok := n.(*parse.DeclStmt)

@@ -55,27 +55,27 @@ func (c *portCtx) deviceVarProblem(v *hostVar, elem *string) (parse.Node, string
 	e := c.elemType(v)
 	switch {
 	case e == "":
-		return v.sym.Decl, CodeNoElemType, c.noElemMessage(v)
+		return v.sym.Decl, CodeNoElemType, noElemMessage(v)
 	case *elem != "" && e != *elem:
 		return v.sym.Decl, CodeHostUse, fmt.Sprintf("%s (%s *) is copied to or from a buffer of %s", v.sym.Name, e, *elem)
 	}
 	*elem = e
-	alloc := c.findAllocation(v)
+	alloc := findAllocation(v)
 	for _, op := range v.ops {
 		if why := c.deviceOpProblem(v, op, alloc); why != "" {
 			return op.node, CodeHostUse, why
 		}
 	}
-	if alloc == nil && c.declCopy(v) == nil && c.foreignAlloc(v) != nil && c.countOverride(v) == "" {
-		f := c.foreignAlloc(v)
+	if alloc == nil && declCopy(v) == nil && foreignAlloc(v) != nil && c.countOverride(v) == "" {
+		f := foreignAlloc(v)
 		return f.node, CodeNoCount, fmt.Sprintf(
 			"%s is allocated by `%s`, so bamgen cannot tell its element count; give --count %s=EXPR or `count:` under `arrays: - name: %s` in %s, and bamgen adopts the buffer with array_from_device",
-			v.sym.Name, oneLine(c.text(f.stmt)), v.sym.Name, c.keyName(v), ConfigFileName)
+			v.sym.Name, oneLine(c.text(f.stmt)), v.sym.Name, keyName(v), ConfigFileName)
 	}
-	if alloc == nil && c.declCopy(v) == nil && c.foreignAlloc(v) == nil {
+	if alloc == nil && declCopy(v) == nil && foreignAlloc(v) == nil {
 		return v.sym.Decl, CodeNoCount, fmt.Sprintf(
 			"cannot find the allocation of %s in %s, so its element count and contents are unknown; allocate it in %s with cudaMalloc/cudaMallocManaged/cudaHostAlloc, or give --count %s=EXPR and `source:` under `arrays: - name: %s` in %s",
-			v.sym.Name, v.fn.Name, v.fn.Name, v.sym.Name, c.keyName(v), ConfigFileName)
+			v.sym.Name, v.fn.Name, v.fn.Name, v.sym.Name, keyName(v), ConfigFileName)
 	}
 	return nil, "", ""
 }
@@ -83,7 +83,7 @@ func (c *portCtx) deviceVarProblem(v *hostVar, elem *string) (parse.Node, string
 // foreignAlloc returns the single statement where the program's own code
 // allocates v (`my_alloc(&d, n)`, `d = my_alloc(n)`), if that is how v
 // gets memory.
-func (c *portCtx) foreignAlloc(v *hostVar) *hostOp {
+func foreignAlloc(v *hostVar) *hostOp {
 	var found *hostOp
 	for i := range v.ops {
 		if v.ops[i].kind == opForeign {
@@ -97,7 +97,7 @@ func (c *portCtx) foreignAlloc(v *hostVar) *hostOp {
 }
 
 // declCopy returns the op declaring v as a copy of another buffer, if any.
-func (c *portCtx) declCopy(v *hostVar) *hostOp {
+func declCopy(v *hostVar) *hostOp {
 	for i := range v.ops {
 		if op := &v.ops[i]; op.kind == opCopy && op.node == v.sym.Decl {
 			return op
@@ -122,16 +122,16 @@ type deviceVarPlan struct {
 // planDeviceVar picks where v's bam::array is declared and checks that
 // the declaration encloses every use.
 func (c *portCtx) planDeviceVar(v *hostVar, elem string) (deviceVarPlan, parse.Node, string) {
-	p := deviceVarPlan{v: v, alloc: c.findAllocation(v), src: c.sourceFor(v)}
+	p := deviceVarPlan{v: v, alloc: findAllocation(v), src: c.sourceFor(v)}
 	p.data = templates.Array{RT: rtName, Bam: bamName(v), Elem: elem}
 	if p.alloc != nil {
 		p.create, p.merged = c.creationOp(v, p.alloc)
 		p.data.Count = c.countFor(v, p.alloc.bytes, elem)
-	} else if f := c.foreignAlloc(v); f != nil {
+	} else if f := foreignAlloc(v); f != nil {
 		p.create, p.adopted = *f, true
 		p.data.Count = c.countOverride(v)
 	} else {
-		p.create = *c.declCopy(v)
+		p.create = *declCopy(v)
 	}
 	if p.create.block == nil {
 		return p, p.create.node, fmt.Sprintf("the statement that creates %s's bam::array (%s) is not directly in a { } block",
@@ -162,7 +162,7 @@ func (c *portCtx) deviceOpProblem(v *hostVar, op hostOp, alloc *hostOp) string {
 	case opLaunch:
 		return ""
 	case opForeign:
-		if alloc != nil || op.stmt == nil || c.foreignAlloc(v) == nil {
+		if alloc != nil || op.stmt == nil || foreignAlloc(v) == nil {
 			return fmt.Sprintf("%s is passed to `%s`, which bamgen does not know", v.sym.Name, oneLine(c.text(op.node)))
 		}
 		return ""
@@ -250,7 +250,7 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		}
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("free", data))
 	case opMalloc:
-		c.replaceStmt(hp, HostMemory, op.stmt, c.creationText(v, p.merged, data, p.src))
+		c.replaceStmt(hp, HostMemory, op.stmt, creationText(v, p.merged, data, p.src))
 	case opUpload:
 		d := data
 		d.Src = oneLine(c.text(op.other))
@@ -279,7 +279,7 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		d := templates.Copy{Dst: op.dst.Name + "_bam", Src: op.src.Name + "_bam"}
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("swap", d))
 	case opLaunch:
-		c.emitLaunchArg(hp, op, bamName(v), data.Elem)
+		emitLaunchArg(hp, op, bamName(v), data.Elem)
 	case opNone, opManaged, opPinned, opOther:
 		// refused before any edit (deviceOpProblem)
 	}
@@ -287,7 +287,7 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 
 // creationText renders the statement that declares the bam::array at the
 // allocation.
-func (c *portCtx) creationText(v *hostVar, merged bool, data templates.Array, src Source) string {
+func creationText(v *hostVar, merged bool, data templates.Array, src Source) string {
 	switch {
 	case merged:
 		return templates.Render("removed", templates.Note{Note: v.sym.Name + " is now bam::array " + bamName(v) + ", made below"})
@@ -306,7 +306,7 @@ func (c *portCtx) creationText(v *hostVar, merged bool, data templates.Array, sr
 // An argument array entry `&v` becomes `&v_bam` (the name only), once
 // however many launches pass the array. cudaLaunchKernelEx converts its
 // arguments to the kernel's parameter types itself.
-func (c *portCtx) emitLaunchArg(hp *hostPlan, op hostOp, bam, elem string) {
+func emitLaunchArg(hp *hostPlan, op hostOp, bam, elem string) {
 	if op.entry != nil {
 		if op.launch == op.entry.sites[0] {
 			hp.edits = append(hp.edits, edit.Edit{Start: op.node.Pos(), End: op.node.End(), New: bam, Rewrite: Launches.String()})
@@ -340,7 +340,7 @@ func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *host
 			continue
 		}
 		if op.entry != nil {
-			c.hostDrop(hp, v.keys, op.node, CodeArgsWrapped, c.wrapEntryMessage(v, op))
+			c.hostDrop(hp, v.keys, op.node, CodeArgsWrapped, wrapEntryMessage(v, op))
 			return
 		}
 		if _, ok := launchStmt(op.launch); !ok {
@@ -363,7 +363,7 @@ func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *host
 		} else {
 			wraps[op.launch] = append(wraps[op.launch], a)
 		}
-		c.emitLaunchArg(hp, op, bamName(v), elem)
+		emitLaunchArg(hp, op, bamName(v), elem)
 	}
 	hp.fns[v.fn] = true
 }

@@ -76,7 +76,7 @@ func (c *portCtx) checkCounts(chosen map[paramKey]string) {
 	for name := range c.opts.Counts {
 		if !c.countNameKnown(name, chosen) {
 			c.addDiag(diag.Diagnostic{Severity: diag.Error, Code: CodeBadCount,
-				Message: fmt.Sprintf("--count %s=...: %q is neither a chosen array nor a variable passed to one; chosen: %s", name, name, c.chosenList(chosen))})
+				Message: fmt.Sprintf("--count %s=...: %q is neither a chosen array nor a variable passed to one; chosen: %s", name, name, chosenList(chosen))})
 		}
 	}
 }
@@ -99,7 +99,7 @@ func (c *portCtx) countNameKnown(name string, chosen map[paramKey]string) bool {
 	return false
 }
 
-func (c *portCtx) chosenList(chosen map[paramKey]string) string {
+func chosenList(chosen map[paramKey]string) string {
 	s := ""
 	for _, k := range sortedKeys(chosen) {
 		if s != "" {

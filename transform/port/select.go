@@ -181,7 +181,7 @@ func (c *portCtx) scalingAllocation(key paramKey) string {
 		if v == nil {
 			continue
 		}
-		if a := c.findAllocation(v); a != nil && !isConstantExpr(a.bytes) {
+		if a := findAllocation(v); a != nil && !isConstantExpr(a.bytes) {
 			return fmt.Sprintf("its allocation (%s) scales with the input", oneLine(c.text(a.bytes)))
 		}
 	}
