@@ -83,10 +83,14 @@ func loadGolden(t *testing.T, file string) *goldenCase {
 		t.Fatalf("%s: no input.cu section", file)
 	}
 	_, gc.fullOut = gc.expected["output.cu"]
-	gc.opts, err = parseGoldenFlags(string(gc.expected["flags"]))
+	flags, err := parseGoldenFlags(string(gc.expected["flags"]))
+	if err == nil && (flags.usage != nil || flags.quiet) {
+		err = fmt.Errorf("usage errors and -q belong in testdata/opt cases")
+	}
 	if err != nil {
 		t.Fatalf("%s: flags: %v", file, err)
 	}
+	gc.opts = flags.opts
 	if cfg, ok := gc.expected[".bamgen.yaml"]; ok {
 		gc.opts.Port.Config, err = port.ParseConfig(".bamgen.yaml", cfg)
 		if err != nil {
@@ -96,22 +100,23 @@ func loadGolden(t *testing.T, file string) *goldenCase {
 	return gc
 }
 
+// goldenFlags is what an archive's flags ask for.
+type goldenFlags struct {
+	opts  Options
+	quiet bool  // -q / --quiet: notes are not printed
+	usage error // a value the CLI rejects before reading any file (a bad --opt)
+}
+
 // parseGoldenFlags understands the port flags that change the result:
-// --array, --auto, --ref, --count, and --opt with --lanes-per-line.
-func parseGoldenFlags(s string) (Options, error) {
-	var o Options
+// --array, --auto, --ref, --count, --opt with --lanes-per-line, and -q.
+// Any other flag is an error of the archive: add it here (the CLI's own
+// flags, -o/-w/-d/--json, are tested in cmd/bamgen).
+func parseGoldenFlags(s string) (goldenFlags, error) {
+	var g goldenFlags
+	o := &g.opts
 	optSpec, lanes := "", 32
 	f := strings.Fields(s)
 	for i := 0; i < len(f); i++ {
-		arg := func() (string, error) {
-			if i+1 >= len(f) {
-				return "", fmt.Errorf("%s needs a value", f[i])
-			}
-			i++
-			return f[i], nil
-		}
-		var v string
-		var err error
 		switch f[i] {
 		case "--auto":
 			o.Port.Auto = true
@@ -119,10 +124,15 @@ func parseGoldenFlags(s string) (Options, error) {
 		case "--ref":
 			o.Port.Ref = true
 			continue
+		case "-q", "--quiet":
+			g.quiet = true
+			continue
 		}
-		if v, err = arg(); err != nil {
-			return o, err
+		if i+1 >= len(f) {
+			return g, fmt.Errorf("%s needs a value", f[i])
 		}
+		i++
+		v := f[i]
 		switch f[i-1] {
 		case "--array":
 			o.Port.Arrays = append(o.Port.Arrays, v)
@@ -135,21 +145,24 @@ func parseGoldenFlags(s string) (Options, error) {
 		case "--opt":
 			optSpec = v
 		case "--lanes-per-line":
-			if lanes, err = strconv.Atoi(v); err != nil {
-				return o, err
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return g, err
 			}
+			lanes = n
 		default:
-			return o, fmt.Errorf("unknown flag %q", f[i-1])
+			return g, fmt.Errorf("flag %q is not understood by the golden runner (parseGoldenFlags in transform/golden_test.go)", f[i-1])
 		}
 	}
 	if optSpec != "" {
 		rw, err := opt.Parse(optSpec, lanes)
 		if err != nil {
-			return o, err
+			g.usage = err
+		} else {
+			o.Opt = &rw
 		}
-		o.Opt = &rw
 	}
-	return o, nil
+	return g, nil
 }
 
 // runGolden ports the case, compares or updates, checks idempotence, and
@@ -297,16 +310,23 @@ func runOptGolden(t *testing.T, file, name string) {
 // prints them.
 func runLikeCLI(t *testing.T, args string, src []byte) (stdout, stderr []byte, code int) {
 	t.Helper()
-	opts, err := parseGoldenFlags(args)
+	flags, err := parseGoldenFlags(args)
 	if err != nil {
-		return nil, []byte("bamgen: error: " + err.Error() + "\n"), 2
+		t.Fatalf("args: %v", err)
 	}
-	res, err := Run("input.cu", src, opts)
+	if flags.usage != nil {
+		return nil, []byte("bamgen: error: " + flags.usage.Error() + "\n"), 2
+	}
+	res, err := Run("input.cu", src, flags.opts)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	var b bytes.Buffer
-	res.Src.Print(&b, res.Diags)
+	ds := res.Diags
+	if flags.quiet {
+		ds = diag.WithoutNotes(ds)
+	}
+	res.Src.Print(&b, ds)
 	if diag.HasErrors(res.Diags) {
 		return nil, b.Bytes(), 2
 	}

@@ -220,16 +220,10 @@ func emitPort(cmd *cobra.Command, results []portedFile, f *portFlags) error {
 }
 
 func visible(ds []diag.Diagnostic, quiet bool) []diag.Diagnostic {
-	if !quiet {
-		return ds
+	if quiet {
+		return diag.WithoutNotes(ds)
 	}
-	var out []diag.Diagnostic
-	for _, d := range ds {
-		if d.Severity != diag.Note {
-			out = append(out, d)
-		}
-	}
-	return out
+	return ds
 }
 
 // writeResults puts each result where the flags say.
