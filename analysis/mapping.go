@@ -112,7 +112,7 @@ func isGlobalTid(e parse.Expr) bool {
 	if !ok || b.Op != "+" {
 		return false
 	}
-	return (isBuiltin(b.Y, "threadIdx") && isBlockOffset(b.X)) || (isBuiltin(b.X, "threadIdx") && isBlockOffset(b.Y))
+	return (parse.IsBuiltinX(b.Y, "threadIdx") && isBlockOffset(b.X)) || (parse.IsBuiltinX(b.X, "threadIdx") && isBlockOffset(b.Y))
 }
 
 func isBlockOffset(e parse.Expr) bool {
@@ -120,17 +120,7 @@ func isBlockOffset(e parse.Expr) bool {
 	if !ok || b.Op != "*" {
 		return false
 	}
-	return (isBuiltin(b.X, "blockIdx") && isBuiltin(b.Y, "blockDim")) || (isBuiltin(b.X, "blockDim") && isBuiltin(b.Y, "blockIdx"))
-}
-
-// isBuiltin matches `name.x`.
-func isBuiltin(e parse.Expr, name string) bool {
-	m, ok := parse.UnparenCasts(e).(*parse.MemberExpr)
-	if !ok || m.Arrow || m.Name != "x" {
-		return false
-	}
-	id, ok := parse.UnparenCasts(m.X).(*parse.Ident)
-	return ok && id.Name == name
+	return (parse.IsBuiltinX(b.X, "blockIdx") && parse.IsBuiltinX(b.Y, "blockDim")) || (parse.IsBuiltinX(b.X, "blockDim") && parse.IsBuiltinX(b.Y, "blockIdx"))
 }
 
 // derivesFromTid matches `tid OP 32` (or the shift/mask equivalent) where
@@ -154,7 +144,7 @@ func (m *Mapping) isTidExpr(e parse.Expr) bool {
 // id whenever blocks are whole warps (the rewrites check that at run time).
 func isThreadIdxLane(e parse.Expr, macros map[string]string) bool {
 	b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr)
-	if !ok || !isBuiltin(b.X, "threadIdx") {
+	if !ok || !parse.IsBuiltinX(b.X, "threadIdx") {
 		return false
 	}
 	return (b.Op == "%" || b.Op == "&") && isWarpOperand(b, macros)

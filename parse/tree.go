@@ -89,3 +89,14 @@ func IntLit(s string) (int64, bool) {
 func Within(n, outer Node) bool {
 	return !IsNil(outer) && outer.Pos() <= n.Pos() && n.End() <= outer.End()
 }
+
+// IsBuiltinX reports whether e is `name.x` (threadIdx.x, blockDim.x, ...),
+// through parentheses and casts.
+func IsBuiltinX(e Expr, name string) bool {
+	m, ok := UnparenCasts(e).(*MemberExpr)
+	if !ok || m.Arrow || m.Name != "x" {
+		return false
+	}
+	id, ok := UnparenCasts(m.X).(*Ident)
+	return ok && id.Name == name
+}

@@ -89,3 +89,14 @@ func TestWithin(t *testing.T) {
 		t.Error("a nil outer node holds nothing")
 	}
 }
+
+func TestIsBuiltinX(t *testing.T) {
+	for src, want := range map[string]bool{
+		"threadIdx.x": true, "(int)(threadIdx).x": true, "((threadIdx.x))": true,
+		"threadIdx.y": false, "p->x": false, "blockIdx.x": false,
+	} {
+		if got := IsBuiltinX(exprOf(t, src), "threadIdx"); got != want {
+			t.Errorf("IsBuiltinX(%s) = %v, want %v", src, got, want)
+		}
+	}
+}

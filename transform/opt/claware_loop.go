@@ -96,7 +96,7 @@ func (r *rewriter) isThreadCount(e parse.Expr) bool {
 		return ok && v.Init != nil && r.fn.Definitions(id.Name) == 1 && r.isThreadCount(initExpr(v.Init))
 	}
 	m, ok := e.(*parse.BinaryExpr)
-	return ok && m.Op == "*" && ((isDim(m.X, "gridDim") && isDim(m.Y, "blockDim")) || (isDim(m.X, "blockDim") && isDim(m.Y, "gridDim")))
+	return ok && m.Op == "*" && ((parse.IsBuiltinX(m.X, "gridDim") && parse.IsBuiltinX(m.Y, "blockDim")) || (parse.IsBuiltinX(m.X, "blockDim") && parse.IsBuiltinX(m.Y, "gridDim")))
 }
 
 // initExpr is the value of an initialiser (`= x` or `{x}`).
@@ -105,16 +105,6 @@ func initExpr(e parse.Expr) parse.Expr {
 		return il.Elems[0]
 	}
 	return e
-}
-
-// isDim matches `name.x`, through casts and parentheses.
-func isDim(e parse.Expr, name string) bool {
-	m, ok := parse.UnparenCasts(e).(*parse.MemberExpr)
-	if !ok || m.Arrow || m.Name != "x" {
-		return false
-	}
-	id, ok := parse.UnparenCasts(m.X).(*parse.Ident)
-	return ok && id.Name == name
 }
 
 // loopBound returns n of `name < n` or `n > name`.
