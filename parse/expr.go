@@ -1,7 +1,5 @@
 package parse
 
-import "unsafe"
-
 // Expressions: precedence climbing for binary operators, recursive descent
 // for the rest. Template-argument lists set noGT so that '>' closes them
 // instead of comparing.
@@ -113,8 +111,8 @@ func (p *parser) parseAssignRest(x Expr) Expr {
 }
 
 // assignOp returns the canonical operator string for an assignment token.
-func assignOp(b []byte) string {
-	switch string(b) {
+func assignOp(b string) string {
+	switch b {
 	case "=":
 		return "="
 	case "+=":
@@ -168,8 +166,8 @@ func (p *parser) parseCondRest(x Expr) Expr {
 
 // binaryOp returns the canonical operator and its precedence (higher binds
 // tighter), or 0 when b is not a binary operator.
-func binaryOp(b []byte) (string, int) {
-	switch string(b) {
+func binaryOp(b string) (string, int) {
+	switch b {
 	case "||":
 		return "||", 1
 	case "&&":
@@ -222,7 +220,7 @@ var binaryOp1 = func() (t [256]struct {
 	prec uint8
 }) {
 	for c := range t {
-		op, prec := binaryOp([]byte{byte(c)})
+		op, prec := binaryOp(string(rune(c)))
 		t[c].op, t[c].prec = op, uint8(prec)
 	}
 	return t
@@ -231,7 +229,7 @@ var binaryOp1 = func() (t [256]struct {
 // prefixOp1 is prefixOp for the one-byte punctuators, indexed by ptok.pb.
 var prefixOp1 = func() (t [256]string) {
 	for c := range t {
-		t[c] = prefixOp([]byte{byte(c)})
+		t[c] = prefixOp(string(rune(c)))
 	}
 	return t
 }()
@@ -358,7 +356,7 @@ func (p *parser) parseUnaryIn() Expr {
 		if pt.cls&clsKeyword != 0 || pt.End-pt.Start == 9 && p.word() == "__alignof" {
 			switch w := p.word(); w {
 			case "sizeof", "alignof", "__alignof__", "_Alignof", "__alignof":
-				return p.parseSizeof(start, p.keep(w))
+				return p.parseSizeof(start, w)
 			case "new":
 				return p.parseNew(start)
 			case "delete":
@@ -366,7 +364,7 @@ func (p *parser) parseUnaryIn() Expr {
 			case "co_await", "co_yield":
 				p.next()
 				x := p.unaryOperand()
-				return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: p.keep(w), X: x})
+				return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: w, X: x})
 			}
 		}
 		return p.parsePostfix(p.parseIdentExpr()) // parsePrimary's Identifier case
@@ -374,8 +372,8 @@ func (p *parser) parseUnaryIn() Expr {
 	return p.parsePostfix(p.parsePrimary())
 }
 
-func prefixOp(b []byte) string {
-	switch string(b) {
+func prefixOp(b string) string {
+	switch b {
 	case "+":
 		return "+"
 	case "-":
@@ -522,7 +520,7 @@ func (p *parser) typeNameAhead() string {
 		if t.Kind != Identifier {
 			return ""
 		}
-		return srcString(p.src, int(t.Start), int(t.End)) // an identifier is not empty
+		return p.src[t.Start:t.End] // an identifier is not empty
 	}
 	return p.qualifiedNameAhead()
 }
@@ -916,14 +914,12 @@ func (p *parser) parseArg() Expr {
 func (p *parser) parseMember(x Expr) Expr {
 	var arrow, ok bool
 	var name string
-	if toks, i := p.toks, p.i; uint(i)+2 < uint(len(toks)) {
-		op := (*ptok)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(toks)), uintptr(i)*unsafe.Sizeof(ptok{})))
-		t := (*ptok)(unsafe.Add(unsafe.Pointer(op), unsafe.Sizeof(ptok{})))
-		n := (*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{})))
+	if i := p.i; i+2 < len(p.toks) {
+		op, t, n := &p.toks[i], &p.toks[i+1], &p.toks[i+2]
 		if t.Kind == Identifier && t.kw != kwTemplate && t.kw != kwOperator && n.kw != tkScope {
 			start, end := int(t.Start), int(t.End)
 			p.i, p.lastEnd = i+2, end
-			arrow, name = op.kw == tkArrow, srcString(p.src, start, end)
+			arrow, name = op.kw == tkArrow, p.src[start:end]
 			goto member
 		}
 	}

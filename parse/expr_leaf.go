@@ -1,7 +1,5 @@
 package parse
 
-import "unsafe"
-
 // The operand fast path: a plain identifier or a number or character
 // literal (a leaf) becomes its node without the calls through parseUnary,
 // parseUnaryIn, parsePrimary, parseIdentExpr and parseName and their tests
@@ -33,78 +31,37 @@ const (
 // The node's text views the token's source bytes as p.view does (a leaf
 // is never empty and lies inside src: no bounds test needed).
 func (p *parser) leaf() (Expr, uint8) {
-	toks, i := p.toks, p.i
-	if p.depth >= maxDepth || uint(i)+1 >= uint(len(toks)) {
+	if p.depth >= maxDepth || p.i+1 >= len(p.toks) {
 		return nil, followOther
 	}
-	// t and its follower through one pointer (i+1 < len(toks) was just
-	// tested): &toks[i] made the compiler compute each field's address
-	// from the base and index again (three instructions per byte load).
-	t := (*ptok)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(toks)), uintptr(i)*unsafe.Sizeof(ptok{})))
-	switch kind := t.Kind; kind {
+	t, n := &p.toks[p.i], &p.toks[p.i+1]
+	start, end := int(t.Start), int(t.End)
+	switch t.Kind {
 	case Identifier:
-		if t.cls&(clsKeyword|clsExprWord|clsBuiltin|clsOpWord) != 0 ||
-			t.End-t.Start == 9 && p.word() == "__alignof" {
+		if t.cls&(clsKeyword|clsExprWord|clsBuiltin|clsOpWord) != 0 || p.word() == "__alignof" {
 			return nil, followOther
 		}
-		n := (*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{})))
+		switch {
+		case n.pb == '<':
+			return p.leafBeforeLess(start, end)
+		case n.kw == tkScope:
+			return p.leafQualified(p.i)
+		}
 		f := follower(n)
 		if f == followOther {
-			return p.leafName() // '<', '::' or '{' after the name
+			return nil, f // '{': a typed braced list
 		}
-		start, end := int(t.Start), int(t.End)
-		p.lastEnd = end
-		p.i = i + 1
-		// The node goes into its slab's next slot, as newIdent and slot
-		// do; a full slab is refilled by leafSlow, a tail call, so that
-		// no value of this path lives across a call (the compiler spilled
-		// five registers on every leaf for two makeslice calls). Each
-		// kind's path is written out: a shared tail tested the kind again.
-		s := p.identSlab
-		k := len(s)
-		if k >= cap(s) {
-			return p.leafSlow(kind, start, end, f)
-		}
-		p.identSlab = s[:k+1]
-		id := (*Ident)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), uintptr(k)*unsafe.Sizeof(Ident{})))
-		id.Span, id.Name = Span{start, end}, srcString(p.src, start, end)
-		return id, f
+		p.next()
+		return p.newIdent(Span{start, end}, p.src[start:end]), f
 	case Number, Char:
-		f := follower((*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{}))))
+		f := follower(n)
 		if f == followOther {
 			return nil, f
 		}
-		start, end := int(t.Start), int(t.End)
-		p.lastEnd = end
-		p.i = i + 1
-		s := p.slabs.sBasicLit.buf
-		k := len(s)
-		if k >= cap(s) {
-			return p.leafSlow(kind, start, end, f)
-		}
-		p.slabs.sBasicLit.buf = s[:k+1]
-		lit := (*BasicLit)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), uintptr(k)*unsafe.Sizeof(BasicLit{})))
-		lit.Span, lit.Kind, lit.Value = Span{start, end}, kind, srcString(p.src, start, end)
+		p.next()
+		lit := slot(&p.slabs.sBasicLit)
+		lit.Span, lit.Kind, lit.Value = Span{start, end}, t.Kind, p.src[start:end]
 		return lit, f
-	}
-	return nil, followOther
-}
-
-// leafName is leaf for an identifier it takes (see leaf; the current
-// token) followed by a token that follower sends to the general path: '<'
-// (see leafBeforeLess), '::' (see leafQualified) or '{'. It is out of line
-// and takes no arguments, so that leaf's common path does not pay for its
-// cases (with arguments, the compiler's register choice in leaf changed and
-// its jumps took ~4 more alignment NOPs per leaf).
-//
-//go:noinline
-func (p *parser) leafName() (Expr, uint8) {
-	i := p.i
-	switch n := &p.toks[i+1]; {
-	case n.pb == '<':
-		return p.leafBeforeLess(int(p.toks[i].Start), int(p.toks[i].End))
-	case n.kw == tkScope:
-		return p.leafQualified(i)
 	}
 	return nil, followOther
 }
@@ -124,7 +81,7 @@ func (p *parser) leafName() (Expr, uint8) {
 // with the parser at the '<', and parsePostfix adds nothing at a '<'. The
 // depth guard parseUnary would pass is leaf's.
 func (p *parser) leafBeforeLess(start, end int) (Expr, uint8) {
-	name := srcString(p.src, start, end)
+	name := p.src[start:end]
 	if p.isTemplateName(name) {
 		return nil, followOther
 	}
@@ -178,33 +135,6 @@ func follower(n *ptok) uint8 {
 		f = followerPB[n.pb]
 	}
 	return f
-}
-
-// leafSlow builds leaf's node when its slab is full (newIdent and slot
-// start a new chunk).
-//
-//go:noinline
-func (p *parser) leafSlow(kind TokenKind, start, end int, f uint8) (Expr, uint8) {
-	text := srcString(p.src, start, end)
-	if kind == Identifier {
-		return p.newIdent(Span{start, end}, text), f
-	}
-	lit := slot(&p.slabs.sBasicLit)
-	lit.Span, lit.Kind, lit.Value = Span{start, end}, kind, text
-	return lit, f
-}
-
-// srcString returns src[start:end] as a string viewing the source bytes,
-// as p.view does, without its tests (and without unsafe.String's checks):
-// for a token's bounds, which lie inside src and are never empty.
-func srcString(src []byte, start, end int) string {
-	return *(*string)(unsafe.Pointer(&stringHeader{unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), start), end - start}))
-}
-
-// stringHeader is a string's representation.
-type stringHeader struct {
-	data unsafe.Pointer
-	len  int
 }
 
 // followerPB classifies the one-byte punctuators (by ptok.pb; digraphs are

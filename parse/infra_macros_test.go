@@ -13,11 +13,11 @@ func TestDefineNameEnd(t *testing.T) {
 	for _, h := range heads {
 		for _, name := range names {
 			for _, tail := range tails {
-				src := []byte("x\n" + h + name + tail)
+				src := "x\n" + h + name + tail
 				start, end := 2, len(src)
 				i, j := directiveNameAt(src, start, end)
 				want := -1
-				if string(src[i:j]) == "define" {
+				if src[i:j] == "define" {
 					want = j
 				}
 				if got := defineNameEnd(src, start, end); got != want {

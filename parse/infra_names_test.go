@@ -13,7 +13,7 @@ func TestJoinContinuations(t *testing.T) {
 	var walk func(b []byte)
 	walk = func(b []byte) {
 		want := strings.ReplaceAll(strings.ReplaceAll(string(b), "\\\r\n", ""), "\\\n", "")
-		if got := joinContinuations(b); got != want {
+		if got := joinContinuations(string(b)); got != want {
 			t.Fatalf("joinContinuations(%q) = %q, want %q", b, got, want)
 		}
 		if len(b) == 8 {

@@ -14,7 +14,7 @@ import (
 // runs longer than the 256 words of one batch.
 func TestLexWordClasses(t *testing.T) {
 	var words []string
-	for w := range classWords {
+	for w := range reservedWords {
 		words = append(words, w, w+"x", w[:len(w)-1]+"Z", "_"+w)
 		if len(w) > 1 {
 			words = append(words, w[:len(w)-1])
@@ -26,7 +26,7 @@ func TestLexWordClasses(t *testing.T) {
 	words = append(words, strings.Repeat("a", 40), "__launch_bounds_x", "__PRETTY_FUNCTION_")
 	check := func(src string) {
 		t.Helper()
-		l := lexAll([]byte(src), make([]ptok, 0, 16))
+		l := lexAll(src, make([]ptok, 0, 16))
 		var prescans []int32
 		for k, pt := range l.view {
 			if pt.Kind != Identifier {
@@ -36,7 +36,7 @@ func TestLexWordClasses(t *testing.T) {
 				prescans = append(prescans, int32(k))
 			}
 			w := src[pt.Start:pt.End]
-			cls, kw := wordInfo([]byte(w))
+			cls, kw := wordInfo(w)
 			if pt.cls != cls || pt.kw != kw {
 				t.Fatalf("%q in %q: class %d id %d, want %d %d", w, src, pt.cls, pt.kw, cls, kw)
 			}

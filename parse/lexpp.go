@@ -1,6 +1,6 @@
 package parse
 
-import "bytes"
+import "strings"
 
 // Preprocessor handling in the lexer. bamgen does not run the preprocessor:
 // a directive is one trivia token, and of each #if group the parser sees one
@@ -17,7 +17,7 @@ func (l *lexer) directive() {
 	// directive's end. Otherwise directiveEnd scans from the first '/',
 	// the first byte where it does more than skip.
 	i := l.lineEnd(start + 1)
-	if slash := bytes.IndexByte(l.src[start+1:i], '/'); slash >= 0 {
+	if slash := strings.IndexByte(l.src[start+1:i], '/'); slash >= 0 {
 		i = l.directiveEnd(start + 1 + slash)
 	}
 	l.pos = i
@@ -47,7 +47,7 @@ func (l *lexer) directiveEnd(i int) int {
 			break
 		}
 		if c == '/' && l.peekAt(i+1) == '*' {
-			if end := indexFrom(l.src, i+2, '*', '/'); end >= 0 {
+			if end := indexFrom(l.src, i+2, "*/"); end >= 0 {
 				i = end + 2
 				continue
 			}
@@ -67,7 +67,7 @@ var directiveStop = [256]bool{'\\': true, '\n': true, '\r': true, '/': true}
 
 // directiveName returns the directive's name ("if", "define", ...) and the
 // offset just after it.
-func directiveName(src []byte, start, end int) (string, int) {
+func directiveName(src string, start, end int) (string, int) {
 	i, j := directiveNameAt(src, start, end)
 	return string(src[i:j]), j
 }
@@ -75,7 +75,7 @@ func directiveName(src []byte, start, end int) (string, int) {
 // directiveNameAt returns the bounds of the directive's name. The lexer
 // compares the name without making it a string (an allocation per
 // directive).
-func directiveNameAt(src []byte, start, end int) (int, int) {
+func directiveNameAt(src string, start, end int) (int, int) {
 	i := directiveNameStart(src, start, end)
 	j := i
 	for j < end && isIdentChar(src[j]) {
@@ -86,7 +86,7 @@ func directiveNameAt(src []byte, start, end int) (int, int) {
 
 // directiveNameStart returns the offset of the directive's name (after
 // '#' or "%:" and blanks).
-func directiveNameStart(src []byte, start, end int) int {
+func directiveNameStart(src string, start, end int) int {
 	i := start + 1
 	if src[start] == '%' {
 		i++ // "%:" digraph
@@ -144,14 +144,14 @@ func isCondPrefix(c, d byte) bool {
 
 // isZeroCond reports whether an #if condition is the literal 0 (comments
 // and blanks around it allowed).
-func isZeroCond(b []byte) bool {
+func isZeroCond(b string) bool {
 	seen := false
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\\':
 		case c == '/' && i+1 < len(b) && b[i+1] == '*':
-			end := indexFrom(b, i+2, '*', '/')
+			end := indexFrom(b, i+2, "*/")
 			if end < 0 {
 				return seen
 			}
@@ -234,7 +234,7 @@ func (l *lexer) skipInactiveLine(i, end int) int {
 			break
 		}
 		if l.src[j+1] == '*' {
-			close := indexFrom(l.src, j+2, '*', '/')
+			close := indexFrom(l.src, j+2, "*/")
 			if close < 0 {
 				return len(l.src)
 			}

@@ -23,13 +23,13 @@ func TestCollectMacrosRepeated(t *testing.T) {
 	}
 	for _, src := range srcs {
 		f := ParseFile("m.cu", []byte(src))
-		l := lexAll([]byte(src), nil)
-		p := newParser(&File{Src: f.Src, Tokens: l.toks})
+		l := lexAll(src, nil)
+		p := newParser(&File{Src: f.Src, Tokens: l.toks}, src)
 		p.toks, p.directs = l.view, l.directs
 		p.collectMacros()
 
 		// The reference: each #define parsed and learnt afresh.
-		ref := newParser(&File{Src: f.Src, Tokens: l.toks})
+		ref := newParser(&File{Src: f.Src, Tokens: l.toks}, src)
 		var refMacros []Macro
 		defs := map[string]*macroDef{}
 		for _, k := range l.directs {

@@ -234,7 +234,7 @@ func (p *parser) expect(c byte) bool {
 }
 
 func (p *parser) parseLabeled(start int) Stmt {
-	label := p.keep(p.word())
+	label := p.word()
 	p.next()
 	p.next()
 	ls := &LabeledStmt{Label: label}
@@ -445,10 +445,10 @@ func (p *parser) parseCase(start int) Stmt {
 }
 
 func (p *parser) parseBranch(start int) Stmt {
-	bs := newNode(&p.slabs.sBranch, BranchStmt{Keyword: p.keep(p.word())})
+	bs := newNode(&p.slabs.sBranch, BranchStmt{Keyword: p.word()})
 	p.next()
 	if bs.Keyword == "goto" && p.isIdent() {
-		bs.Label = p.keep(p.word())
+		bs.Label = p.word()
 		p.next()
 	}
 	p.gotSemi()
@@ -961,7 +961,7 @@ func (p *parser) declareVar(v *VarDecl, d *declarator) {
 		return
 	}
 	for _, b := range d.bindings {
-		name := p.intern(p.src[b.Start:b.Stop])
+		name := p.src[b.Start:b.Stop]
 		p.addSymbol(name, v.Type, v, false)
 	}
 }

@@ -4,7 +4,7 @@ import "testing"
 
 // TestStartsDeclKeyword checks startsDeclKeyword, which tests token ids,
 // against the keywords it stands for, spelled out: the lexer gives each
-// keyword the id of its classTable entry (TestTokIDs).
+// keyword the id of its reservedWords entry (TestTokIDs).
 func TestStartsDeclKeyword(t *testing.T) {
 	want := map[string]bool{}
 	for _, w := range []string{"const", "volatile", "auto", "struct", "class", "union", "enum", "typename", "decltype",
@@ -12,8 +12,8 @@ func TestStartsDeclKeyword(t *testing.T) {
 		want[w] = true
 	}
 	for w := range keywords {
-		e := classLookup([]byte(w), 0, len(w))
-		if e == nil || e.cls&clsKeyword == 0 {
+		e, ok := reservedWords[w]
+		if !ok || e.cls&clsKeyword == 0 {
 			t.Fatalf("%q: no keyword class", w)
 		}
 		if got := startsDeclKeyword(e.kw); got != want[w] {

@@ -149,10 +149,10 @@ var tokIDText = [numTokIDs]string{
 
 // punctID returns the id of the punctuator spelled b, or kwNone. It is
 // called for multi-byte punctuators only (single bytes are ptok.pb).
-func punctID(b []byte) uint8 {
+func punctID(b string) uint8 {
 	switch len(b) {
 	case 2:
-		switch string(b) {
+		switch b {
 		case "::":
 			return tkScope
 		case "->":
@@ -167,7 +167,7 @@ func punctID(b []byte) uint8 {
 			return tkDec
 		}
 	case 3:
-		switch string(b) {
+		switch b {
 		case "...":
 			return tkEllipsis
 		case "<<<":

@@ -2,7 +2,6 @@ package parse
 
 import (
 	"sort"
-	"unsafe"
 )
 
 // Types and declarators. A declaration is split the C++ way: a specifier
@@ -127,7 +126,7 @@ func (p *parser) oneWordBase(ds *declSpec) (took, ends bool) {
 		return false, false
 	}
 	start, end := int(t.Start), int(t.End)
-	w := srcString(p.src, start, end)
+	w := p.src[start:end]
 	if p.maybeMacro(w[0], len(w)) || n.Kind == Identifier && isAllCaps(w) {
 		return false, false
 	}
@@ -229,7 +228,7 @@ func (p *parser) nameSpec(ds *declSpec, w string) bool {
 	case ds.hasType:
 		return false
 	case p.unknownQualifier(w):
-		p.addSpec(ds, p.keep(w))
+		p.addSpec(ds, w)
 		p.next()
 	default:
 		p.parseNamedBase(ds)
@@ -262,7 +261,7 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 			t, n := &toks[i], &toks[i+1]
 			start, end := int(t.Start), int(t.End)
 			if !(n.Kind == Identifier && n.cls&clsBuiltin != 0) && !p.maybeMacro(p.src[start], end-start) {
-				p.takeWordBase(ds, i, start, srcString(p.src, start, end))
+				p.takeWordBase(ds, i, start, p.src[start:end])
 				return !p.endsAt(n)
 			}
 		}
@@ -625,7 +624,7 @@ func (p *parser) wordTypeArg() *TypeRef {
 	if p.maybeMacro(p.src[start], end-start) {
 		return nil
 	}
-	w := srcString(p.src, start, end)
+	w := p.src[start:end]
 	switch c := t.cls; {
 	case c&clsSpec != 0:
 		return nil
@@ -659,7 +658,7 @@ func (p *parser) wordTypeID() *TypeRef {
 	if p.maybeMacro(p.src[start], end-start) {
 		return nil
 	}
-	return p.wordType(i, start, srcString(p.src, start, end))
+	return p.wordType(i, start, p.src[start:end])
 }
 
 // wordType consumes token i, the word w at offset start, as a whole
@@ -711,7 +710,7 @@ func typeKeyword(kw uint8) bool {
 
 func init() {
 	for _, w := range []string{"const", "volatile", "struct", "class", "union", "enum", "typename", "decltype", "auto", "unsigned"} {
-		if cls, kw := wordInfo([]byte(w)); cls&clsBuiltin == 0 && !(cls&clsKeyword != 0 && typeKeyword(kw)) {
+		if cls, kw := wordInfo(w); cls&clsBuiltin == 0 && !(cls&clsKeyword != 0 && typeKeyword(kw)) {
 			panic("parse: startsType misses type word " + w)
 		}
 	}
@@ -842,7 +841,7 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 				sh := p.plainOps(d.typ, i, j, start)
 				p.i, p.lastEnd = j+1, end // p.next()
 				d.nameSpan = Span{start, end}
-				d.name = srcString(p.src, start, end)
+				d.name = p.src[start:end]
 				if n.pb == '[' || n.pb == '(' {
 					p.declSuffixes(d, mode)
 				}
@@ -902,26 +901,9 @@ func (p *parser) plainOps(ty *TypeRef, i, j, namePos int) declShape {
 	return declShape{i, j, namePos}
 }
 
-// typeRefChunk is the most TypeRefs in a chunk (see chunkBytes).
-const typeRefChunk = chunkBytes / int(unsafe.Sizeof(TypeRef{}))
-
-// newTypeRef returns a TypeRef with ds's base type, as newNode would, with
-// the fields stored into the zeroed slab slot (a declarator's TypeRef is
-// the most frequent node, and all but four of its 13 words stay zero).
-// It inlines into its callers (inliner cost 75 of 80: n is read once,
-// and the new chunk's length 0 is known without reading it back; the
-// chunk's capacity is chunkCap's, spelled out with a constant; the slot's
-// address is taken without &s.buf[n]'s bounds test, which the compiler
-// cannot drop after the reslice to n+1).
-
+// newTypeRef returns a new TypeRef with ds's base type.
 func (p *parser) newTypeRef(ds *declSpec) *TypeRef {
-	s := &p.slabs.sTypeRef
-	n := len(s.buf)
-	if n == cap(s.buf) {
-		s.buf, n = make([]TypeRef, 0, min(max(2*n, 8), typeRefChunk)), 0
-	}
-	s.buf = s.buf[:n+1]
-	t := (*TypeRef)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.buf)), uintptr(n)*unsafe.Sizeof(TypeRef{}))) // &s.buf[n]: n < n+1 needs no second bounds test
+	t := slot(&p.slabs.sTypeRef)
 	t.Base, t.BaseSpan, t.Const, t.Restrict = ds.base, ds.baseSpan, ds.isConst, ds.restrict
 	return t
 }
@@ -1119,7 +1101,7 @@ func (p *parser) declName(d *declarator) {
 			start, end := int(t.Start), int(t.End)
 			p.i, p.lastEnd = i+1, end // p.next()
 			d.nameSpan = Span{start, end}
-			d.name = srcString(p.src, start, end)
+			d.name = p.src[start:end]
 			return
 		}
 	}
@@ -1161,7 +1143,7 @@ func (p *parser) declName(d *declarator) {
 	if p.i == k0+1 {
 		// One identifier consumed (the common `x`): the name is that
 		// token, a view of the source, as spanText would return.
-		d.name = unsafe.String(&p.src[start], p.lastEnd-start)
+		d.name = p.src[start:p.lastEnd]
 		return
 	}
 	nameStart := start
@@ -1481,7 +1463,7 @@ func (p *parser) oneWordType(ds *declSpec) bool {
 	if t.Kind != Identifier || int(t.End) != ds.typeEndOff || t.cls&clsSpec != 0 {
 		return false
 	}
-	w := srcString(p.src, int(t.Start), int(t.End))
+	w := p.src[t.Start:t.End]
 	return w != "__launch_bounds__" && (!p.maybeMacro(w[0], len(w)) || p.specOf(w) == nil)
 }
 
@@ -1493,7 +1475,7 @@ func (p *parser) spanText(start, end int) string {
 		// One token: the name shares the source's memory (ParseFile
 		// documents that src must not change afterwards).
 		if int(p.toks[k].Start) == start {
-			return unsafe.String(&p.src[start], end-start)
+			return p.src[start:end]
 		}
 		// More (a qualified name `std::min`): the same when the text
 		// reads as the source (spanView).
@@ -1608,57 +1590,35 @@ func (p *parser) appendSrc(off, stop int) {
 	p.buf = append(p.buf, p.src[off:stop]...)
 }
 
-// startText empties the text being built (see appendSrc). p.buf is also
-// the arena of the texts bufText returned (see there): a text starts with
-// at least textRoom bytes of room in the current chunk, or in a new one.
+// startText empties the text being built (see appendSrc).
 func (p *parser) startText() {
 	p.buf = p.buf[:0]
-	if cap(p.buf) < textRoom {
-		p.buf = make([]byte, 0, textChunk)
-	}
 	p.bufSrc = -1
 }
 
-// Chunk sizes of the text arena (p.buf): a text longer than the room left
-// makes append move it to a larger array, which is as good.
-const (
-	textRoom  = 128
-	textChunk = 4096
-)
-
 // bufText returns the text built: a view of the source when it reads as
-// its source range (no copy, no map lookup), else the bytes of p.buf
-// themselves, which p.buf then leaves behind (it restarts after them, so
-// they are never written again: startText, appendSrc and appendPlain
-// write only from p.buf's start on, and append moves to a new array when
-// the chunk is full, leaving the old one to the texts that view it). Only
-// the value of a text is part of the result, so this is as good as
-// interning the copy, without intern's map lookup per text (~4,900 per
-// parse of the benchmark, most of them hits).
+// its source range, else an interned copy of p.buf.
 func (p *parser) bufText() string {
 	if p.bufSrc >= 0 {
 		return p.view(p.bufSrc, p.bufEnd)
 	}
-	b := p.buf
-	if len(b) == 0 {
+	if len(p.buf) == 0 {
 		return ""
 	}
-	p.buf = b[len(b):]
-	return unsafe.String(&b[0], len(b))
+	return p.intern(p.buf)
 }
 
-// notInType reports whether identifier txt, the text of p.toks[k] (whole,
+// notInType reports whether identifier w, the text of p.toks[k] (whole,
 // or clipped by a span's bounds), is a specifier, an attribute or a
 // calling convention rather than part of a type's text. The word class of
 // a whole token is precomputed, which spares map lookups per type token.
-func (p *parser) notInType(k int, txt []byte, whole bool) bool {
-	if len(txt) == 0 {
+func (p *parser) notInType(k int, w string, whole bool) bool {
+	if len(w) == 0 {
 		return false
 	}
-	w := unsafe.String(&txt[0], len(txt)) // views the source (see view)
 	cls := p.toks[k].cls
 	if !whole {
-		cls = wordClassOf(txt)
+		cls = wordClassOf(w)
 	}
 	if p.macro(w) != nil {
 		cls |= clsMacro

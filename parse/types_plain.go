@@ -1,7 +1,5 @@
 package parse
 
-import "unsafe"
-
 // appendPlain is the common case of appendTextFrom: it takes the tokens
 // from k on while each one is plain, and returns the index of the first
 // token it did not take, with done set when appendTextFrom's general loop
@@ -104,7 +102,7 @@ func init() {
 // viewFrom); ok is false otherwise, and spanText builds the text.
 func (p *parser) spanView(k, start, end int) (string, bool) {
 	if _, ok := p.viewFrom(k, start, false); ok {
-		return unsafe.String(&p.src[start], end-start), true
+		return p.src[start:end], true
 	}
 	return "", false
 }
