@@ -137,6 +137,7 @@ func init() {
 			addWord(w, 0, uint8(id))
 		}
 	}
+	registerStmtKeywords()
 }
 
 // wellKnownTemplatePrefixes mark qualified names whose '<' opens template
