@@ -914,7 +914,7 @@ func (p *parser) parseArg() Expr {
 func (p *parser) parseMember(x Expr) Expr {
 	var arrow, ok bool
 	var name string
-	if i := p.i; i+2 < len(p.toks) {
+	if i := p.i; !p.general && i+2 < len(p.toks) {
 		op, t, n := &p.toks[i], &p.toks[i+1], &p.toks[i+2]
 		if t.Kind == Identifier && t.kw != kwTemplate && t.kw != kwOperator && n.kw != tkScope {
 			start, end := int(t.Start), int(t.End)

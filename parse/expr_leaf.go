@@ -31,7 +31,7 @@ const (
 // The node's text views the token's source bytes as p.view does (a leaf
 // is never empty and lies inside src: no bounds test needed).
 func (p *parser) leaf() (Expr, uint8) {
-	if p.depth >= maxDepth || p.i+1 >= len(p.toks) {
+	if p.general || p.depth >= maxDepth || p.i+1 >= len(p.toks) {
 		return nil, followOther
 	}
 	t, n := &p.toks[p.i], &p.toks[p.i+1]

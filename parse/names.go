@@ -337,26 +337,14 @@ func defineNameEnd(src string, start, end int) int {
 func lenBit(n int) uint64 { return 1 << min(n, 63) }
 
 // maybeMacro reports whether some macro name starts with c and has n
-// bytes (modulo 32). Macro names are few and mostly capitalised, so this
-// spares most identifiers the lookup. It is a table of bools rather than
-// of length bits because macro, which runs ~75k times per 2 MB, inlines
-// only with this cheapest form of the test.
+// bytes (modulo 32): macro names are few and mostly capitalised, so this
+// table answers for most identifiers without a lookup.
 func (p *parser) maybeMacro(c byte, n int) bool { return p.macroLens[n&31][c] }
 
 // macro returns the macro #defined as name in this file, or nil.
 func (p *parser) macro(name string) *Macro {
-	if name != "" && p.macroLens[len(name)&31][name[0]] {
-		return p.macroNamed(name)
-	}
-	return nil
-}
-
-// macroNamed is macro after the filter: kept out so that macro inlines.
-//
-//go:noinline
-func (p *parser) macroNamed(name string) *Macro {
-	if k := p.macroIdx.find(name); k >= 0 {
-		return p.macroDefs[k].m
+	if d := p.macroDefOf(name); d != nil {
+		return d.m
 	}
 	return nil
 }
@@ -382,8 +370,7 @@ func (p *parser) attrOf(name string) int {
 }
 
 // specOf returns the specifiers name expands to; nil when name is no macro
-// of this file or expands to anything else. It does not inline (cost 89):
-// hot callers test maybeMacro first.
+// of this file or expands to anything else.
 func (p *parser) specOf(name string) []string {
 	if d := p.macroDefOf(name); d != nil {
 		return d.spec
@@ -398,16 +385,9 @@ func isDeclAttr(a int) bool { return a != attrNone && a != attrStmt }
 // macroDefOf returns the macroDef of name, or nil when name is not
 // #defined in this file (macro(name) == nil).
 func (p *parser) macroDefOf(name string) *macroDef {
-	if name != "" && p.macroLens[len(name)&31][name[0]] {
-		return p.macroDefNamed(name)
+	if name == "" || !p.maybeMacro(name[0], len(name)) {
+		return nil
 	}
-	return nil
-}
-
-// macroDefNamed is macroDefOf after the filter (see macroNamed).
-//
-//go:noinline
-func (p *parser) macroDefNamed(name string) *macroDef {
 	if k := p.macroIdx.find(name); k >= 0 {
 		return &p.macroDefs[k]
 	}

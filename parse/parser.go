@@ -27,7 +27,11 @@ const maxDepth = 500
 // problems are in File.Diags. The File keeps src, so src must not be
 // modified afterwards; the parser reads a string copy of it, which the
 // names in the tree share.
-func ParseFile(name string, src []byte) *File {
+func ParseFile(name string, src []byte) *File { return parseFile(name, src, false) }
+
+// parseFile is ParseFile; general makes the parser take no fast path
+// (TestFastPathsAgree compares the two).
+func parseFile(name string, src []byte, general bool) *File {
 	text := string(src)
 	l := lexAll(text, spareView(len(src)))
 	f := &File{Src: diag.NewSource(name, src), Tokens: l.toks, Diags: l.diags}
@@ -40,6 +44,7 @@ func ParseFile(name string, src []byte) *File {
 		return f
 	}
 	p := newParser(f, text)
+	p.general = general
 	p.toks, p.directs, p.digraphIdx, p.prescans = l.view, l.directs, l.digraphs, l.prescans
 	p.parseFile()
 	f.Diags = p.diags
@@ -58,6 +63,7 @@ type parser struct {
 	lastEnd    int // end offset of the last consumed token (or half token)
 	diags      []diag.Diagnostic
 
+	general      bool // take no fast path: each gives what the general path gives (TestFastPathsAgree)
 	depth        int
 	deepReported bool
 	noGT         int      // >0 while parsing template arguments: '>' closes them

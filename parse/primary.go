@@ -149,8 +149,10 @@ func (p *parser) typedInitList(x Expr) Expr {
 // parseName parses a possibly qualified name with template arguments:
 // `x`, `::x`, `std::max`, `f<T, 8>`, `std::numeric_limits<float>::max`.
 func (p *parser) parseName() Expr {
-	if x := p.plainName(); x != nil {
-		return x
+	if !p.general {
+		if x := p.plainName(); x != nil {
+			return x
+		}
 	}
 	start := p.curStart()
 	p.gotK(tkScope)

@@ -440,7 +440,7 @@ func (p *parser) parseNamedBase(ds *declSpec) {
 
 // skipTemplateArgs parses `<...>` in a type and discards the arguments.
 func (p *parser) skipTemplateArgs() bool {
-	if p.skipWordArgs() {
+	if !p.general && p.skipWordArgs() {
 		return true
 	}
 	// The arguments are thrown away, so their types need no text: building
@@ -757,7 +757,7 @@ func (p *parser) parseTypeID() *TypeRef {
 	// has no group: the path below does just that, without the
 	// declarator.
 	toks, i := p.toks, p.i
-	if j := p.plainOpsEnd(i); toks[j].pb == ')' || toks[j].pb == '>' || toks[j].pb == ',' {
+	if j := p.plainOpsEnd(i); !p.general && (toks[j].pb == ')' || toks[j].pb == '>' || toks[j].pb == ',') {
 		t := p.newTypeRef(ds)
 		sh := p.plainOps(t, i, j, int(toks[j].Start))
 		p.finishType(t, ds, sh.first, sh.last, sh.namePos)
@@ -828,7 +828,7 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 	// type-id's operators alone itself.)
 	toks, i := p.toks, p.i
 	j := p.plainOpsEnd(i)
-	if mode != declAbstract && j+1 < len(toks) {
+	if !p.general && mode != declAbstract && j+1 < len(toks) {
 		// A name (`x`, `*p`): an identifier of no keyword or specifier
 		// class that starts in lower case and that the macro filter rules
 		// out (ptrOperator's lower-case case returns false at it), with no
@@ -1347,7 +1347,7 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 func (p *parser) typeText(ds *declSpec, first, last int) (text string, end int) {
 	p.startText()
 	end = ds.typeEndOff
-	if ds.record == nil && first < 0 && p.oneWordType(ds) {
+	if !p.general && ds.record == nil && first < 0 && p.oneWordType(ds) {
 		// `int i`, `T x`: the text is the one type word, a view of the
 		// source, as the general path below would return.
 		return p.view(ds.typeOff, end), end
@@ -1502,9 +1502,11 @@ func (p *parser) appendText(start, end int, skipSpecs bool) {
 // appendPlain takes the common tokens first (types_plain.go); the loop
 // below goes on from the first token it leaves.
 func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) (kept bool) {
-	k, done := p.appendPlain(k, start, end)
-	if done {
-		return true
+	if !p.general {
+		var done bool
+		if k, done = p.appendPlain(k, start, end); done {
+			return true
+		}
 	}
 	kept = true
 	for ; k < len(p.toks); k++ {
