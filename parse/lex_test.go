@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -137,31 +138,6 @@ func TestLexRoundTripJunk(t *testing.T) {
 	}
 }
 
-// TestWordClass checks the reserved-word table against the maps it is
-// built from.
-func TestWordClass(t *testing.T) {
-	for w := range keywords {
-		if wordClassOf(w)&clsKeyword == 0 {
-			t.Errorf("%s: not a keyword", w)
-		}
-	}
-	for w := range specifierWords {
-		if wordClassOf(w)&clsSpec == 0 {
-			t.Errorf("%s: not a specifier", w)
-		}
-	}
-	for w := range builtinTypeWords {
-		if wordClassOf(w)&clsBuiltin == 0 {
-			t.Errorf("%s: not a builtin type", w)
-		}
-	}
-	for _, w := range []string{"x", "i", "threadIdx", "kernel", "float4", "iff", "int_", "_"} {
-		if c := wordClassOf(w); c != 0 {
-			t.Errorf("%s: class %d", w, c)
-		}
-	}
-}
-
 // TestLineEndContinuations checks lineEnd's IndexByte search against the
 // byte-by-byte definition on every start offset of inputs full of
 // backslashes, '\r' and '\n'.
@@ -202,4 +178,53 @@ func TestLineEndContinuations(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLexWordClasses checks that the classes and token ids the lexer gives
+// identifiers in the parser's view (run's filter, then classifyFast or
+// classifyWord) are wordInfo's, for every reserved word, words one byte
+// longer or shorter or with a changed byte, at every distance from the end
+// of the source (classifyFast reads 16 bytes from a word's start), and in
+// runs longer than the 256 words of one batch.
+func TestLexWordClasses(t *testing.T) {
+	var words []string
+	for w := range reservedWords {
+		words = append(words, w, w+"x", w[:len(w)-1]+"Z", "_"+w)
+		if len(w) > 1 {
+			words = append(words, w[:len(w)-1])
+		}
+		if len(w) > 8 {
+			words = append(words, w[:8]+"Q"+w[9:])
+		}
+	}
+	words = append(words, strings.Repeat("a", 40), "__launch_bounds_x", "__PRETTY_FUNCTION_")
+	check := func(src string) {
+		t.Helper()
+		l := lexAll(src, make([]ptok, 0, 16))
+		var prescans []int32
+		for k, pt := range l.view {
+			if pt.Kind != Identifier {
+				continue
+			}
+			if prescanWord[pt.kw] {
+				prescans = append(prescans, int32(k))
+			}
+			w := src[pt.Start:pt.End]
+			cls, kw := wordInfo(w)
+			if pt.cls != cls || pt.kw != kw {
+				t.Fatalf("%q in %q: class %d id %d, want %d %d", w, src, pt.cls, pt.kw, cls, kw)
+			}
+		}
+		if fmt.Sprint(prescans) != fmt.Sprint(l.prescans) {
+			t.Fatalf("%q: prescans %v, want %v", src, l.prescans, prescans)
+		}
+	}
+	for _, w := range words {
+		for pad := 0; pad < 20; pad++ {
+			check(w + strings.Repeat(" ", pad))
+			check("x " + w + strings.Repeat("+", pad))
+		}
+	}
+	check(strings.Join(words, " "))
+	check(strings.Join(words, "\n"))
 }

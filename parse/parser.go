@@ -257,6 +257,29 @@ func (p *parser) at(k int) *ptok {
 	return &p.toks[len(p.toks)-1]
 }
 
+// isK reports whether the current token has id k.
+func (p *parser) isK(k uint8) bool { return p.toks[p.i].kw == k }
+
+// gotK consumes the current token if it has id k.
+func (p *parser) gotK(k uint8) bool {
+	if p.toks[p.i].kw == k {
+		p.next()
+		return true
+	}
+	return false
+}
+
+// isAtK reports whether the token k ahead has id id (false before the
+// first token; past the end is the EOF token, which has none).
+func (p *parser) isAtK(k int, id uint8) bool {
+	return p.i+k >= 0 && p.at(k).kw == id
+}
+
+// textIsK reports whether p.toks[i] has id id.
+func (p *parser) textIsK(i int, id uint8) bool {
+	return i < len(p.toks) && p.toks[i].kw == id
+}
+
 func (p *parser) atEOF() bool { return p.toks[p.i].Kind == EOF }
 
 // next consumes the current token (never the EOF token).

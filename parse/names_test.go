@@ -42,3 +42,28 @@ func TestStrIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestWordClass checks the reserved-word table against the maps it is
+// built from.
+func TestWordClass(t *testing.T) {
+	for w := range keywords {
+		if wordClassOf(w)&clsKeyword == 0 {
+			t.Errorf("%s: not a keyword", w)
+		}
+	}
+	for w := range specifierWords {
+		if wordClassOf(w)&clsSpec == 0 {
+			t.Errorf("%s: not a specifier", w)
+		}
+	}
+	for w := range builtinTypeWords {
+		if wordClassOf(w)&clsBuiltin == 0 {
+			t.Errorf("%s: not a builtin type", w)
+		}
+	}
+	for _, w := range []string{"x", "i", "threadIdx", "kernel", "float4", "iff", "int_", "_"} {
+		if c := wordClassOf(w); c != 0 {
+			t.Errorf("%s: class %d", w, c)
+		}
+	}
+}
