@@ -17,41 +17,21 @@ func (p *parser) parseExpr() Expr {
 }
 
 // parseAssign parses an assignment-expression (right associative), a
-// conditional or a throw. It is entered once per operand of every
-// expression, so the conditional and binary levels are inlined here
-// instead of being separate calls (parseCond remains for callers that
-// want a conditional-expression only), and the depth guard is released
-// without a defer.
+// conditional or a throw. The conditional and binary levels are parsed
+// here (parseCond remains for callers that want a conditional-expression
+// only), and most expressions end after their first operand.
 func (p *parser) parseAssign() Expr {
 	if !p.enter() {
 		p.leave()
 		return p.deepExpr()
 	}
-	x, f := p.leaf()
-	switch f {
-	case followClose:
-		// The frequent one-operand expression (`f(a, 0)`, `x[i]`,
-		// `return n;`): a leaf that no operator can follow.
-		p.leave()
-		return x
-	case followOther:
-		// Not a leaf (a leaf is no keyword, so it is never `throw`).
-		t := &p.toks[p.i]
-		if t.Kind == Identifier && t.cls&clsKeyword != 0 && p.isK(kwThrow) {
-			x = p.parseThrow()
-			p.leave()
-			return x
-		}
-		x = p.parseUnary()
-	case followPostfix:
-		// unaryOperand, written out.
-		p.depth++ // parsePostfix runs inside parseUnary's guard
-		x = p.parsePostfix(x)
-		p.depth--
+	defer p.leave()
+	if p.isK(kwThrow) {
+		return p.parseThrow()
 	}
+	x := p.unaryOperand()
 	switch pb := p.toks[p.i].pb; {
 	case closesExpr[pb]:
-		p.leave()
 		return x
 	case pb == '=':
 		// `x = ...`: '=' is neither a binary nor the conditional operator.
@@ -59,22 +39,16 @@ func (p *parser) parseAssign() Expr {
 		x = p.binaryRest(x, 1)
 		switch pb := p.toks[p.i].pb; {
 		case closesExpr[pb]:
-			// The frequent end after an operator (`a + b;`): no '?' and
-			// no assignment operator (a closer does not end in '=').
-			p.leave()
-			return x
+			return x // no '?' and no assignment operator
 		case pb == '?':
 			x = p.parseCondRest(x)
 		}
 	}
 	t := &p.toks[p.i]
 	if t.Kind != Punct || p.src[t.End-1] != '=' {
-		p.leave()
 		return x // every assignment operator ends in '='
 	}
-	x = p.parseAssignRest(x)
-	p.leave()
-	return x
+	return p.parseAssignRest(x)
 }
 
 // parseThrow parses `throw [expr]` at the keyword.
@@ -241,12 +215,7 @@ func (p *parser) parseBinary(minPrec int) Expr {
 
 // binaryRest parses the binary operators of precedence >= minPrec and
 // their right operands after the left operand x.
-//
-// The spans need x.Pos() and y.End(), interface calls: x.Pos() is asked
-// once (a BinaryExpr built here starts where x does), and a leaf operand's
-// end is p.lastEnd (leaf consumed it last and its span ends there).
 func (p *parser) binaryRest(x Expr, minPrec int) Expr {
-	xPos := -1 // x.Pos() once known (a position is never negative)
 	for {
 		t := &p.toks[p.i]
 		if t.Kind != Punct {
@@ -256,7 +225,7 @@ func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 		var prec int
 		if pb := t.pb; pb != 0 {
 			// A one-byte punctuator (or a canonical digraph, never an
-			// operator): one table load instead of a string switch.
+			// operator).
 			op, prec = binaryOp1[pb].op, int(binaryOp1[pb].prec)
 		} else {
 			op, prec = binaryOp(p.src[t.Start:t.End])
@@ -266,35 +235,11 @@ func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 		}
 		opPos := int(t.Start)
 		p.next()
-		// unaryOperand, written out: a leaf before a closer needs no
-		// further test.
-		if xPos < 0 {
-			xPos = x.Pos()
-		}
-		y, f := p.leaf()
-		yEnd := p.lastEnd // y's end if y is the leaf
-		switch f {
-		case followOther:
-			y = p.parseUnary()
-			yEnd = -1
-		case followPostfix:
-			p.depth++ // parsePostfix runs inside parseUnary's guard
-			y = p.parsePostfix(y)
-			p.depth--
-			yEnd = -1
-		}
-		closed := f == followClose || closesExpr[p.toks[p.i].pb]
-		if !closed { // else no operator follows y
+		y := p.unaryOperand()
+		if !closesExpr[p.toks[p.i].pb] {
 			y = p.binaryRest(y, prec+1)
-			yEnd = -1
 		}
-		if yEnd < 0 {
-			yEnd = y.End()
-		}
-		x = p.newBinary(Span{xPos, yEnd}, op, opPos, x, y)
-		if closed {
-			return x // a closer is no operator: the loop would return at it
-		}
+		x = p.newBinary(Span{x.Pos(), y.End()}, op, opPos, x, y)
 	}
 }
 
@@ -324,16 +269,7 @@ func (p *parser) parseUnaryIn() Expr {
 		}
 		if op != "" {
 			p.next()
-			// unaryOperand, written out: `&x`, `-1`, `*p`.
-			x, f := p.leaf()
-			switch f {
-			case followOther:
-				x = p.parseUnary()
-			case followPostfix:
-				p.depth++ // parsePostfix runs inside parseUnary's guard
-				x = p.parsePostfix(x)
-				p.depth--
-			}
+			x := p.unaryOperand()
 			u := slot(&p.slabs.sUnaryExpr)
 			u.Span, u.Op, u.X = Span{start, x.End()}, op, x
 			return u
@@ -695,8 +631,6 @@ func (p *parser) parsePostfix(x Expr) Expr {
 		// decide those by the punctuator byte alone.
 		switch t.pb {
 		case '(':
-			// parseCall, written out: one frame less on the recursion
-			// path of nested calls.
 			var args []Expr
 			var lp, rp int
 			if p.mayBeMacroCall(x) && p.isMacroCall(x) {
@@ -749,16 +683,7 @@ func (p *parser) parseIndex(x Expr) Expr {
 	lb := p.curStart()
 	p.next()
 	var idx Expr
-	if p.pbAt(1, ']') {
-		// `a[i]`, `v[0]`: a leaf before the ']' is the whole index, as
-		// parseExprIn -> parseExpr -> parseAssign would find it (at
-		// parseAssign's depth) without their three frames.
-		p.depth++
-		idx, _ = p.leaf()
-		p.depth--
-	}
 	switch {
-	case idx != nil:
 	case p.is("{"):
 		idx = p.parseInitList(nil)
 	default:
@@ -783,17 +708,10 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 	mark := len(list.items)
 	for t := &p.toks[p.i]; t.Kind != EOF && t.pb != ')'; t = &p.toks[p.i] {
 		before := p.i
-		// parseArg, written out: one frame less on the recursion path
-		// of nested calls.
-		if t.pb == '{' {
-			list.push(p.parseInitList(nil))
-		} else {
-			list.push(p.parseAssign())
-		}
-		// The argument is followed by ',' (the frequent case: one test),
-		// or by '...' and maybe ','. Anything else ends the list: the
-		// loop used to test for ')' again, which ends it too (after a
-		// token is skipped where the argument consumed none).
+		list.push(p.parseArg())
+		// The argument is followed by ',', or by '...' and maybe ','.
+		// Anything else ends the list (a token is skipped where the
+		// argument consumed none).
 		if p.toks[p.i].pb != ',' {
 			p.gotK(tkEllipsis)
 			if !p.is(",") {
@@ -805,18 +723,7 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 		}
 		p.next() // ','
 	}
-	var args []Expr
-	switch len(list.items) - mark {
-	case 0: // `f()`: nil, as finish returns
-	case 1:
-		// Most calls have one argument: finish's list (len == cap == 1,
-		// the stack slot cleared and popped) without its call.
-		args = append(carve(&p.slabs.argChunk, 1), list.items[mark])
-		list.items[mark] = nil
-		list.items = list.items[:mark]
-	default:
-		args = list.finish(mark)
-	}
+	args := list.finish(mark)
 	p.noGT = save
 	rp := p.curStart()
 	if !p.got(")") {
@@ -905,12 +812,8 @@ func (p *parser) parseArg() Expr {
 
 // parseMember parses `.name`, `->name`, `.template f<T>`, `->~T`.
 //
-// The frequent member name of one identifier (`.x`, `->next`; no template,
-// operator, '~' or '::') is taken here: both tokens consumed as the
-// general path's (memberName) two p.next calls would, the name the source
-// view spanText would return. The operator, the name and the token after
-// it are read through one pointer after one bounds test (the name is never
-// the last, EOF, token, so the test fails only where memberName's would).
+// A member name of one identifier (`.x`, `->next`; no template, operator,
+// '~' or '::') is taken here, as memberName would take it.
 func (p *parser) parseMember(x Expr) Expr {
 	var arrow, ok bool
 	var name string
@@ -1027,10 +930,11 @@ var closesExpr = func() (t [256]bool) {
 	return t
 }()
 
-// The operand fast path: a plain identifier or a number or character
-// literal (a leaf) becomes its node without the calls through parseUnary,
-// parseUnaryIn, parsePrimary, parseIdentExpr and parseName and their tests
-// (see unaryOperand and parseAssign).
+// The operand fast path (see unaryOperand): a plain identifier or a number
+// or character literal (a leaf) becomes its node directly instead of
+// through parseUnary, parseUnaryIn, parsePrimary, parseIdentExpr and
+// parseName. TestFastPathsAgree and TestLeafDeclinesSpecialWords check
+// that it builds exactly what they build.
 
 // What the token after a leaf operand does to it.
 const (
@@ -1053,10 +957,7 @@ const (
 // parseIdentExpr dispatch on (keywords include auto, sizeof, new, this,
 // throw, ...; "__alignof" is the one word they test that has no class), a
 // number or a character literal; strings join with their neighbours
-// (parseStrings). A leaf is never the last (EOF) token, so the bounds
-// test below only spares the compiler its own, and p.next's test is moot.
-// The node's text views the token's source bytes as p.view does (a leaf
-// is never empty and lies inside src: no bounds test needed).
+// (parseStrings).
 func (p *parser) leaf() (Expr, uint8) {
 	if p.general || p.depth >= maxDepth || p.i+1 >= len(p.toks) {
 		return nil, followOther
@@ -1183,7 +1084,7 @@ var followerPB = func() (t [256]uint8) {
 
 // followerKW classifies the multi-byte punctuators (by token id; those
 // without one, such as "==" or "+=", end the operand) after a leaf operand.
-var followerKW = func() (t [256]uint8) { // 256: indexed by a byte without a bounds test
+var followerKW = func() (t [256]uint8) {
 	for _, k := range []uint8{tkArrow, tkInc, tkDec, tkLaunchOpen} {
 		t[k] = followPostfix
 	}

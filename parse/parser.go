@@ -295,12 +295,11 @@ func (p *parser) textOf(t Token) string { return p.src[t.Start:t.End] }
 // textAt returns the text of p.toks[i].
 func (p *parser) textAt(i int) string { return p.src[p.toks[i].Start:p.toks[i].End] }
 
-// pbAt is isAt(k, s) for a one-byte s: small enough to inline. (Past
-// either end of the view isAt is false for such s.)
+// pbAt reports whether the token k ahead is the one-byte punctuator c
+// (false past either end of the view).
 func (p *parser) pbAt(k int, c byte) bool {
-	toks := p.toks
-	j := uint(p.i + k) // a negative index wraps past len
-	return j < uint(len(toks)) && toks[j].pb == c
+	j := p.i + k
+	return j >= 0 && j < len(p.toks) && p.toks[j].pb == c
 }
 
 // isAt reports whether the token k ahead spells s (digraphs canonicalised).
@@ -597,20 +596,15 @@ func (p *parser) newBinary(sp Span, op string, opPos int, x, y Expr) *BinaryExpr
 // ---------------------------------------------------------------------------
 // Backtracking
 
-// mark is the parser state a backtrack (reset) restores. It has four
-// fields, so the compiler keeps it in registers (a struct of five fields
-// lived in memory: cleared, stored and copied at every mark). The token
-// index and the length of the splits log share one word: each is below
-// 2^31, since the view has at most one entry per source byte (and EOF), a
-// split takes a byte off the front of a token (at most length-1 live
-// splits per token), and ParseFile parses no source of 2 GiB or more.
+// mark is the parser state a backtrack (reset) restores: the position,
+// the '>>' splits made, the diagnostics reported and the symbols declared
+// since.
 type mark struct {
-	lastEnd, diags, syms int
-	at                   uint64 // p.i<<32 | len(p.splits)
+	i, splits, lastEnd, diags, syms int
 }
 
 func (p *parser) mark() mark {
-	m := mark{lastEnd: p.lastEnd, diags: len(p.diags), at: uint64(p.i)<<32 | uint64(len(p.splits))}
+	m := mark{i: p.i, splits: len(p.splits), lastEnd: p.lastEnd, diags: len(p.diags)}
 	if p.scope != nil {
 		m.syms = len(p.scope.Symbols)
 	}
@@ -618,14 +612,14 @@ func (p *parser) mark() mark {
 }
 
 func (p *parser) reset(m mark) {
-	for splits := int(uint32(m.at)); len(p.splits) > splits; {
+	for len(p.splits) > m.splits {
 		s := p.splits[len(p.splits)-1]
 		p.toks[s.idx].Start = int32(s.start)
 		p.toks[s.idx].pb = s.pb
 		p.toks[s.idx].kw = s.kw
 		p.splits = p.splits[:len(p.splits)-1]
 	}
-	p.i, p.lastEnd = int(m.at>>32), m.lastEnd
+	p.i, p.lastEnd = m.i, m.lastEnd
 	p.diags = p.diags[:m.diags]
 	if p.scope != nil && len(p.scope.Symbols) > m.syms {
 		p.scope.Symbols = p.scope.Symbols[:m.syms]
@@ -658,7 +652,6 @@ func (p *parser) closeAngle() bool {
 // Nesting guard
 
 // enter guards one level of recursion; on false the caller must not recurse.
-// The common case is small enough to inline; tooDeep is the rare rest.
 func (p *parser) enter() bool {
 	p.depth++
 	if p.depth <= maxDepth {

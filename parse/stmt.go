@@ -247,8 +247,7 @@ func (p *parser) opaqueStmt(start int, reason string) Stmt {
 }
 
 // expect consumes the one-byte punctuator c and reports whether it was
-// there; callers turn a missing token into an OpaqueStmt. (It is got for
-// one byte, small enough to inline.)
+// there; callers turn a missing token into an OpaqueStmt.
 func (p *parser) expect(c byte) bool {
 	if p.toks[p.i].pb == c {
 		p.next()
@@ -577,9 +576,7 @@ func (p *parser) isMacroStmt(x Expr) bool {
 // headWord is what the statement parsers learn about the word a statement
 // starts with: its macro and attribute-macro kind, looked up once for
 // macroStmt, tryDeclStmt and macroCallStmt (a macro call statement,
-// `CUDA_CHECK(...)`, took six map lookups before). It holds the word's
-// macroDef rather than copies of its values: three words, which the
-// compiler keeps in registers.
+// `CUDA_CHECK(...)`, took six map lookups before).
 type headWord struct {
 	w   string    // the current identifier, or "" at any other token
 	def *macroDef // p.macroDefOf(w): nil unless w is #defined in the file
@@ -953,12 +950,7 @@ func (p *parser) blockDeclarators(ds *declSpec) []*VarDecl {
 		p.finishDeclarator(d, ds, sh)
 		v := p.newVar(ds, d)
 		p.parseVarInit(v, declBlock)
-		if p.scope != nil && d.bindings == nil {
-			// declareVar's common case, without the call.
-			p.addSymbol(v.Name, v.Type, v, false)
-		} else {
-			p.declareVar(v, d)
-		}
+		p.declareVar(v, d)
 		switch len(vars) {
 		case 0:
 			vars = one(&p.slabs.sVarPtr, v) // most declarations declare one

@@ -1308,12 +1308,7 @@ func (p *parser) parseParam() *Param {
 // spans from the first type token to its last operator; a later declarator
 // (`int a, *b`) covers only its own operators (empty at its name when it
 // has none) so that ranges never overlap, which rewrites rely on.
-//
-// The common text, the base's (`int i`, `std::size_t n`), is taken here;
-// typeText builds any other out of line, so that this path saves no
-// registers around the text arena's allocation. (Inside discarded template
-// arguments no text is built: the text being built need not be emptied
-// first, as every text starts with startText.)
+// Inside discarded template arguments no text is built.
 func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) {
 	if p.noText > 0 {
 		ds.declared++
@@ -1516,8 +1511,7 @@ func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) (kept bool) {
 		if off >= end || t.Kind == EOF {
 			break
 		}
-		// The token clipped to [start,end); the offsets, not a slice, go
-		// to appendSrc (fewer live values, no bounds checks here).
+		// The token clipped to [start,end).
 		whole := off >= start && stop <= end
 		off, stop = max(off, start), min(stop, end)
 		if off == stop {
@@ -1695,8 +1689,7 @@ const (
 	spInGroup // a space before a one-byte '(' in a function pointer's group
 )
 
-// spacePairs[prev<<3|next] (classes < 8: the index needs no bounds check)
-// is spaceBefore's answer: between words; before '*' and '&' after a word
+// spacePairs[prev<<3|next] is spaceBefore's answer: between words; before '*' and '&' after a word
 // or '>'; after '*' and '&' before a word; after ','; and inside a group
 // (p.inGroup) between a word and a '(' piece of one byte.
 var spacePairs = func() (t [64]uint8) {
