@@ -67,25 +67,39 @@ func (l *lexer) emit(k TokenKind, start int) {
 	}
 }
 
-// addView appends the parser's view of the token just emitted: its class
-// and id if it is a reserved word, its byte if it is a one-byte punctuator.
+// addView appends the parser's view of the token [start, l.pos) of kind k
+// (no trivia).
 func (l *lexer) addView(k TokenKind, start int) {
-	pt := ptok{Start: int32(start), End: int32(l.pos), Kind: k}
-	if start < len(l.src) {
-		c := l.src[start]
-		switch {
-		case k == Punct && l.pos-start == 1:
-			pt.pb = c
-		case k == Punct:
-			pt.kw = punctID(l.src[start:l.pos])
-			if l.pos-start == 2 && isDigraph(c, l.src[start+1]) {
-				l.digraphs = append(l.digraphs, int32(len(l.view)))
-			}
-		case k == Identifier:
-			pt.cls, pt.kw = wordInfo(l.src[start:l.pos])
-			if prescanWord[pt.kw] {
-				l.prescans = append(l.prescans, int32(len(l.view)))
-			}
+	switch {
+	case k == Identifier:
+		l.addWordView(start, l.pos)
+	case k == Punct:
+		l.addPunctView(start, l.pos)
+	default:
+		l.view = append(l.view, ptok{Start: int32(start), End: int32(l.pos), Kind: k})
+	}
+}
+
+// addWordView appends the view of the identifier [start, end): its word
+// class and token id if it is a reserved word.
+func (l *lexer) addWordView(start, end int) {
+	cls, kw := wordInfo(l.src[start:end])
+	if prescanWord[kw] {
+		l.prescans = append(l.prescans, int32(len(l.view)))
+	}
+	l.view = append(l.view, ptok{Start: int32(start), End: int32(end), Kind: Identifier, cls: cls, kw: kw})
+}
+
+// addPunctView appends the view of the punctuator [start, end): its byte
+// if it is one byte long, else its token id.
+func (l *lexer) addPunctView(start, end int) {
+	pt := ptok{Start: int32(start), End: int32(end), Kind: Punct}
+	if end-start == 1 {
+		pt.pb = l.src[start]
+	} else {
+		pt.kw = punctID(l.src[start:end])
+		if end-start == 2 && isDigraph(l.src[start], l.src[start+1]) {
+			l.digraphs = append(l.digraphs, int32(len(l.view)))
 		}
 	}
 	l.view = append(l.view, pt)
@@ -150,17 +164,21 @@ func (l *lexer) next() {
 	c := l.src[start]
 	switch byteClass[c] {
 	case bIdent:
-		l.identOrPrefixedLiteral()
+		l.word(start)
 	case bSpace:
 		l.whitespace()
 	case bDigit:
 		l.number()
 	case bNewline:
 		l.pos++
-		l.emit(Newline, start)
+		l.toks = append(l.toks, Token{Kind: Newline, Start: start, End: l.pos})
 	case bPunct:
-		l.pos += punctLen(l.src, start)
-		l.emit(Punct, start)
+		end := start + punctLen(l.src, start)
+		l.pos = end
+		l.toks = append(l.toks, Token{Kind: Punct, Start: start, End: end})
+		if l.parse {
+			l.addPunctView(start, end)
+		}
 	default:
 		if !l.trivia(c, start) {
 			l.other(c, start)
@@ -333,22 +351,27 @@ func indexFrom(src string, i int, sep string) int {
 	return -1
 }
 
-func (l *lexer) identOrPrefixedLiteral() {
-	start := l.pos
-	l.pos = l.identEnd(start)
-	if l.pos < len(l.src) && (l.src[l.pos] == '"' || l.src[l.pos] == '\'') {
-		switch string(l.src[start:l.pos]) {
+// word lexes an identifier at start, or a literal with an encoding prefix
+// (u8"...", L'x', R"(...)").
+func (l *lexer) word(start int) {
+	end := l.identEnd(start)
+	l.pos = end
+	if end < len(l.src) && (l.src[end] == '"' || l.src[end] == '\'') {
+		switch l.src[start:end] {
 		case "u8", "u", "U", "L":
-			l.quoted(l.src[l.pos], start)
+			l.quoted(l.src[end], start)
 			return
 		case "R", "u8R", "uR", "UR", "LR":
-			if l.src[l.pos] == '"' {
+			if l.src[end] == '"' {
 				l.rawString(start)
 				return
 			}
 		}
 	}
-	l.emit(Identifier, start)
+	l.toks = append(l.toks, Token{Kind: Identifier, Start: start, End: end})
+	if l.parse {
+		l.addWordView(start, end)
+	}
 }
 
 // identEnd returns the end of the identifier starting at i. Valid UTF-8
@@ -356,22 +379,19 @@ func (l *lexer) identOrPrefixedLiteral() {
 // bytes end the identifier and are reported by nonASCII.
 func (l *lexer) identEnd(i int) int {
 	src := l.src
-	for i < len(src) {
-		c := src[i]
-		if identCharTab[c] {
+	for {
+		for i < len(src) && identCharTab[src[i]] {
 			i++
-			continue
 		}
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(src[i:])
-			if r != utf8.RuneError {
-				i += n
-				continue
-			}
+		if i == len(src) || src[i] < utf8.RuneSelf {
+			return i
 		}
-		break
+		r, n := utf8.DecodeRuneInString(src[i:])
+		if r == utf8.RuneError {
+			return i
+		}
+		i += n
 	}
-	return i
 }
 
 // number lexes a preprocessing number: it covers every C++ literal form
