@@ -2,6 +2,7 @@ package parse
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -23,13 +24,13 @@ func TestCollectMacrosRepeated(t *testing.T) {
 	}
 	for _, src := range srcs {
 		f := ParseFile("m.cu", []byte(src))
-		l := lexAll([]byte(src), nil)
-		p := newParser(&File{Src: f.Src, Tokens: l.toks})
+		l := lexAll(src, nil)
+		p := newParser(&File{Src: f.Src, Tokens: l.toks}, src)
 		p.toks, p.directs = l.view, l.directs
 		p.collectMacros()
 
 		// The reference: each #define parsed and learnt afresh.
-		ref := newParser(&File{Src: f.Src, Tokens: l.toks})
+		ref := newParser(&File{Src: f.Src, Tokens: l.toks}, src)
 		var refMacros []Macro
 		defs := map[string]*macroDef{}
 		for _, k := range l.directs {
@@ -73,4 +74,55 @@ func TestCollectMacrosRepeated(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDefineNameEnd checks defineNameEnd against directiveNameAt's name
+// compared with "define" on every directive spelled from a few pieces
+// (names that start like define, blanks, the "%:" digraph, ends of line).
+func TestDefineNameEnd(t *testing.T) {
+	heads := []string{"#", "# ", "#\t ", "%:", "%: "}
+	names := []string{"", "d", "def", "defin", "define", "defined", "define_", "define1", "defines", "Define", "undef", "include", "definf"}
+	tails := []string{"", " X 1", "(", "X", "\t", "\\\n X", "/**/X", "é"}
+	n := 0
+	for _, h := range heads {
+		for _, name := range names {
+			for _, tail := range tails {
+				src := "x\n" + h + name + tail
+				start, end := 2, len(src)
+				i, j := directiveNameAt(src, start, end)
+				want := -1
+				if src[i:j] == "define" {
+					want = j
+				}
+				if got := defineNameEnd(src, start, end); got != want {
+					t.Errorf("defineNameEnd(%q) = %d, want %d", src[start:end], got, want)
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no cases")
+	}
+}
+
+// TestJoinContinuations checks joinContinuations against its definition
+// (two strings.ReplaceAll passes) on every string of up to 8 bytes over
+// "\\\r\na".
+func TestJoinContinuations(t *testing.T) {
+	const alpha = "\\\r\na"
+	var walk func(b []byte)
+	walk = func(b []byte) {
+		want := strings.ReplaceAll(strings.ReplaceAll(string(b), "\\\r\n", ""), "\\\n", "")
+		if got := joinContinuations(string(b)); got != want {
+			t.Fatalf("joinContinuations(%q) = %q, want %q", b, got, want)
+		}
+		if len(b) == 8 {
+			return
+		}
+		for i := range len(alpha) {
+			walk(append(b, alpha[i]))
+		}
+	}
+	walk(nil)
 }

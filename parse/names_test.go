@@ -2,7 +2,6 @@ package parse
 
 import (
 	"math/rand"
-	"strings"
 	"testing"
 )
 
@@ -44,39 +43,27 @@ func TestStrIndex(t *testing.T) {
 	}
 }
 
-// TestStrIndexCollisions adds names that all start probing at slot 0 of a
-// 64-slot table: the first maxProbe fill slots, the rest go to over, and
-// every one is still found.
-func TestStrIndexCollisions(t *testing.T) {
-	var names []string
-	for a := 'a'; a <= 'z' && len(names) < 24; a++ {
-		for b := 'a'; b <= 'z' && len(names) < 24; b++ {
-			for c := 'a'; c <= 'z' && len(names) < 24; c++ {
-				for d := 'a'; d <= 'z' && len(names) < 24; d++ {
-					s := string([]rune{a, b, c, d})
-					ka, kb := strKey(s)
-					if strSlotHash(ka, kb, len(s))&63 == 0 {
-						names = append(names, s)
-					}
-				}
-			}
+// TestWordClass checks the reserved-word table against the maps it is
+// built from.
+func TestWordClass(t *testing.T) {
+	for w := range keywords {
+		if wordClassOf(w)&clsKeyword == 0 {
+			t.Errorf("%s: not a keyword", w)
 		}
 	}
-	var x strIndex
-	for i, s := range names {
-		if k := x.add(s); k != i {
-			t.Fatalf("add(%q) = %d, want %d", s, k, i)
+	for w := range specifierWords {
+		if wordClassOf(w)&clsSpec == 0 {
+			t.Errorf("%s: not a specifier", w)
 		}
 	}
-	if len(x.slots) != 64 || len(x.over) != len(names)-maxProbe {
-		t.Fatalf("%d slots, %d keys in over; want 64 and %d", len(x.slots), len(x.over), len(names)-maxProbe)
-	}
-	for i, s := range names {
-		if k := x.find(s); k != i {
-			t.Fatalf("find(%q) = %d, want %d", s, k, i)
+	for w := range builtinTypeWords {
+		if wordClassOf(w)&clsBuiltin == 0 {
+			t.Errorf("%s: not a builtin type", w)
 		}
-		if k := x.find(strings.ToUpper(s)); k != -1 {
-			t.Fatalf("find(%q) = %d, want -1", strings.ToUpper(s), k)
+	}
+	for _, w := range []string{"x", "i", "threadIdx", "kernel", "float4", "iff", "int_", "_"} {
+		if c := wordClassOf(w); c != 0 {
+			t.Errorf("%s: class %d", w, c)
 		}
 	}
 }
