@@ -39,6 +39,9 @@ import (
 	"time"
 )
 
+// keepMarker starts the hand-written part of the report, kept across runs.
+const keepMarker = "<!-- written by hand below: kept by tools/mutate -->"
+
 type mutant struct {
 	File    string // path relative to the module root
 	Line    int
@@ -128,6 +131,13 @@ func main() {
 	if *out == "" {
 		fmt.Print(report)
 	} else {
+		// Hand-written explanations of survivors below the marker survive
+		// a new run.
+		if old, err := os.ReadFile(*out); err == nil {
+			if i := bytes.Index(old, []byte(keepMarker)); i >= 0 {
+				report += "\n" + string(old[i:])
+			}
+		}
 		check(os.WriteFile(*out, []byte(report), 0o644))
 	}
 	killed, valid := rate(chosen)
