@@ -85,7 +85,7 @@ if [ "$FULL" = 1 ]; then
 	table=${REGISTERS:-$OUT/registers.txt}
 	{
 		printf 'case\tarch\tregisters\tspill_stores\tspill_loads\tstack\tkernel\n'
-		cat "$OUT"/usage/*.tsv 2>/dev/null | sort -t $'\t' -k1,1 -k2,2 -k7,7
+		{ cat "$OUT"/usage/*.tsv 2>/dev/null || true; } | sort -t $'\t' -k1,1 -k2,2 -k7,7
 	} >"$table"
 	echo "registers and spills per kernel: $table ($(($(wc -l <"$table") - 1)) kernels)"
 fi
