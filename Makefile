@@ -91,7 +91,7 @@ cover:
 # mutants of each kind (comparison, negated if, dropped refusal, dropped
 # edit); MUTATE_SAMPLE=0 runs all ~1,500. Not part of `make test`; run it
 # in every session that changes the port or the rewrites.
-MUTATE_SAMPLE ?= 15
+MUTATE_SAMPLE ?= 25
 MUTATE_SEED   ?= 1
 mutate:
 	$(GO) run ./tools/mutate -pkgs $$(echo $(COVER_PKGS) | tr ' ' ',') -test $$(echo $(COVER_TESTS) | tr ' ' ',') \

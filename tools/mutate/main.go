@@ -16,6 +16,9 @@
 //	edit      drop a statement that appends an edit (a call whose name is or ends in
 //	          "edit"/"Edit", or `x.edits = append(...)`)
 //
+// Dropped statements are wrapped in `if false { ... }` rather than deleted,
+// so that the variables they use stay used and the mutant compiles.
+//
 // Each mutant is built in a copy of the module (-work), so the working
 // tree is never changed. A mutant that does not compile is "invalid" and
 // left out of the kill rate; one that runs past -timeout counts as killed
@@ -276,12 +279,21 @@ func stmtMutants(list []ast.Stmt, src []byte, off func(token.Pos) int, line func
 				break
 			}
 			add(&mutant{Line: line(s.Pos()), Kind: "refusal", Desc: fmt.Sprintf("drop `%s` (and the ok = false / return after it)", text(s)),
-				Start: off(s.Pos()), End: off(end), New: ""})
+				Start: off(s.Pos()), End: off(end), New: disable(src[off(s.Pos()):off(end)])})
 		case isEdit(s, name):
 			add(&mutant{Line: line(s.Pos()), Kind: "edit", Desc: fmt.Sprintf("drop `%s`", text(s)),
-				Start: off(s.Pos()), End: off(s.End()), New: ""})
+				Start: off(s.Pos()), End: off(s.End()), New: disable(src[off(s.Pos()):off(s.End())])})
 		}
 	}
+}
+
+// disable drops statements while keeping them in the source: `if false {
+// ... }` never runs, yet the variables they use stay used, so the mutant
+// still compiles (a plain deletion often leaves a variable unused, which Go
+// rejects). A dropped return at the end of a function still makes the
+// mutant invalid (missing return).
+func disable(stmts []byte) string {
+	return "if false {\n" + string(stmts) + "\n}"
 }
 
 // calleeOf names the function an expression statement calls ("" if none).

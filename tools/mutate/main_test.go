@@ -61,6 +61,9 @@ func TestMutantsOf(t *testing.T) {
 			if want := "x.refuse(\"small\")\n\t\tok = false"; got != want {
 				t.Errorf("refusal mutant removes %q, want %q", got, want)
 			}
+			if want := "if false {\n" + got + "\n}"; m.New != want {
+				t.Errorf("refusal mutant writes %q, want %q", m.New, want)
+			}
 		}
 	}
 }
