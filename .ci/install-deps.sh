@@ -15,6 +15,7 @@ command -v cpio >/dev/null || need+=(cpio)
 command -v modinfo >/dev/null || need+=(kmod)
 command -v g++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)
+command -v patch >/dev/null || need+=(patch) # transform/udiff_test.go applies its diffs with patch(1)
 command -v git >/dev/null || need+=(git)
 [ -f /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates) # the Go module proxy is HTTPS
 

@@ -54,23 +54,35 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// TestBuildHeaders parses whatever headers a local build left under
-// testdata/kernels/build (vendor C headers): invariants must hold.
+// TestBuildHeaders parses real headers: the bundled runtime's
+// (runtime/cuda/include, always in the tree) and whatever a local build left
+// under testdata/kernels/build. Invariants must hold on each; diagnostics
+// are logged (headers use C++ the parser may keep opaque). It fails when it
+// finds no header at all, so a moved folder cannot turn it into a no-op.
 func TestBuildHeaders(t *testing.T) {
 	n, diags := 0, 0
-	filepath.WalkDir("../testdata/kernels/build", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !isCUDASource(path) {
+	for _, root := range []string{"../runtime/cuda/include", "../testdata/kernels/build"} {
+		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !isCUDASource(path) {
+				return nil
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Error(err)
+				return nil
+			}
+			f := ParseFile(path, src)
+			checkTree(t, f)
+			n++
+			diags += len(f.Diags)
+			for _, d := range f.Diags {
+				t.Log(f.Src.Format(d))
+			}
 			return nil
-		}
-		src, _ := os.ReadFile(path)
-		f := ParseFile(path, src)
-		checkTree(t, f)
-		n++
-		diags += len(f.Diags)
-		for _, d := range f.Diags {
-			t.Log(f.Src.Format(d))
-		}
-		return nil
-	})
+		})
+	}
+	if n == 0 {
+		t.Fatal("no headers found under ../runtime/cuda/include or ../testdata/kernels/build; the test parsed nothing")
+	}
 	t.Logf("%d files, %d diagnostics", n, diags)
 }

@@ -8,11 +8,15 @@ import (
 	"testing"
 )
 
-// TestUnifiedAppliesWithPatch checks the diff against patch(1) when it
-// is installed: applying our diff to a must give b.
+// TestUnifiedAppliesWithPatch checks the diff against patch(1): applying
+// our diff to a must give b. Without patch it skips locally but fails under
+// CI=true (.ci/install-deps.sh installs it), so CI cannot skip it silently.
 func TestUnifiedAppliesWithPatch(t *testing.T) {
 	patch, err := exec.LookPath("patch")
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("patch not installed; CI needs it (.ci/install-deps.sh installs it)")
+		}
 		t.Skip("patch not installed")
 	}
 	cases := [][2]string{

@@ -5,18 +5,24 @@
 #
 #   bench/difftest/compile_golden.sh            # sm_80 and sm_90
 #   ARCHS="sm_80" JOBS=4 bench/difftest/compile_golden.sh
-#   FULL=1 bench/difftest/compile_golden.sh     # also run ptxas (SASS for sm_XX)
+#   FULL=0 bench/difftest/compile_golden.sh     # PTX only: no ptxas, no register table
+#   REGISTERS=build/registers-port.txt bench/difftest/compile_golden.sh
 #   CASES='host_*' bench/difftest/compile_golden.sh  # only cases matching a glob
 #   NVCC=/usr/local/cuda/bin/nvcc bench/difftest/compile_golden.sh
 #   SRC_DIR=dir bench/difftest/compile_golden.sh  # compile DIR/*.cu made by
 #       BAMGEN_GOLDEN_OUT=dir go test ./transform -run TestGolden elsewhere
 #
-# Compile only (-c): no GPU needed. By default device code is compiled to PTX
-# for compute_XX and embedded (-gencode arch=compute_XX,code=compute_XX): the
-# host and device front ends check everything bamgen emits, and skipping
-# ptxas makes each case seconds instead of minutes (the cache code inlined at
-# every access is large). FULL=1 adds ptxas for sm_XX. Cases whose port reports errors (their
-# output equals the input) are compiled too: the input must build as well.
+# Compile only (-c): no GPU needed. By default (FULL=1) device code goes
+# through ptxas to machine code for each sm_XX (-gencode
+# arch=compute_XX,code=sm_XX), so register blow-ups and the codegen errors
+# only ptxas finds show up, and `-Xptxas -v` gives each kernel's registers,
+# spill stores/loads and stack frame: one row per kernel in $REGISTERS
+# (default $OUT/registers.txt; columns case, arch, registers, spill stores,
+# spill loads, stack bytes, kernel). Register counts do not fail the run
+# (issue 18 sets the budget); compile errors do. FULL=0 stops at PTX
+# (compute_XX embedded), seconds per case instead of tens. Cases whose port
+# reports errors (their output equals the input) are compiled too: the input
+# must build as well.
 # Prints one line per case and arch, then "N passed, N failed"; exits 1 on any
 # failure. Logs of failures are kept in $OUT/NAME.ARCH.log.
 set -euo pipefail
@@ -27,13 +33,14 @@ ARCHS=${ARCHS:-"sm_80 sm_90"}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/bamgen-golden.XXXXXX")}
 NVCCFLAGS=${NVCCFLAGS:-"-std=c++17 -O1"}
-FULL=${FULL:-0}
+FULL=${FULL:-1}
+REGISTERS=${REGISTERS:-}
 
 if ! [ -x "$NVCC" ] && ! command -v "$NVCC" >/dev/null; then
 	echo "compile_golden: nvcc not found (set NVCC=/path/to/nvcc)" >&2
 	exit 2
 fi
-mkdir -p "$OUT/src"
+mkdir -p "$OUT/src" "$OUT/usage"
 
 # The golden test writes each case's ported file when BAMGEN_GOLDEN_OUT is set;
 # it also fails if an output drifted from its golden, so a stale golden is
@@ -49,14 +56,15 @@ compile_one() { # NAME ARCH
 	local name=$1 arch=$2
 	local log="$OUT/$name.$arch.log"
 	local target="-gencode arch=compute_${arch#sm_},code=compute_${arch#sm_}"
-	[ "$FULL" = 1 ] && target="-arch=$arch"
+	[ "$FULL" = 1 ] && target="-gencode arch=compute_${arch#sm_},code=$arch -Xptxas -v"
 	if "$NVCC" $NVCCFLAGS $target -I"$ROOT/runtime/cuda/include" \
 		-c "$OUT/src/$name.cu" -o "$OUT/$name.$arch.o" >"$log" 2>&1; then
 		echo "ok   $name $arch"
+		[ "$FULL" = 1 ] && "$ROOT/bench/difftest/ptxas_usage.sh" "$name" <"$log" >"$OUT/usage/$name.$arch.tsv"
 		rm -f "$log" "$OUT/$name.$arch.o"
 	else
 		echo "FAIL $name $arch (log: $log)"
-		head -20 "$log" | sed 's/^/     /'
+		grep -v '^ptxas info\|^    [0-9]* bytes stack frame' "$log" | head -20 | sed 's/^/     /'
 	fi
 }
 export -f compile_one
@@ -73,4 +81,12 @@ echo "$results" | sort
 passed=$(grep -c '^ok ' <<<"$results" || true)
 failed=$(grep -c '^FAIL ' <<<"$results" || true)
 echo "$passed passed, $failed failed"
+if [ "$FULL" = 1 ]; then
+	table=${REGISTERS:-$OUT/registers.txt}
+	{
+		printf 'case\tarch\tregisters\tspill_stores\tspill_loads\tstack\tkernel\n'
+		{ cat "$OUT"/usage/*.tsv 2>/dev/null || true; } | sort -t $'\t' -k1,1 -k2,2 -k7,7
+	} >"$table"
+	echo "registers and spills per kernel: $table ($(($(wc -l <"$table") - 1)) kernels)"
+fi
 [ "$failed" -eq 0 ]

@@ -6,15 +6,20 @@
 # itself. No GPU needed.
 #
 #   bench/difftest/compile_ref_corpus.sh
-#   PROGS="spmv sssp" ARCH=sm_90 bench/difftest/compile_ref_corpus.sh
+#   PROGS="spmv sssp" ARCHS=sm_90 bench/difftest/compile_ref_corpus.sh
+#   REGISTERS=build/registers-ref.txt bench/difftest/compile_ref_corpus.sh
 #
-# Prints one line per program and flag set, then "N passed, N failed"; exits
-# 1 on any failure (logs kept in $OUT).
+# Each result goes through ptxas to machine code for every arch in ARCHS
+# (sm_80 and sm_90), with `-Xptxas -v`: registers, spills and stack per
+# kernel go to $REGISTERS (default $OUT/registers.txt; the columns of
+# compile_golden.sh). Prints one line per program, flag set and arch, then
+# "N passed, N failed"; exits 1 on any failure (logs kept in $OUT).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-ARCH=${ARCH:-sm_80}
+ARCHS=${ARCHS:-${ARCH:-"sm_80 sm_90"}}
+REGISTERS=${REGISTERS:-}
 PROGS=${PROGS:-"bfs_thread spmv sssp pagerank"}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/bamgen-refcorpus.XXXXXX")}
 
@@ -36,13 +41,19 @@ compile_one() { # PROG VARIANT FLAGS...
 		echo "FAIL $prog $variant (no bam::array_ref in the output)"
 		return
 	fi
-	if "$NVCC" -std=c++17 -arch="$ARCH" -I"$ROOT/runtime/cuda/include" -c "$src" -o "$OUT/${prog}_$variant.o" >>"$log" 2>&1; then
-		echo "ok   $prog $variant"
-		rm -f "$log" "$OUT/${prog}_$variant.o"
-	else
-		echo "FAIL $prog $variant (log: $log)"
-		head -20 "$log" | sed 's/^/     /'
-	fi
+	local arch
+	for arch in $ARCHS; do
+		if "$NVCC" -std=c++17 -gencode "arch=compute_${arch#sm_},code=$arch" -Xptxas -v -I"$ROOT/runtime/cuda/include" \
+			-c "$src" -o "$OUT/${prog}_$variant.$arch.o" >"$log.$arch" 2>&1; then
+			echo "ok   $prog $variant $arch"
+			"$ROOT/bench/difftest/ptxas_usage.sh" "${prog}_$variant" <"$log.$arch" >"$OUT/${prog}_$variant.$arch.tsv"
+			rm -f "$log.$arch" "$OUT/${prog}_$variant.$arch.o"
+		else
+			echo "FAIL $prog $variant $arch (log: $log.$arch)"
+			grep -v '^ptxas info\|^    [0-9]* bytes stack frame' "$log.$arch" | head -20 | sed 's/^/     /'
+		fi
+	done
+	rm -f "$log"
 }
 
 results=$(
@@ -56,4 +67,10 @@ echo "$results" | sort
 passed=$(grep -c '^ok ' <<<"$results" || true)
 failed=$(grep -c '^FAIL ' <<<"$results" || true)
 echo "$passed passed, $failed failed"
+table=${REGISTERS:-$OUT/registers.txt}
+{
+	printf 'case\tarch\tregisters\tspill_stores\tspill_loads\tstack\tkernel\n'
+	{ cat "$OUT"/*.tsv 2>/dev/null || true; } | sort -t $'\t' -k1,1 -k2,2 -k7,7
+} >"$table"
+echo "registers and spills per kernel: $table ($(($(wc -l <"$table") - 1)) kernels)"
 [ "$failed" -eq 0 ]
