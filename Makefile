@@ -8,8 +8,13 @@ BIN       := bin/bamgen
 
 all: build
 
+# Quiet: `make build && bin/bamgen port -d ... > x.patch` keeps stdout clean.
+# The revision is passed for builds where Go records none (worktrees,
+# GOFLAGS=-buildvcs=false); `bamgen version` prints it.
+REVISION  := $(shell git rev-parse HEAD 2>/dev/null)$(if $(shell git status --porcelain --untracked-files=no 2>/dev/null),+dirty)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/bamgen
+	@$(GO) build -ldflags "-X main.buildRevision=$(REVISION)" -o $(BIN) ./cmd/bamgen
 
 # Every check CI runs. Parts that need nvcc or QEMU are installed by
 # .ci/install-deps.sh; see README.md.

@@ -114,15 +114,27 @@ func newFlagsCmd() *cobra.Command {
 		Long: `flags prints the nvcc compile and link flags for code produced by
 'bamgen port': the C++ standard the runtime needs, its include directory and
 its library. DIR is where the runtime was installed ('bamgen runtime install
---prefix DIR' then 'make -C DIR', or 'make install PREFIX=DIR'); default ` + defaultPrefix + `.
+--prefix DIR' then 'make -C DIR': the library is DIR/build/libbam.a; or
+'make install PREFIX=DIR': DIR/lib/libbam.a); default ` + defaultPrefix + `.
+The flags are the same before and after the library is built; until it is,
+a warning on stderr says how to build it.
 
-    nvcc -arch=sm_80 $(bamgen flags --prefix DIR) ported.cu -o app`,
+    nvcc -arch=sm_80 $(bamgen flags --prefix DIR) ported.cu -o app
+    nvcc -arch=sm_80 $(bamgen flags --cflags --prefix DIR) -c ported.cu   # compile only
+    nvcc -arch=sm_80 ported.o $(bamgen flags --libs --prefix DIR) -o app  # link`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cflagsOnly && libsOnly {
 				return fmt.Errorf("--cflags and --libs cannot be combined; give neither for both")
 			}
-			cflags, libs := runtimeFlags(prefix)
+			cflags, libs, lib, built := runtimeFlags(prefix)
+			if !cflagsOnly && !built {
+				how := "make -C " + prefix
+				if !isSourceTree(prefix) {
+					how = "'bamgen runtime install --prefix " + prefix + "' then 'make -C " + prefix + "'"
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "bamgen: warning: %s does not exist yet; build it with %s (compiling with -c needs only --cflags)\n", lib, how)
+			}
 			switch {
 			case cflagsOnly:
 				fmt.Fprintln(cmd.OutOrStdout(), strings.Join(cflags, " "))
@@ -140,17 +152,32 @@ its library. DIR is where the runtime was installed ('bamgen runtime install
 	return cmd
 }
 
-// runtimeFlags returns compile and link flags for a runtime under prefix.
-// The library is in DIR/lib after `make install`, in DIR/build after
-// `make -C DIR` on an installed source tree; the existing one wins.
-func runtimeFlags(prefix string) (cflags, libs []string) {
+// runtimeFlags returns compile and link flags for a runtime under prefix,
+// and where libbam.a is (built: whether it exists there yet). An installed
+// runtime ('make install', or CMake's install) has it in DIR/lib; a source
+// tree ('bamgen runtime install', or the repository's runtime/cuda) gets it
+// in DIR/build from 'make -C DIR'. The flags name that directory before the
+// library is built too, so they stay the same afterwards.
+func runtimeFlags(prefix string) (cflags, libs []string, lib string, built bool) {
 	libDir := filepath.Join(prefix, "lib")
-	if _, err := os.Stat(filepath.Join(libDir, "libbam.a")); err != nil {
-		if _, err := os.Stat(filepath.Join(prefix, "build", "libbam.a")); err == nil {
-			libDir = filepath.Join(prefix, "build")
-		}
+	switch {
+	case exists(filepath.Join(libDir, "libbam.a")):
+	case exists(filepath.Join(prefix, "build", "libbam.a")) || isSourceTree(prefix):
+		libDir = filepath.Join(prefix, "build")
 	}
+	lib = filepath.Join(libDir, "libbam.a")
 	cflags = []string{"-std=c++17", "-I" + filepath.Join(prefix, "include")}
 	libs = []string{"-L" + libDir, "-lbam", "-lpthread"}
-	return cflags, libs
+	return cflags, libs, lib, exists(lib)
+}
+
+// isSourceTree reports whether dir holds the runtime's sources and Makefile
+// (where 'make -C dir' builds dir/build/libbam.a).
+func isSourceTree(dir string) bool {
+	return exists(filepath.Join(dir, "Makefile")) && exists(filepath.Join(dir, "src", "runtime.cu"))
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
