@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	bamcmake "github.com/bamgen/bamgen/cmake"
 	bamruntime "github.com/bamgen/bamgen/runtime"
 )
 
@@ -46,6 +47,11 @@ files) so ported code can be built without a bamgen checkout:
     make -C third_party/bam            # builds third_party/bam/build/libbam.a
     nvcc $(bamgen flags --prefix third_party/bam) ported.cu -o app
 
+It also writes bamgen's CMake package (DIR/lib/cmake/bamgen): with
+CMAKE_PREFIX_PATH=DIR, find_package(bamgen) gives bamgen_port(), which ports
+a target's sources at build time with this bamgen, and bam::bam, the
+runtime built for the project's CUDA architectures (docs/cmake.md).
+
 Each file is written atomically and only when its content changed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -59,7 +65,11 @@ Each file is written atomically and only when its content changed.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "bamgen: runtime installed in %s (%d files written); build it with: make -C %s\n", prefix, n, prefix)
+			m, err := installCMakePackage(prefix)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "bamgen: runtime installed in %s (%d files written); build it with: make -C %s, or from CMake: find_package(bamgen) with CMAKE_PREFIX_PATH=%s\n", prefix, n+m, prefix, prefix)
 			return nil
 		},
 	}
@@ -103,6 +113,32 @@ func installRuntime(src fs.FS, prefix string) (int, error) {
 		return writeFileAtomic(dst, data)
 	})
 	return written, err
+}
+
+// installCMakePackage writes bamgen's CMake package under prefix, with
+// bamgenTool.cmake naming this executable (the bamgen whose runtime was
+// installed), and returns how many files it wrote.
+func installCMakePackage(prefix string) (int, error) {
+	dir := filepath.Join(prefix, filepath.FromSlash(bamcmake.InstallDir))
+	n, err := installRuntime(bamcmake.Files(), dir)
+	if err != nil {
+		return n, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return n, fmt.Errorf("cannot find the bamgen executable for the CMake package: %v", err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	quoted := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`).Replace(filepath.ToSlash(exe))
+	tool := []byte("# Written by bamgen runtime install: the bamgen these runtime sources came from.\n" +
+		"set(_bamgen_installed_by \"" + quoted + "\")\n")
+	p := filepath.Join(dir, "bamgenTool.cmake")
+	if old, err := os.ReadFile(p); err == nil && string(old) == string(tool) {
+		return n, nil
+	}
+	return n + 1, writeFileAtomic(p, tool)
 }
 
 func newFlagsCmd() *cobra.Command {

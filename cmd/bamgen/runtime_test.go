@@ -52,3 +52,38 @@ func mkdir(t *testing.T, dir string) string {
 	}
 	return dir
 }
+
+// runtime install writes bamgen's CMake package where find_package looks
+// under the prefix, naming the bamgen that installed it.
+func TestRuntimeInstallCMakePackage(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "p")
+	if code, _, errOut := runMain(t, "runtime", "install", "--prefix", dir); code != 0 {
+		t.Fatalf("install: exit %d: %s", code, errOut)
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, "lib", "cmake", "bamgen", "bamgenConfig.cmake"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"function(bamgen_port target)", "add_library(bam::bam ALIAS", "DEPFILE", "--depfile", "--line-directives"} {
+		if !strings.Contains(string(cfg), w) {
+			t.Errorf("bamgenConfig.cmake lacks %q", w)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cmake", "bamRuntime.cmake")); err != nil {
+		t.Errorf("bam::bam's sources function not installed: %v", err)
+	}
+	tool, err := os.ReadFile(filepath.Join(dir, "lib", "cmake", "bamgen", "bamgenTool.cmake"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	if !strings.Contains(string(tool), `set(_bamgen_installed_by "`+filepath.ToSlash(exe)+`")`) {
+		t.Errorf("bamgenTool.cmake = %q, want it to name %s", tool, exe)
+	}
+	if code, _, errOut := runMain(t, "runtime", "install", "--prefix", dir); code != 0 || !strings.Contains(errOut, "(0 files written)") {
+		t.Errorf("reinstall: exit %d: %s", code, errOut)
+	}
+}
