@@ -4,7 +4,7 @@ NVCC      ?= nvcc
 FUZZTIME  ?= 20s
 BIN       := bin/bamgen
 
-.PHONY: all build test test-go lint fuzz bench clean test-kmod test-corpus test-drivers test-runtime test-golden-nvcc
+.PHONY: all build test test-go lint fuzz bench clean test-kmod test-corpus test-drivers test-runtime test-golden-nvcc test-cmake test-go-install
 
 all: build
 
@@ -18,7 +18,19 @@ build:
 
 # Every check CI runs. Parts that need nvcc or QEMU are installed by
 # .ci/install-deps.sh; see README.md.
-test: lint test-go fuzz test-drivers test-runtime test-golden-nvcc test-corpus test-kmod
+test: lint test-go fuzz test-drivers test-runtime test-golden-nvcc test-corpus test-kmod test-cmake test-go-install
+
+# bamgen as a CMake pre-build step (examples/graph and a project outside
+# the tree, against `bamgen runtime install`), re-porting only what changed,
+# bam::bam compiling the runtime, and header/library ABI skew failing to
+# link. Needs cmake and nvcc; no GPU.
+test-cmake: build
+	tests/build/cmake.sh $(CURDIR)/$(BIN)
+
+# `go install .../cmd/bamgen@VERSION` from an offline file-based module
+# proxy: the binary reports the version and runtime ABI and carries the runtime.
+test-go-install:
+	tests/build/go_install.sh
 
 # The runtime without a GPU: cache state machine and warp-emulation stress
 # tests, the NVMe queue protocol against the emu controller, every header
