@@ -55,6 +55,11 @@ foreach(_bamgen_arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
   endif()
 endforeach()
 
+# The package's own policy settings (DEPFILE paths as CMake 3.20 reads
+# them: CMP0116), recorded by bamgen_port() where it is defined.
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.20...3.28)
+
 if(NOT TARGET bam::bam)
   include("${_bamgen_prefix}/cmake/bamRuntime.cmake")
   bam_add_runtime(bamgen_bam "${_bamgen_prefix}")
@@ -135,4 +140,5 @@ function(bamgen_port target)
   endif()
 endfunction()
 
+cmake_policy(POP)
 set(bamgen_FOUND TRUE)
