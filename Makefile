@@ -4,16 +4,33 @@ NVCC      ?= nvcc
 FUZZTIME  ?= 20s
 BIN       := bin/bamgen
 
-.PHONY: all build test test-go lint fuzz bench clean test-kmod test-corpus test-drivers test-runtime test-tsan test-golden-nvcc cover mutate
+.PHONY: all build test test-go lint fuzz bench clean test-kmod test-corpus test-drivers test-runtime test-tsan test-golden-nvcc cover mutate test-cmake test-go-install
 
 all: build
 
+# Quiet: `make build && bin/bamgen port -d ... > x.patch` keeps stdout clean.
+# The revision is passed for builds where Go records none (worktrees,
+# GOFLAGS=-buildvcs=false); `bamgen version` prints it.
+REVISION  := $(shell git rev-parse HEAD 2>/dev/null)$(if $(shell git status --porcelain --untracked-files=no 2>/dev/null),+dirty)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/bamgen
+	@$(GO) build -ldflags "-X main.buildRevision=$(REVISION)" -o $(BIN) ./cmd/bamgen
 
 # Every check CI runs. Parts that need nvcc or QEMU are installed by
 # .ci/install-deps.sh; see README.md.
-test: lint test-go cover fuzz test-drivers test-runtime test-tsan test-golden-nvcc test-corpus test-kmod
+test: lint test-go cover fuzz test-drivers test-runtime test-tsan test-golden-nvcc test-corpus test-kmod test-cmake test-go-install
+
+# bamgen as a CMake pre-build step (examples/graph and a project outside
+# the tree, against `bamgen runtime install`), re-porting only what changed,
+# bam::bam compiling the runtime, and header/library ABI skew failing to
+# link. Needs cmake and nvcc; no GPU.
+test-cmake: build
+	tests/build/cmake.sh $(CURDIR)/$(BIN)
+
+# `go install .../cmd/bamgen@VERSION` from an offline file-based module
+# proxy: the binary reports the version and runtime ABI and carries the runtime.
+test-go-install:
+	tests/build/go_install.sh
 
 # The runtime without a GPU: cache state machine and warp-emulation stress
 # tests, the NVMe queue protocol against the emu controller, every header

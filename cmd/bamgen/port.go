@@ -33,6 +33,7 @@ type portFlags struct {
 	asJSON bool
 	quiet  bool
 	opt    optFlags
+	build  buildFlags // --format, --depfile, --line-directives, -j (build.go)
 }
 
 func newPortCmd() *cobra.Command {
@@ -59,6 +60,7 @@ then. See docs/port.md.`,
 	}
 	fl := cmd.Flags()
 	f.opt.register(cmd)
+	f.build.registerPort(cmd)
 	fl.StringArrayVar(&f.arrays, "array", nil, "port pointer parameter `NAME` of every kernel, or KERNEL:NAME (repeatable)")
 	fl.BoolVar(&f.auto, "auto", false, "choose arrays indexed data-dependently or allocated with input-sized buffers")
 	fl.BoolVar(&f.ref, "ref", false, "read read-only arrays through bam::array_ref in loops where each thread scans them (off by default, also with --opt auto)")
@@ -81,6 +83,9 @@ type portedFile struct {
 }
 
 func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
+	if err := f.build.setupPort(f, len(paths)); err != nil {
+		return err
+	}
 	opts, err := f.options(len(paths))
 	if err != nil {
 		return err
@@ -90,7 +95,7 @@ func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
 		return err
 	}
 	results := make([]portedFile, len(sources))
-	parallelEach(len(sources), func(i int) {
+	f.build.each(cmd, len(sources), "ported", func(i int) {
 		res, err := transform.Run(sources[i].Name, sources[i].Bytes, opts)
 		results[i] = portedFile{src: sources[i], res: res, err: err}
 	})
@@ -102,6 +107,9 @@ func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
+	}
+	if err := f.build.finishPort(results, f); err != nil {
+		return err
 	}
 	return emitPort(cmd, results, f)
 }
@@ -199,7 +207,7 @@ func emitPort(cmd *cobra.Command, results []portedFile, f *portFlags) error {
 		pending = pending || r.res.Changed
 	}
 	if f.asJSON {
-		if err := writePortJSON(stdout, results); err != nil {
+		if err := writePortReport(stdout, results, f); err != nil {
 			return err
 		}
 	} else {
