@@ -172,6 +172,16 @@ func main() {
 	fmt.Fprintf(os.Stderr, "realworld: %d files in %d projects\n", len(jobs), flag.NArg())
 
 	results := make([]*result, len(jobs))
+	// Rows are also appended to OUT/files.partial.csv as files finish, so an
+	// interrupted run keeps what it measured (nvcc results stay cached too).
+	partial, err := os.Create(filepath.Join(cfg.out, "files.partial.csv"))
+	if err != nil {
+		fatalf("%v", err)
+	}
+	defer partial.Close()
+	pw := csv.NewWriter(partial)
+	_ = pw.Write(csvHeader)
+	pw.Flush()
 	var wg sync.WaitGroup
 	next := make(chan int)
 	var mu sync.Mutex
@@ -185,6 +195,8 @@ func main() {
 				r := runFile(&cfg, j.proj, j.root, j.rel, j.incs)
 				results[i] = r
 				mu.Lock()
+				_ = pw.Write(csvRow(r))
+				pw.Flush()
 				done++
 				flagStr := ""
 				if r.Auto.Silent || r.Opt.Silent {
@@ -596,24 +608,30 @@ func writeFilesCSV(path string, rs []*result) error {
 	}
 	defer f.Close()
 	w := csv.NewWriter(f)
-	_ = w.Write([]string{"project", "file", "analyze_rc", "analyze_errors", "analyze_ms", "analyze_fatal",
-		"noop_identical",
-		"auto_rc", "auto_fatal", "auto_changed", "auto_chosen", "auto_ported", "auto_warnings", "auto_idempotent",
-		"opt_rc", "opt_fatal", "opt_changed", "opt_chosen", "opt_ported", "opt_idempotent",
-		"orig_compiles", "auto_compiles", "opt_compiles", "silent_auto", "silent_opt",
-		"orig_error", "auto_error", "opt_error"})
+	_ = w.Write(csvHeader)
 	for _, r := range rs {
-		_ = w.Write([]string{r.Project, r.File, strconv.Itoa(r.AnalyzeRC), strconv.Itoa(r.AnalyzeErrors),
-			strconv.FormatInt(r.AnalyzeMS, 10), r.AnalyzeFatal, b2s(r.NoopIdentical),
-			strconv.Itoa(r.Auto.RC), r.Auto.Fatal, b2s(r.Auto.Changed), strconv.Itoa(r.Auto.Chosen),
-			strconv.Itoa(r.Auto.Ported), strconv.Itoa(r.Auto.Warnings), r.Auto.Idempotent,
-			strconv.Itoa(r.Opt.RC), r.Opt.Fatal, b2s(r.Opt.Changed), strconv.Itoa(r.Opt.Chosen),
-			strconv.Itoa(r.Opt.Ported), r.Opt.Idempotent,
-			r.OrigCompiles, r.Auto.Compiles, r.Opt.Compiles, b2s(r.Auto.Silent), b2s(r.Opt.Silent),
-			r.OrigLog, r.Auto.Log, r.Opt.Log})
+		_ = w.Write(csvRow(r))
 	}
 	w.Flush()
 	return w.Error()
+}
+
+var csvHeader = []string{"project", "file", "analyze_rc", "analyze_errors", "analyze_ms", "analyze_fatal",
+	"noop_identical",
+	"auto_rc", "auto_fatal", "auto_changed", "auto_chosen", "auto_ported", "auto_warnings", "auto_idempotent",
+	"opt_rc", "opt_fatal", "opt_changed", "opt_chosen", "opt_ported", "opt_idempotent",
+	"orig_compiles", "auto_compiles", "opt_compiles", "silent_auto", "silent_opt",
+	"orig_error", "auto_error", "opt_error"}
+
+func csvRow(r *result) []string {
+	return []string{r.Project, r.File, strconv.Itoa(r.AnalyzeRC), strconv.Itoa(r.AnalyzeErrors),
+		strconv.FormatInt(r.AnalyzeMS, 10), r.AnalyzeFatal, b2s(r.NoopIdentical),
+		strconv.Itoa(r.Auto.RC), r.Auto.Fatal, b2s(r.Auto.Changed), strconv.Itoa(r.Auto.Chosen),
+		strconv.Itoa(r.Auto.Ported), strconv.Itoa(r.Auto.Warnings), r.Auto.Idempotent,
+		strconv.Itoa(r.Opt.RC), r.Opt.Fatal, b2s(r.Opt.Changed), strconv.Itoa(r.Opt.Chosen),
+		strconv.Itoa(r.Opt.Ported), r.Opt.Idempotent,
+		r.OrigCompiles, r.Auto.Compiles, r.Opt.Compiles, b2s(r.Auto.Silent), b2s(r.Opt.Silent),
+		r.OrigLog, r.Auto.Log, r.Opt.Log}
 }
 
 func writeRefusals(path string, rs []*result) error {
