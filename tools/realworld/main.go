@@ -57,6 +57,7 @@ type config struct {
 	compile     bool
 	match       *regexp.Regexp
 	runtimeHash string
+	plainI      bool
 }
 
 // result is one row of files.csv.
@@ -91,6 +92,7 @@ type port struct {
 	Compiles   string // "ok", "fail", "" (not compiled)
 	Log        string
 	Silent     bool
+	Static     string // a break visible without nvcc ("no include", "include under #if", ...), "" if none
 	Refusals   []refusal
 	outPath    string
 }
@@ -110,6 +112,7 @@ func main() {
 	flag.DurationVar(&cfg.bamTimeout, "bamgen-timeout", 30*time.Second, "limit per bamgen run")
 	flag.DurationVar(&cfg.nvccTimeout, "nvcc-timeout", 300*time.Second, "limit per nvcc run")
 	flag.BoolVar(&cfg.compile, "compile", true, "compile originals and outputs with nvcc (silent-breakage check)")
+	flag.BoolVar(&cfg.plainI, "plain-I", false, "pass the project's header directories with -I (they may shadow system headers) instead of -Xcompiler -idirafter")
 	flag.StringVar(&match, "match", "", "only files whose project/relative path matches this regexp")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: realworld [flags] PROJECT_DIR...\n")
@@ -492,6 +495,9 @@ func doPort(cfg *config, root, src, outPath string, orig []byte, emptyCfg string
 		p.Fatal = strings.TrimSpace(p.Fatal + " changed-flag-disagrees-with-output")
 	}
 	p.outPath = outPath
+	if p.Changed {
+		p.Static = staticBreak(out)
+	}
 	// Idempotence: port the output again, in the original's directory (so
 	// local headers resolve the same way), with the same flags.
 	tmp := filepath.Join(filepath.Dir(src), ".realworld-idem-"+strconv.Itoa(os.Getpid())+"-"+filepath.Base(outPath))
@@ -513,6 +519,49 @@ func doPort(cfg *config, root, src, outPath string, orig []byte, emptyCfg string
 		_ = os.WriteFile(outPath+".idem"+filepath.Ext(outPath), again.stdout, 0o644)
 	}
 	return p
+}
+
+var (
+	bamUse      = regexp.MustCompile(`\bbam::`)
+	bamInclude  = regexp.MustCompile(`^\s*#\s*include\s*[<"]bam/bam\.cuh[>"]`)
+	condOpen    = regexp.MustCompile(`^\s*#\s*if`)
+	condClose   = regexp.MustCompile(`^\s*#\s*endif`)
+	guardIfndef = regexp.MustCompile(`^\s*#\s*(ifndef\s+\w+|if\s+!\s*defined)`)
+	statsAfter  = regexp.MustCompile(`return[^;]*;\s*\n?\s*if \(bam::default_runtime\(\)\.cfg\(\)\.stats\)`)
+)
+
+// staticBreak finds breaks of a port's output that need no compiler: it
+// uses bam:: but never includes <bam/bam.cuh>; the include sits inside an
+// #if block (other than an include guard opened before any code); the
+// statistics print follows a return. "" when none is seen.
+func staticBreak(out []byte) string {
+	if !bamUse.Match(out) {
+		return ""
+	}
+	lines := strings.Split(string(out), "\n")
+	depth, guard := 0, false
+	for i, l := range lines {
+		switch {
+		case bamInclude.MatchString(l):
+			if depth > 1 || depth == 1 && !guard {
+				return "include under #if"
+			}
+			goto included
+		case condOpen.MatchString(l):
+			if depth == 0 && guardIfndef.MatchString(l) && i+1 < len(lines) && strings.Contains(lines[i+1], "define") {
+				guard = true
+			}
+			depth++
+		case condClose.MatchString(l):
+			depth--
+		}
+	}
+	return "no include"
+included:
+	if statsAfter.Match(out) {
+		return "statistics after return"
+	}
+	return ""
 }
 
 func hashTree(dir string) string {
@@ -539,9 +588,17 @@ func compile(cfg *config, path, srcDir string, incs []string, content []byte, lo
 	args := []string{"-std=c++17", "-w"}
 	args = append(args, cfg.target...)
 	args = append(args, "-I"+srcDir, "-I"+cfg.runtimeInc)
+	// The project's other header directories are searched after the system
+	// ones (nvcc preprocesses with the host compiler), so a project header
+	// named like a system one (a local unistd.h) does not shadow it for
+	// the runtime headers a port adds.
 	for _, d := range incs {
 		if d != srcDir {
-			args = append(args, "-I"+d)
+			if cfg.plainI {
+				args = append(args, "-I"+d)
+			} else {
+				args = append(args, "-Xcompiler", "-idirafter,"+d)
+			}
 		}
 	}
 	if strings.HasSuffix(path, ".cuh") {
@@ -621,7 +678,7 @@ var csvHeader = []string{"project", "file", "analyze_rc", "analyze_errors", "ana
 	"auto_rc", "auto_fatal", "auto_changed", "auto_chosen", "auto_ported", "auto_warnings", "auto_idempotent",
 	"opt_rc", "opt_fatal", "opt_changed", "opt_chosen", "opt_ported", "opt_idempotent",
 	"orig_compiles", "auto_compiles", "opt_compiles", "silent_auto", "silent_opt",
-	"orig_error", "auto_error", "opt_error"}
+	"orig_error", "auto_error", "opt_error", "static_auto", "static_opt"}
 
 func csvRow(r *result) []string {
 	return []string{r.Project, r.File, strconv.Itoa(r.AnalyzeRC), strconv.Itoa(r.AnalyzeErrors),
@@ -631,7 +688,7 @@ func csvRow(r *result) []string {
 		strconv.Itoa(r.Opt.RC), r.Opt.Fatal, b2s(r.Opt.Changed), strconv.Itoa(r.Opt.Chosen),
 		strconv.Itoa(r.Opt.Ported), r.Opt.Idempotent,
 		r.OrigCompiles, r.Auto.Compiles, r.Opt.Compiles, b2s(r.Auto.Silent), b2s(r.Opt.Silent),
-		r.OrigLog, r.Auto.Log, r.Opt.Log}
+		r.OrigLog, r.Auto.Log, r.Opt.Log, r.Auto.Static, r.Opt.Static}
 }
 
 func writeRefusals(path string, rs []*result) error {
@@ -680,6 +737,7 @@ type tally struct {
 	files, analyzeClean, fatal, noop, chosen, ported                int
 	autoChanged, optChanged, idemAuto, idemAutoN, idemOpt, idemOptN int
 	compared, origOK, silentAuto, silentOpt, silentFiles, autoExit2 int
+	staticFiles                                                     int
 	worstMS                                                         int64
 }
 
@@ -732,6 +790,9 @@ func (t *tally) add(r *result) {
 	if r.Auto.Silent || r.Opt.Silent {
 		t.silentFiles++
 	}
+	if r.Auto.RC == 0 && r.Auto.Static != "" || r.Opt.RC == 0 && r.Opt.Static != "" {
+		t.staticFiles++
+	}
 	for _, ms := range []int64{r.AnalyzeMS, r.Auto.MS, r.Opt.MS} {
 		t.worstMS = max(t.worstMS, ms)
 	}
@@ -762,22 +823,39 @@ func summary(cfg *config, rs []*result) string {
 	sort.Strings(names)
 	fmt.Fprintf(&b, "# realworld: %s\n\n", filepath.Base(cfg.bamgen))
 	fmt.Fprintf(&b, "nvcc target: `%s` (compile only, -std=c++17; a file is compared only when a port exit 0 changed it)\n\n", strings.Join(cfg.target, " "))
-	b.WriteString("| project | files | analyze clean | no-op identical | chosen | ported | ported/chosen | changed (auto/opt) | idempotent auto | idempotent opt | orig compiles | silent auto | silent opt | crash/timeout | worst ms |\n")
-	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("| project | files | analyze clean | no-op identical | chosen | ported | ported/chosen | changed (auto/opt) | idempotent auto | idempotent opt | orig compiles | silent auto | silent opt | static break | crash/timeout | worst ms |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	row := func(name string, t *tally) {
-		fmt.Fprintf(&b, "| %s | %d | %d (%s) | %d/%d | %d | %d | %s | %d/%d | %d/%d | %d/%d | %d/%d | %d | %d | %d | %d |\n",
+		fmt.Fprintf(&b, "| %s | %d | %d (%s) | %d/%d | %d | %d | %s | %d/%d | %d/%d | %d/%d | %d/%d | %d | %d | %d | %d | %d |\n",
 			name, t.files, t.analyzeClean, pct(t.analyzeClean, t.files), t.noop, t.files, t.chosen, t.ported,
 			pct(t.ported, t.chosen), t.autoChanged, t.optChanged, t.idemAuto, t.idemAutoN, t.idemOpt, t.idemOptN,
-			t.origOK, t.compared, t.silentAuto, t.silentOpt, t.fatal, t.worstMS)
+			t.origOK, t.compared, t.silentAuto, t.silentOpt, t.staticFiles, t.fatal, t.worstMS)
 	}
 	for _, n := range names {
 		row(n, projects[n])
 	}
 	row("**total**", total)
 	fmt.Fprintf(&b, "\nSilent breakage: %d files (port exit 0, output changed, original compiles, output does not).\n", total.silentFiles)
+	fmt.Fprintf(&b, "Static breaks (port exit 0; output uses bam:: without an unconditional #include <bam/bam.cuh>, or prints statistics after a return; no compiler needed): %d files.\n", total.staticFiles)
+	first := true
+	for _, r := range rs {
+		for _, x := range []struct {
+			mode string
+			p    *port
+		}{{"auto", &r.Auto}, {"opt", &r.Opt}} {
+			if x.p.RC != 0 || x.p.Static == "" {
+				continue
+			}
+			if first {
+				b.WriteString("\n## Static breaks\n\n| file | mode | break | original compiles |\n| --- | --- | --- | --- |\n")
+				first = false
+			}
+			fmt.Fprintf(&b, "| %s/%s | %s | %s | %s |\n", r.Project, r.File, x.mode, x.p.Static, r.OrigCompiles)
+		}
+	}
 
 	// Silent breakages, one line each.
-	first := true
+	first = true
 	for _, r := range rs {
 		for _, x := range []struct {
 			mode string

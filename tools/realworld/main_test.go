@@ -121,3 +121,21 @@ func TestRunFile(t *testing.T) {
 		t.Errorf("tally: %+v", tl)
 	}
 }
+
+func TestStaticBreak(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"no bam", "#include <cstdio>\nint main() { return 0; }\n", ""},
+		{"kernel only", "__global__ void k(bam::array<float> a) {}\n", "no include"},
+		{"top level", "#include <cstdio>\n#include <bam/bam.cuh>\n__global__ void k(bam::array<float> a) {}\n", ""},
+		{"under ifdef", "#include <cstdio>\n#ifdef TIMING\n#include <ctime>\n#include <bam/bam.cuh>\n#endif\nvoid f(bam::array<int> a);\n", "include under #if"},
+		{"include guard", "#ifndef K_CUH\n#define K_CUH\n#include <bam/bam.cuh>\n__global__ void k(bam::array<float> a);\n#endif\n", ""},
+		{"guard then ifdef", "#ifndef K_CUH\n#define K_CUH\n#if USE_X\n#include <bam/bam.cuh>\n#endif\nvoid f(bam::array<int> a);\n#endif\n", "include under #if"},
+		{"stats after return", "#include <bam/bam.cuh>\nint main() { bam::runtime& r = bam::default_runtime();\n  return 0;\nif (bam::default_runtime().cfg().stats) bam::default_runtime().print_stats(stderr); }\n", "statistics after return"},
+		{"stats before return", "#include <bam/bam.cuh>\nint main() {\n  if (bam::default_runtime().cfg().stats) bam::default_runtime().print_stats(stderr); return 0;\n}\n", ""},
+	}
+	for _, c := range cases {
+		if got := staticBreak([]byte(c.src)); got != c.want {
+			t.Errorf("%s: staticBreak = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
