@@ -94,6 +94,7 @@ type port struct {
 	Silent     bool
 	Static     string // a break visible without nvcc ("no include", "include under #if", ...), "" if none
 	Refusals   []refusal
+	OptNotes   []diag // OPT* diagnostics (which rewrite, or why none)
 	outPath    string
 }
 
@@ -221,6 +222,9 @@ func main() {
 		fatalf("%v", err)
 	}
 	if err := writeRefusals(filepath.Join(cfg.out, "refusals.csv"), results); err != nil {
+		fatalf("%v", err)
+	}
+	if err := writeOptNotes(filepath.Join(cfg.out, "opt_notes.csv"), results); err != nil {
 		fatalf("%v", err)
 	}
 	if err := writeParseErrors(&cfg, filepath.Join(cfg.out, "parse_errors.csv"), results); err != nil {
@@ -458,6 +462,9 @@ func doPort(cfg *config, root, src, outPath string, orig []byte, emptyCfg string
 		p.Changed = p.Changed || f.Changed
 		codeOf := map[string]string{}
 		for _, d := range f.Diagnostics {
+			if strings.HasPrefix(d.Code, "OPT") {
+				p.OptNotes = append(p.OptNotes, d)
+			}
 			switch d.Severity {
 			case "warning":
 				p.Warnings++
@@ -708,6 +715,25 @@ func writeRefusals(path string, rs []*result) error {
 	return w.Error()
 }
 
+// writeOptNotes lists what --opt auto said about each kernel (the rewrite
+// it chose and applied, or why none): item 4 of issue 17 is measured on it.
+func writeOptNotes(path string, rs []*result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := csv.NewWriter(f)
+	_ = w.Write([]string{"project", "file", "line", "severity", "code", "message"})
+	for _, r := range rs {
+		for _, d := range r.Opt.OptNotes {
+			_ = w.Write([]string{r.Project, r.File, strconv.Itoa(d.Line), d.Severity, d.Code, d.Message})
+		}
+	}
+	w.Flush()
+	return w.Error()
+}
+
 func writeParseErrors(cfg *config, path string, rs []*result) error {
 	f, err := os.Create(path)
 	if err != nil {
@@ -869,6 +895,36 @@ func summary(cfg *config, rs []*result) string {
 				first = false
 			}
 			fmt.Fprintf(&b, "| %s/%s | %s | %d | %s |\n", r.Project, r.File, x.mode, x.p.Warnings, mdEscape(x.p.Log))
+		}
+	}
+
+	// What --opt auto did per kernel.
+	opt := map[string]int{}
+	for _, r := range rs {
+		for _, d := range r.Opt.OptNotes {
+			switch m := d.Message; {
+			case strings.Contains(m, "no variable holds the thread id"):
+				opt["no thread id (ported as written)"]++
+			case strings.Contains(m, ": odt applied"):
+				opt["odt applied"]++
+			case strings.Contains(m, ": claware applied"):
+				opt["claware applied"]++
+			case strings.Contains(m, ": transpose applied"), strings.Contains(m, "falling back to transpose"):
+				opt["transpose applied or fallen back to"]++
+			case strings.Contains(m, "no access-pattern rewrite applies"):
+				opt["chosen rewrite refused (ported as written)"]++
+			}
+		}
+	}
+	if len(opt) > 0 {
+		b.WriteString("\n## --opt auto per kernel\n\n| outcome | kernels |\n| --- | ---: |\n")
+		var ks []string
+		for k := range opt {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		for _, k := range ks {
+			fmt.Fprintf(&b, "| %s | %d |\n", k, opt[k])
 		}
 	}
 
