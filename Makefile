@@ -4,7 +4,7 @@ NVCC      ?= nvcc
 FUZZTIME  ?= 20s
 BIN       := bin/bamgen
 
-.PHONY: all build test test-go lint fuzz bench clean test-kmod test-corpus test-drivers test-runtime test-tsan test-golden-nvcc cover mutate test-cmake test-go-install
+.PHONY: all build test test-go lint fuzz bench clean realworld test-kmod test-corpus test-drivers test-runtime test-tsan test-golden-nvcc cover mutate test-cmake test-go-install
 
 all: build
 
@@ -124,6 +124,18 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./parse ./transform
+
+# bamgen on whole public CUDA projects (docs/realworld.md): every .cu/.cuh of
+# each project directory under DIR analyzed, ported with --auto and --auto
+# --opt auto, checked for no-op identity, idempotence and silent breakage
+# (nvcc -c of original and output). Results in $(RW_OUT)/summary.md.
+#   make realworld DIR=/work/holdout            # every subdirectory is a project
+#   make realworld DIR=/work/holdout RW_FLAGS='-compile=false -j 1'
+RW_OUT   ?= build/realworld
+RW_FLAGS ?=
+realworld: build
+	@test -n "$(DIR)" || { echo "usage: make realworld DIR=dir-of-projects [RW_OUT=...] [RW_FLAGS=...]"; exit 2; }
+	$(GO) run ./tools/realworld -bamgen $(BIN) -out $(RW_OUT) $(RW_FLAGS) $$(find $(DIR) -mindepth 1 -maxdepth 1 -type d | sort)
 
 clean:
 	rm -rf bin
