@@ -615,7 +615,7 @@ scan:
 	if len(checks) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s %s = static_cast<%s>(bam_v); return %s;", vt.Text, w.Vertex.Name, vt.Text, strings.Join(checks, " && "))
+	return fmt.Sprintf("%s %s = static_cast<%s>(bam_v); return %s;", vt.Text, w.Vertex.Name, strings.TrimPrefix(vt.Text, "const "), strings.Join(checks, " && "))
 }
 
 // pureDecls: every initializer of the declaration is side-effect free.

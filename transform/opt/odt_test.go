@@ -12,7 +12,7 @@ func TestODT(t *testing.T) {
 		"(e < end) && e < bam_hi",
 		"{ bam::odt_tile bam_tile(colidx); auto bam_body",
 		"unsigned v = bam_tile[e];",
-		"auto bam_active = [&](const unsigned long long bam_v) -> bool { const unsigned long long w = static_cast<const unsigned long long>(bam_v); "+
+		"auto bam_active = [&](const unsigned long long bam_v) -> bool { const unsigned long long w = static_cast<unsigned long long>(bam_v); "+
 			"return (w < n && label[w] == level); }; bam::odt_for_each_tile(bam_plan, rowptr, bam_tile, bam_body, bam_active); }",
 		"bfs<<<bam::odt_grid(bam::odt_plan_of(r, n, c), 256), bam::odt_block(bfs, 256)>>>(r, c, l, 0, n, ch, bam::odt_plan_of(r, n, c));")
 	// The edges must be ported; the offsets may be.
