@@ -633,7 +633,7 @@ func (p *parser) parsePostfix(x Expr) Expr {
 		case '(':
 			var args []Expr
 			var lp, rp int
-			if p.mayBeMacroCall(x) && p.isMacroCall(x) {
+			if p.isMacroCall(x) {
 				args, lp, rp = p.parseMacroArgs()
 			} else {
 				args, lp, rp = p.parseArgs()
@@ -744,16 +744,6 @@ func (p *parser) isMacroCall(x Expr) bool {
 		return m.IsFunc
 	}
 	return isAllCaps(id.Name)
-}
-
-// mayBeMacroCall is isMacroCall's inlinable filter, false only where
-// isMacroCall is false: a callee that is no Ident, an empty name, or a
-// name whose first byte is a lower-case letter (most functions). Such a
-// name is no macro unless some macro name has its first byte and length
-// (macro asks maybeMacro first), and isAllCaps rejects it at that byte.
-func (p *parser) mayBeMacroCall(x Expr) bool {
-	id, ok := x.(*Ident)
-	return ok && id.Name != "" && (id.Name[0] < 'a' || p.maybeMacro(id.Name[0], len(id.Name)))
 }
 
 // parseMacroArgs parses the arguments of a macro invocation. An argument

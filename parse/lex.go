@@ -272,7 +272,7 @@ func (l *lexer) whitespace() {
 	for i < len(src) {
 		c := src[i]
 		if byteClass[c] == bSpace {
-			i++ // the common case: one table load per byte
+			i++
 			continue
 		}
 		if c != '\r' || i+1 < len(src) && src[i+1] == '\n' {
@@ -281,7 +281,7 @@ func (l *lexer) whitespace() {
 		i++
 	}
 	l.pos = i
-	l.emit(Whitespace, start)
+	l.toks = append(l.toks, Token{Kind: Whitespace, Start: start, End: i})
 }
 
 // lineComment runs to the end of the line; a backslash-newline continues the

@@ -81,17 +81,18 @@ type wordEntry struct{ cls, kw uint8 }
 // init builds it from the word tables above and tokIDText.
 var reservedWords = map[string]wordEntry{}
 
-// reservedLens[c] has bit n set when a reserved word of n bytes starts
-// with byte c: most identifiers are no reserved word, and this rejects
-// them before the map lookup.
-var reservedLens [256]uint32
+// reservedFirst[c] (reservedLast[c]) has bit n set when a reserved word
+// of n bytes starts (ends) with byte c: most identifiers are no reserved
+// word, and these reject most of them before the map lookup.
+var reservedFirst, reservedLast [256]uint32
 
 // addWord adds class bits c and, if not kwNone, token id kw to word w.
 func addWord(w string, c, kw uint8) {
 	if len(w) >= 32 {
-		panic("parse: reserved word too long for reservedLens: " + w)
+		panic("parse: reserved word too long for reservedFirst: " + w)
 	}
-	reservedLens[w[0]] |= 1 << len(w)
+	reservedFirst[w[0]] |= 1 << len(w)
+	reservedLast[w[len(w)-1]] |= 1 << len(w)
 	e := reservedWords[w]
 	e.cls |= c
 	if kw != kwNone {
@@ -109,7 +110,7 @@ func wordClassOf(w string) uint8 {
 // wordInfo returns the class bits and the token id of identifier w (0, 0
 // for ordinary names).
 func wordInfo(w string) (cls, kw uint8) {
-	if len(w) == 0 || len(w) >= 32 || reservedLens[w[0]]&(1<<len(w)) == 0 {
+	if len(w) == 0 || len(w) >= 32 || reservedFirst[w[0]]&reservedLast[w[len(w)-1]]&(1<<len(w)) == 0 {
 		return 0, 0
 	}
 	e := reservedWords[w]

@@ -138,7 +138,7 @@ func spareView(n int) []ptok {
 }
 
 // spareToks keeps the token view of the last parse for the next one. The
-// view is the parser's largest allocation (16 bytes per token) and nothing
+// view is the parser's largest allocation (12 bytes per token) and nothing
 // in the tree refers to it; a fresh one costs page faults and garbage
 // collection work for every file. A sync.Pool loses it at most collections
 // (a 2 MB file allocates enough to trigger one or two), so this is one
