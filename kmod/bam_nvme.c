@@ -754,7 +754,6 @@ static void bam_dma_teardown(struct bam_ctrl *ctrl)
 static int bam_admin_mem_alloc(struct bam_ctrl *ctrl)
 {
 	struct device *dmadev = &ctrl->pdev->dev;
-	struct page *pages[2];
 	struct page *page;
 	int ret;
 
@@ -771,14 +770,24 @@ static int bam_admin_mem_alloc(struct bam_ctrl *ctrl)
 	ret = bam_iova_alloc(ctrl, 2, &ctrl->admin_dma);
 	if (ret)
 		goto out_free_pages;
-	pages[0] = page;
-	pages[1] = page + 1;
-	ret = bam_iommu_map_pages(ctrl, pages, 2, ctrl->admin_dma);
+	/*
+	 * The controller only reads the SQ: mapped read-only, an I/O read
+	 * aimed at its IOVA cannot plant admin commands the filter of
+	 * BAM_IOC_ADMIN never saw.
+	 */
+	ret = bam_iommu_map(ctrl->domain, ctrl->admin_dma, page_to_phys(page),
+			    PAGE_SIZE, ctrl->prot & ~IOMMU_WRITE);
 	if (ret)
 		goto out_free_iova;
+	ret = bam_iommu_map(ctrl->domain, ctrl->admin_dma + PAGE_SIZE,
+			    page_to_phys(page + 1), PAGE_SIZE, ctrl->prot);
+	if (ret)
+		goto out_unmap_sq;
 	ctrl->admin_mem = page_address(page);
 	return 0;
 
+out_unmap_sq:
+	iommu_unmap(ctrl->domain, ctrl->admin_dma, PAGE_SIZE);
 out_free_iova:
 	bam_iova_free(ctrl, ctrl->admin_dma);
 out_free_pages:
