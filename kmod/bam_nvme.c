@@ -670,7 +670,7 @@ static int bam_dma_setup(struct bam_ctrl *ctrl)
 		if (!allow_unsafe_noiommu) {
 			dev_err(&pdev->dev,
 				"no IOMMU translates this function; not binding (allow_unsafe_noiommu=1 overrides)\n");
-			return -EPERM;
+			return -ENODEV;
 		}
 		dev_warn(&pdev->dev,
 			 "no IOMMU: user space can make the controller DMA anywhere; tainting kernel\n");
