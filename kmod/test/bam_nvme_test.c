@@ -1229,6 +1229,54 @@ static void sec_dma(const char *path)
 	bam_nvme_close(dev);
 }
 
+/*
+ * The admin SQ lives in the module's domain at the first IOVA it allocates
+ * (the top of its 39-bit space: 0x7fffffe000, CQ a page above). Read a
+ * block full of Format NVM commands there and ring the admin SQ doorbell:
+ * had the controller been able to write the SQ, it would now format the
+ * namespace, bypassing the CAP_SYS_ADMIN filter. The data must survive.
+ */
+static void sec_admin_sq(const char *path)
+{
+	const uint64_t sq_iova = 0x7fffffe000ull, keep = 4096, planted = 8192;
+	struct bam_nvme_dev *dev = open_lib(path, 2);
+	uint32_t lbasz = bam_nvme_info(dev)->lba_size;
+	struct bam_nvme_dma buf;
+	struct bam_nvme_qp *qp;
+	volatile uint32_t *bar = bam_nvme_bar(dev);
+	uint32_t *sqe;
+	int i, st, ok;
+
+	if (bam_nvme_qp_create(dev, 8, &qp) || bam_nvme_dma_alloc(dev, 4096, &buf))
+		die("sec: admin sq setup", -EIO);
+	memset(buf.vaddr, 0xa5, 4096);
+	ok = !bam_nvme_write(qp, keep, 4096 / lbasz, &buf, 0);
+	for (i = 0, sqe = buf.vaddr; i < 64; i++, sqe += 16) {
+		memset(sqe, 0, 64);
+		sqe[0] = 0x80 | 0x4242u << 16; /* Format NVM */
+		sqe[1] = 1;                    /* namespace 1 */
+	}
+	ok = ok && !bam_nvme_write(qp, planted, 4096 / lbasz, &buf, 0);
+	st = ok ? read_to_bus(qp, lbasz, planted, sq_iova) : -3;
+	/* the doorbell page is the owner's: ring SQ 0 as if 31 were queued */
+	bar[0x1000 / 4] = 31;
+	usleep(300000);
+	bam_nvme_dma_free(dev, &buf);
+	bam_nvme_qp_destroy(qp);
+	bam_nvme_close(dev);
+
+	dev = open_lib(path, 2);
+	if (bam_nvme_qp_create(dev, 8, &qp) || bam_nvme_dma_alloc(dev, 4096, &buf))
+		die("sec: admin sq reopen", -EIO);
+	memset(buf.vaddr, 0, 4096);
+	ok = ok && !bam_nvme_read(qp, keep, 4096 / lbasz, &buf, 0) && all_bytes(buf.vaddr, 0xa5, 4096);
+	check(ok, "sec.admin_sq_not_device_writable", "read into the admin SQ: status %d; data %s",
+	      st, all_bytes(buf.vaddr, 0xa5, 4096) ? "kept" : "gone (formatted?)");
+	bam_nvme_dma_free(dev, &buf);
+	bam_nvme_qp_destroy(qp);
+	bam_nvme_close(dev);
+}
+
 /* One owner: a second open is EBUSY while the first is open. */
 static void sec_open(const char *path)
 {
@@ -1578,6 +1626,7 @@ static int cmd_security(const char *path)
 	info.version = BAM_KMOD_ABI_VERSION;
 	sec_open(path);
 	sec_dma(path);
+	sec_admin_sq(path);
 
 	fd = open(path, O_RDWR);
 	if (!check(fd >= 0 && !ioctl(fd, BAM_IOC_INFO, &info), "sec.open", "%s", strerror(errno)))

@@ -95,7 +95,7 @@ boot() {
 		-drive file="$out/disk0.img",if=none,id=nvm0,format=raw \
 		-device nvme,serial=bamtest1,drive=nvm1 \
 		-drive file="$out/disk1.img",if=none,id=nvm1,format=raw \
-		< /dev/null > "$log" 2>&1
+		< /dev/null > "$log" 2> "$out/qemu-$name.stderr"
 	rc=$?
 	tr -d '\r' < "$log" | sed -n -e "s/^BAMTEST: DONE\$/DONE $name/p" \
 		-e "s/^BAMTEST: \([A-Z]*\) /\1 $name: /p" | tee -a "$out/results"
@@ -107,6 +107,7 @@ boot() {
 		echo "FAIL $name: guest stopped before the end (qemu status $rc); last console lines:" |
 			tee -a "$out/results"
 		tail -n 25 "$log"
+		tail -n 5 "$out/qemu-$name.stderr"
 	fi
 }
 
