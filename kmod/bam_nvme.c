@@ -75,6 +75,9 @@
 #define BAM_GPU_PAGE_SIZE (64UL << 10)
 #define BAM_IOVA_START (SZ_1M >> PAGE_SHIFT)
 #define BAM_IOVA_BITS 39		/* every VT-d and AMD-Vi walks 39 bits */
+/* Per-map arrays (up to 128 MiB at max_map_mb=65536): charged to the
+ * caller's memcg, and a failure is ENOMEM, not an allocation splat. */
+#define BAM_GFP_BIG (GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
 
 /* Controller registers and fields the module itself uses. */
 #define BAM_REG_CAP 0x00
@@ -1013,7 +1016,7 @@ static int bam_map_host(struct bam_file *bf, struct bam_map *map,
 	int ret;
 
 	map->kind = BAM_MAP_HOST;
-	map->pages = kvmalloc_array(npages, sizeof(*map->pages), GFP_KERNEL);
+	map->pages = kvmalloc_array(npages, sizeof(*map->pages), BAM_GFP_BIG);
 	if (!map->pages)
 		return -ENOMEM;
 
@@ -1376,7 +1379,7 @@ static long bam_ioctl_map(struct bam_file *bf, void __user *uarg, bool gpu)
 	if (current->mm != bf->mm)
 		return -EPERM;
 
-	addrs = kvmalloc_array(nentries, sizeof(*addrs), GFP_KERNEL);
+	addrs = kvmalloc_array(nentries, sizeof(*addrs), BAM_GFP_BIG);
 	if (!addrs)
 		return -ENOMEM;
 	map = kzalloc(sizeof(*map), GFP_KERNEL);

@@ -8,6 +8,7 @@
  *   bam_nvme_test death DEV    owner killed with queues live: pins released, ctrl off
  *   bam_nvme_test hold  DEV DIR  hold the device across an unbind (see init)
  *   bam_nvme_test smoke DEV NAME  bring-up and one write/read, check NAME
+ *   bam_nvme_test bigmap DEV   64 GiB map of absent memory (max_map_mb=65536)
  *   bam_nvme_test security DEV DMA isolation, one owner, pin accounting,
  *                              admin filter, stale handles, racing MAP
  *   bam_nvme_test timeout DEV  controller disabled under the library
@@ -1691,6 +1692,42 @@ static int cmd_security(const char *path)
 	return failures != 0;
 }
 
+/* ---- bigmap --------------------------------------------------------- */
+
+/* With max_map_mb=65536 (its bound): one map of 64 GiB that is not there
+ * ends in a clean errno (the per-map arrays stay under INT_MAX). */
+static int cmd_bigmap(const char *path)
+{
+	const size_t len = 64ull << 30, n = len / 4096;
+	struct bam_kmod_info info;
+	struct bam_kmod_map m;
+	char *res;
+	uint64_t *addrs;
+	int fd, ret, err;
+
+	fd = open(path, O_RDWR);
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.version = BAM_KMOD_ABI_VERSION;
+	if (!check(fd >= 0 && !ioctl(fd, BAM_IOC_INFO, &info) && info.max_map_bytes == len,
+		   "module.max_map_mb_65536", "fd %d max_map_bytes %llu", fd,
+		   (unsigned long long)info.max_map_bytes))
+		return 1;
+	res = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	addrs = mmap(NULL, n * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		     -1, 0);
+	map_init(&m, res, len, addrs, n);
+	ret = ioctl(fd, BAM_IOC_MAP_HOST, &m);
+	err = errno;
+	check(res != MAP_FAILED && addrs != MAP_FAILED && ret < 0 && (err == EFAULT || err == ENOMEM) &&
+		      dev_attr(path, "pinned_pages") == 0,
+	      "module.max_map_of_absent_memory", "ret %d errno %d (%s)", ret, err, strerror(err));
+	map_init(&m, res, len + 4096, addrs, n + 1);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, E2BIG, "module.max_map_plus_one_page");
+	close(fd);
+	return failures != 0;
+}
+
 /* ---- smoke ----------------------------------------------------------- */
 
 /* Bring-up and one write/read; prints a PASS or FAIL line for @name
@@ -1797,6 +1834,8 @@ int main(int argc, char **argv)
 		return cmd_hold(argv[2], argv[3]);
 	if (argc >= 4 && !strcmp(argv[1], "smoke"))
 		return cmd_smoke(argv[2], argv[3]);
+	if (argc >= 3 && !strcmp(argv[1], "bigmap"))
+		return cmd_bigmap(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "security"))
 		return cmd_security(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "timeout"))
