@@ -18,7 +18,7 @@ test: lint test-go fuzz test-drivers test-runtime test-golden-nvcc test-corpus t
 # The runtime without a GPU: cache state machine and warp-emulation stress
 # tests, the NVMe queue protocol against the emu controller, every header
 # compiled alone for sm_80 and sm_90, libbam.a (with the nvme backend and
-# kmod/lib) and the nvme backend's errors when no device is there.
+# its NVMe host library) and the nvme backend's errors when no device is there.
 test-runtime:
 	$(MAKE) -s -C runtime/cuda test-cpu
 	$(MAKE) -s -C runtime/cuda -f nvme.mk test-queue-cpu

@@ -6,6 +6,7 @@
 // (doubling, sparse) and build a new controller; the runtime re-reads
 // queues() after every allocation. Array creation synchronizes the device
 // first, so no kernel uses the old queues while they are replaced.
+#include "backends.h"
 #include "backing.h"
 
 #include <bam/error.h>
@@ -149,12 +150,12 @@ private:
 
 } // namespace
 
-std::unique_ptr<backing_store> make_emu_store(const config& cfg, uint64_t line_bytes)
+std::unique_ptr<backing_store> emu_backend::setup(const config& cfg)
 {
-  return std::make_unique<emu_store>(cfg, line_bytes);
+  return std::make_unique<emu_store>(cfg, cfg.line_bytes);
 }
 #else
-std::unique_ptr<backing_store> make_emu_store(const config&, uint64_t)
+std::unique_ptr<backing_store> emu_backend::setup(const config&)
 {
   throw error("emu backend not built: <bam/nvme/emu.h> was not found when libbam was compiled; "
               "use BAM_BACKEND=hbm or host");

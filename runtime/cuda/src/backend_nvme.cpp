@@ -1,6 +1,6 @@
 // The nvme backend's host side: arrays live on one NVMe namespace of a
 // controller bound to kmod/bam_nvme.ko (BAM_NVME_DEVICE=/dev/bam_nvmeN).
-// kmod/lib brings the controller up; GPU threads then drive I/O queue pairs
+// bam_nvme_host.c brings the controller up; GPU threads then drive I/O queue pairs
 // created here with the same queue code as the emu backend (queue.cuh),
 // set up through bam/nvme/direct.h.
 //
@@ -16,20 +16,21 @@
 //   cudaHostRegisterIoMemory and reached through cudaHostGetDevicePointer.
 //
 // Host-side transfers (array creation, copy-out) go through one CPU queue
-// pair of kmod/lib. Regions are handed out first-fit over the namespace and
+// pair of bam_nvme_host.c. Regions are handed out first-fit over the namespace and
 // zeroed before a kernel can see them, as every backend's regions start.
 //
 // What has run: the host-memory queue set with CPU threads against QEMU's
 // controller (kmod/test/bam_queue_test.cpp). This file with a GPU and a real
 // SSD has not run anywhere; it compiles in CI.
+#include "backends.h"
 #include "backing.h"
 
 #include <bam/error.h>
 
 #if !defined(BAM_NO_NVME) && defined(__has_include)
-#  if __has_include(<bam_nvme_host.h>)
+#  if __has_include(<bam_kmod_abi.h>)
+#    include "bam_nvme_host.h"
 #    include <bam_kmod_abi.h>
-#    include <bam_nvme_host.h>
 #    include <bam/nvme/direct.h>
 #    define BAM_HAVE_KMOD 1
 #  endif
@@ -637,12 +638,18 @@ std::unique_ptr<backing_store> make_nvme_store(const config& cfg, uint64_t line_
 #else
 std::unique_ptr<backing_store> make_nvme_store(const config& cfg, uint64_t)
 {
-  throw error("nvme backend not built: libbam was compiled without kmod/lib (bam_nvme_host.h not found), so "
+  throw error("nvme backend not built: libbam was compiled without kmod/include/bam_kmod_abi.h (the module's "
+              "ioctl ABI), so "
               "BAM_NVME_DEVICE=" + cfg.nvme_device +
               " cannot be used. Build the runtime from the bamgen tree (make -C runtime/cuda lib, which finds "
               "../../kmod), or pass KMOD_DIR=/path/to/bamgen/kmod; or use BAM_BACKEND=emu");
 }
 #endif
+
+std::unique_ptr<backing_store> nvme_backend::setup(const config& cfg)
+{
+  return make_nvme_store(cfg, cfg.line_bytes);
+}
 
 } // namespace detail
 } // namespace bam

@@ -1,5 +1,6 @@
 // The pointer backends: hbm (device memory) and host (pinned, mapped host
 // memory read by GPU threads over PCIe), and file loading shared by all.
+#include "backends.h"
 #include "backing.h"
 
 #include <bam/error.h>
@@ -131,8 +132,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<backing_store> make_hbm_store() { return std::make_unique<hbm_store>(); }
-std::unique_ptr<backing_store> make_host_store() { return std::make_unique<host_store>(); }
+std::unique_ptr<backing_store> hbm_backend::setup(const config&) { return std::make_unique<hbm_store>(); }
+std::unique_ptr<backing_store> host_backend::setup(const config&) { return std::make_unique<host_store>(); }
 
 } // namespace detail
 } // namespace bam

@@ -43,9 +43,8 @@ public:
   virtual void print(FILE*) {}
 };
 
-std::unique_ptr<backing_store> make_hbm_store();
-std::unique_ptr<backing_store> make_host_store();
-std::unique_ptr<backing_store> make_emu_store(const config& cfg, uint64_t line_bytes);
+// Each backend's setup is declared with its registry entry (backends.h).
+// The nvme backend's store, also built directly by the tests.
 std::unique_ptr<backing_store> make_nvme_store(const config& cfg, uint64_t line_bytes);
 
 // Throws bam::error naming `what` when a CUDA call failed.

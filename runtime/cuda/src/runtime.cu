@@ -2,6 +2,7 @@
 // drop), statistics and error reporting.
 #include <bam/runtime.cuh>
 
+#include "backends.h"
 #include "backing.h"
 
 #include <bam/detail/cache_core.cuh>
@@ -136,15 +137,16 @@ uint32_t log2u(uint64_t v)
   return s;
 }
 
+// The chosen backend's host side, from the registry (cfg is validated, so
+// cfg.kind is registered).
 std::unique_ptr<detail::backing_store> make_store(const config& cfg)
 {
-  switch (cfg.kind) {
-  case backend::hbm: return detail::make_hbm_store();
-  case backend::host: return detail::make_host_store();
-  case backend::emu: return detail::make_emu_store(cfg, cfg.line_bytes);
-  case backend::nvme: return detail::make_nvme_store(cfg, cfg.line_bytes);
-  }
-  throw error("bam::runtime: unknown backend " + std::to_string(int(cfg.kind)));
+  std::unique_ptr<detail::backing_store> store;
+  detail::registry::each([&](auto e) {
+    if (e.kind == cfg.kind)
+      store = e.setup(cfg);
+  });
+  return store;
 }
 
 // Slots start on a 64 KiB boundary and span whole 64 KiB pages, so that the
@@ -205,7 +207,7 @@ runtime::impl::impl(const config& c) : cfg(c)
   h_ctx.n_slots = n_slots;
   h_ctx.line_shift = line_shift;
   h_ctx.n_stat_rows = uint32_t(n_sms);
-  h_ctx.backend = detail::backend_kind(uint32_t(cfg.kind));
+  h_ctx.access = detail::registry::access_of(cfg.kind);
   upload_ctx();
 }
 

@@ -2,6 +2,8 @@
 #include <bam/config.h>
 #include <bam/error.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -84,6 +86,83 @@ int main()
   bam::config c = bam::config::from_env();
   expect(c.kind == bam::backend::host && c.cache_bytes == (size_t(64) << 20) && c.line_bytes == 8192 && !c.stats,
          "from_env values");
+  unsetenv("BAM_CACHE_BYTES");
+  unsetenv("BAM_LINE_BYTES");
+  unsetenv("BAM_STATS");
+  unsetenv("BAM_BACKEND");
+
+  // Backend names come from the registry, in enum order.
+  expect(std::strcmp(bam::backend_name(bam::backend::hbm), "hbm") == 0 &&
+             std::strcmp(bam::backend_name(bam::backend::host), "host") == 0 &&
+             std::strcmp(bam::backend_name(bam::backend::emu), "emu") == 0 &&
+             std::strcmp(bam::backend_name(bam::backend::nvme), "nvme") == 0,
+         "backend_name of every enumerator");
+  expect(std::strcmp(bam::backend_name(bam::backend(bam::backend_count)), "?") == 0, "backend_name out of range");
+  for (uint32_t i = 0; i < bam::backend_count; ++i) { // every registered name parses back to its enumerator
+    const char* name = bam::backend_name(bam::backend(i));
+    setenv("BAM_BACKEND", name, 1);
+    if (i == uint32_t(bam::backend::nvme))
+      setenv("BAM_NVME_DEVICE", "/dev/bam_nvme0", 1);
+    expect(bam::config::from_env().kind == bam::backend(i), name);
+    unsetenv("BAM_NVME_DEVICE");
+  }
+  unsetenv("BAM_BACKEND");
+  {
+    bam::config c;
+    c.kind = bam::backend(7); // a bad cast from an integer
+    try {
+      c.validate();
+      expect(false, "validate() of backend 7: no error");
+    } catch (const bam::error& e) {
+      expect(std::string(e.what()) == "bam::config: backend 7 is not a backend; use hbm, host, emu or nvme",
+             e.what());
+    }
+  }
+
+  // BAM_STALL_TIMEOUT_S: 2e10 s is 2e19 ns, past 64 bits (it used to wrap to
+  // a 0 ns timeout); bounded instead, from the environment and from code.
+  expect_error("BAM_STALL_TIMEOUT_S", "2e10", "BAM_STALL_TIMEOUT_S: '2e10' is not a number in [0.001, 1000000]");
+  expect_error("BAM_STALL_TIMEOUT_S", "0", "BAM_STALL_TIMEOUT_S: '0' is not a number in [0.001, 1000000]");
+  expect_error("BAM_STALL_TIMEOUT_S", "nan", "BAM_STALL_TIMEOUT_S: 'nan' is not a number in [0.001, 1000000]");
+  expect_error("BAM_STALL_TIMEOUT_S", "inf", "BAM_STALL_TIMEOUT_S: 'inf' is not a number in [0.001, 1000000]");
+  setenv("BAM_STALL_TIMEOUT_S", "1e6", 1);
+  expect(bam::config::from_env().stall_timeout_s == 1e6, "BAM_STALL_TIMEOUT_S=1e6 (the bound) accepted");
+  unsetenv("BAM_STALL_TIMEOUT_S");
+  {
+    bam::config c;
+    c.stall_timeout_s = 2e10;
+    try {
+      c.validate();
+      expect(false, "validate() with stall_timeout_s = 2e10: no error");
+    } catch (const bam::error& e) {
+      expect(std::string(e.what()) == "BAM_STALL_TIMEOUT_S: 20000000000 is not in [0.001, 1000000] seconds",
+             e.what());
+    }
+    c.stall_timeout_s = std::nan("");
+    bool threw = false;
+    try {
+      c.validate();
+    } catch (const bam::error&) {
+      threw = true;
+    }
+    expect(threw, "validate() with stall_timeout_s = NaN");
+  }
+
+  // The emu backend's variables, parsed by its registry entry.
+  expect_error("BAM_EMU_LATENCY_US", "1e300", "BAM_EMU_LATENCY_US: '1e300' is not a number in [0, 1000000000]");
+  expect_error("BAM_EMU_IOPS", "-5", "BAM_EMU_IOPS: '-5' is not a number in [0, 1000000000000]");
+  expect_error("BAM_EMU_IOPS", "0.5", "BAM_EMU_IOPS: 0.5 is not 0 (no cap) or in [1, 1000000000000]");
+  expect_error("BAM_EMU_THREADS", "1024", "BAM_EMU_THREADS: '1024' is not an integer in [1, 256]");
+  expect_error("BAM_EMU_FAULT_RATE", "1.5", "BAM_EMU_FAULT_RATE: '1.5' is not a number in [0, 1]");
+  setenv("BAM_EMU_LATENCY_US", "12.5", 1);
+  setenv("BAM_EMU_FAULT", "delay", 1);
+  {
+    const bam::config c = bam::config::from_env();
+    expect(c.emu_latency_us == 12.5 && c.emu_fault == "delay", "emu variables parsed");
+  }
+  unsetenv("BAM_EMU_LATENCY_US");
+  unsetenv("BAM_EMU_FAULT");
+
   if (failures == 0)
     std::printf("config_test: all passed\n");
   return failures != 0;
