@@ -23,7 +23,7 @@ test-runtime:
 	$(MAKE) -s -C runtime/cuda test-cpu
 	$(MAKE) -s -C runtime/cuda -f nvme.mk test-queue-cpu
 	$(MAKE) -s -C runtime/cuda check-headers
-	$(MAKE) -s -C runtime/cuda lib test-nvme-backend
+	$(MAKE) -s -C runtime/cuda lib test-nvme-backend test-backend-host
 
 # Every golden output of `bamgen port` (testdata/port) and of `bamgen port
 # --opt` (testdata/opt) compiled with nvcc against the runtime headers: the

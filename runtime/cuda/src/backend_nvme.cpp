@@ -32,6 +32,7 @@
 #    include "bam_nvme_host.h"
 #    include <bam_kmod_abi.h>
 #    include <bam/nvme/direct.h>
+#    include "nvme_quiesce.h"
 #    define BAM_HAVE_KMOD 1
 #  endif
 #endif
@@ -174,6 +175,12 @@ public:
 
   ~nvme_store() override { teardown(); }
 
+  bool shutdown() override
+  {
+    teardown();
+    return !dma_live_;
+  }
+
   // The cache lines: GPU memory the SSD writes into directly when the
   // module can map it (P2P); the queues are built here either way.
   void attach_cache(void* slots, uint64_t bytes) override
@@ -198,7 +205,7 @@ public:
       if (it->bytes == 0)
         free_.erase(it);
     } else {
-      if (used_ + bytes > capacity_)
+      if (bytes > capacity_ - used_) // used_ <= capacity_; never used_ + bytes: it can wrap
         throw error("nvme backend: namespace " + std::to_string(info_.nsid) + " of " + path_ + " has " +
                     std::to_string(capacity_) + " bytes; " + std::to_string(used_) + " are taken by arrays and " +
                     std::to_string(bytes) + " more were asked for. Free arrays or use a larger namespace");
@@ -573,16 +580,49 @@ private:
     return d;
   }
 
+  // Takes the GPU queues down and frees what the controller reached, unless
+  // it may still be writing there (nvme_quiesce.h): then everything stays
+  // mapped and allocated (dma_live_), and the runtime leaks the cache too.
   void drop_queues()
   {
-    cudaDeviceSynchronize(); // no kernel may still use the queues
+    cudaDeviceSynchronize(); // no kernel may still use the queues; a trapped one may leave commands in flight
     if (qs_)
-      nvme::free_direct_queue_set(qs_);
+      nvme::free_direct_queue_set(qs_); // GPU-side bookkeeping only: the controller never reaches it
     qs_ = nullptr;
-    for (uint16_t q : qids_) {
-      bam_nvme_delete_io_queues(dev_, q);
-      bam_nvme_qid_free(dev_, q);
+    if (dma_live_)
+      return;
+    const dma_state st = quiesce(
+        [&] {
+          bool all = true;
+          for (uint16_t q : qids_) {
+            if (bam_nvme_delete_io_queues(dev_, q) != 0) {
+              if (all)
+                std::fprintf(stderr, "bam: nvme backend: deleting I/O queue pair %u of %s failed: %s\n", unsigned(q),
+                             path_.c_str(), bam_nvme_errmsg());
+              all = false;
+            }
+          }
+          return all;
+        },
+        [&] { return disable_controller(bam_nvme_bar(dev_)); },
+        [&](int err) {
+          if (err == 0)
+            std::fprintf(stderr, "bam: nvme backend: disabled the controller of %s so that it stops DMA before its "
+                                 "memory is freed\n", path_.c_str());
+          else
+            std::fprintf(stderr, "bam: nvme backend: the controller of %s could not be disabled (%s) after a failed "
+                                 "queue deletion; its rings, buffers and the cache stay allocated until exit, when "
+                                 "the module stops it\n", path_.c_str(), std::strerror(-err));
+        });
+    if (st == dma_state::maybe_live) {
+      dma_live_ = true;
+      if (bar_registered_)
+        cudaHostUnregister(const_cast<void*>(bam_nvme_bar(dev_)));
+      bar_registered_ = false;
+      return; // leak: rings, PRP lists, line buffers and their DMA maps stay
     }
+    for (uint16_t q : qids_)
+      bam_nvme_qid_free(dev_, q);
     qids_.clear();
     if (bar_registered_)
       cudaHostUnregister(const_cast<void*>(bam_nvme_bar(dev_)));
@@ -603,6 +643,13 @@ private:
     if (!dev_)
       return;
     drop_queues();
+    if (dma_live_) {
+      // The controller may still write to host memory of this process: keep
+      // the device open (and with it every pin) instead of bam_nvme_close,
+      // which frees the admin queue and the CPU queue pair's memory.
+      dev_ = nullptr;
+      return;
+    }
     if (stage_.bus)
       bam_nvme_dma_free(dev_, &stage_);
     bam_nvme_close(dev_); // destroys the CPU queue pair, shuts the controller down
@@ -621,6 +668,7 @@ private:
   std::vector<backing_region> free_, pending_;
   uint32_t want_queues_ = 0, nq_ = 0, depth_ = 0, bounce_depth_ = 0;
   bool gpu_mode_ = false, bar_registered_ = false;
+  bool dma_live_ = false; // the controller could not be stopped: its memory is leaked, not freed
   std::vector<uint16_t> qids_;
   std::vector<void*> tables_;
   host_dma hring_, hprp_, hbounce_;

@@ -4,6 +4,7 @@
 
 #include "backends.h"
 #include "backing.h"
+#include "checked.h"
 
 #include <bam/detail/cache_core.cuh>
 #include <bam/detail/device_io.cuh>
@@ -222,6 +223,12 @@ runtime::impl::~impl()
       cudaFree(r.meta.state);
       cudaFree(r.meta.slot_of);
     }
+  if (store && !store->shutdown()) {
+    std::fprintf(stderr, "bam: the %s backend could not stop its device; the %zu MiB cache stays allocated until "
+                         "exit instead of being freed under it\n",
+                 backend_name(cfg.kind), (size_t(n_slots) << line_shift) >> 20);
+    (void)d_slots.release(); // leaked on purpose: the device may still write there
+  }
   store.reset();
 }
 
@@ -255,15 +262,22 @@ runtime::runtime() : runtime(config::from_env()) {}
 runtime::runtime(const config& cfg) : p_(std::make_unique<impl>(cfg)) {}
 runtime::~runtime() = default;
 
-detail::array_meta runtime::create(size_t bytes, source src, const void* ptr, const std::string& path, size_t offset)
+detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, const void* ptr, const std::string& path,
+                                   size_t offset)
 {
+  const uint64_t bytes = detail::checked_bytes(n, elem_bytes, "bam::runtime: making an array");
   if (bytes == 0)
     throw error("bam::runtime: cannot make an empty array");
+  if (src == source::file)
+    (void)detail::checked_add(offset, bytes, "array_from_file: offset + size");
   if ((src == source::host || src == source::device) && ptr == nullptr)
     throw error("bam::runtime: array_from_host/array_from_device got a null pointer");
   check(); // waits for the kernels; a trapped one is reported with its cause (no free slot, stalled line)
   const uint64_t lb = p_->cfg.line_bytes;
-  const uint64_t n_lines = (bytes + lb - 1) / lb;
+  const uint64_t n_lines = bytes / lb + (bytes % lb != 0); // no bytes + lb - 1: it can wrap
+  if (n_lines > detail::slot_tag::line_mask + 1)
+    throw error("bam::runtime: an array of " + std::to_string(bytes) + " bytes has " + std::to_string(n_lines) +
+                " lines; at most 2^40 fit the cache's tags. Use a larger BAM_LINE_BYTES or split the array");
   const uint32_t id = p_->new_id();
   array_rec r;
   r.region = p_->store->allocate(n_lines * lb);
@@ -347,11 +361,12 @@ void runtime::check()
   throw error(msg);
 }
 
-void runtime::copy_out(uint32_t id, void* dst, size_t bytes, size_t array_bytes)
+void runtime::copy_out(uint32_t id, void* dst, size_t n, size_t array_n, size_t elem_bytes)
 {
-  if (bytes > array_bytes)
-    throw error("bam::runtime::copy_to_host: asked for " + std::to_string(bytes) + " bytes of an array of " +
-                std::to_string(array_bytes));
+  if (n > array_n)
+    throw error("bam::runtime::copy_to_host: asked for " + std::to_string(n) + " elements of an array of " +
+                std::to_string(array_n));
+  const uint64_t bytes = detail::checked_bytes(n, elem_bytes, "bam::runtime::copy_to_host");
   flush();
   p_->store->read_to_host(p_->rec(id).region, dst, bytes);
   check();

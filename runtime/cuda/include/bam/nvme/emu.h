@@ -73,6 +73,10 @@ struct emu_stats {
 class emu_controller {
 public:
 	emu_controller(const std::string& path, const emu_options& opt = emu_options());
+	// Serves an open file (O_RDWR, or O_RDONLY for a read-only namespace):
+	// the controller keeps its own duplicate of `fd`, so the file may have
+	// no name (O_TMPFILE) and the caller may close `fd` at any time.
+	emu_controller(int fd, const emu_options& opt);
 	~emu_controller(); // stops the threads; no kernel may still use the queues
 	emu_controller(const emu_controller&) = delete;
 	emu_controller& operator=(const emu_controller&) = delete;
