@@ -82,8 +82,8 @@ struct emu_backend {
   static void validate(const config& c)
   {
     const std::string& f = c.emu_fault;
-    if (!(f == "none" || f == "error" || f == "delay" || f == "reorder"))
-      throw error("BAM_EMU_FAULT: '" + f + "' is not a fault kind; use none, error, delay or reorder");
+    if (!(f == "none" || f == "error" || f == "transient" || f == "delay" || f == "reorder"))
+      throw error("BAM_EMU_FAULT: '" + f + "' is not a fault kind; use none, error, transient, delay or reorder");
     if (!(c.emu_fault_rate >= 0 && c.emu_fault_rate <= 1))
       throw error("BAM_EMU_FAULT_RATE: must be a fraction in [0, 1]");
     if (!(c.emu_latency_us >= 0 && c.emu_latency_us <= max_latency_us))

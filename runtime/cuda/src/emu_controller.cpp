@@ -87,6 +87,7 @@ constexpr uint16_t ST_INVALID_NS = BAM_NVME_SC_INVALID_NS;
 constexpr uint16_t ST_LBA_RANGE = BAM_NVME_SC_LBA_RANGE;
 constexpr uint16_t ST_WRITE_FAULT = (2u << 8) | 0x80;  // media error: write fault
 constexpr uint16_t ST_READ_ERROR = (2u << 8) | 0x81;   // media error: unrecovered read
+constexpr uint16_t ST_DNR = 1u << 14;                   // Do Not Retry
 
 // ---- memory: pinned+mapped host / GPU, or plain host ----------------------
 struct memory {
@@ -234,9 +235,10 @@ fault_kind parse_fault_kind(const std::string& s)
 {
 	if (s == "none" || s.empty()) return fault_kind::none;
 	if (s == "error") return fault_kind::error;
+	if (s == "transient") return fault_kind::transient;
 	if (s == "delay") return fault_kind::delay;
 	if (s == "reorder") return fault_kind::reorder;
-	fail("unknown fault kind '" + s + "' (accepted: none, error, delay, reorder)");
+	fail("unknown fault kind '" + s + "' (accepted: none, error, transient, delay, reorder)");
 }
 
 const char* fault_kind_name(fault_kind k)
@@ -244,6 +246,7 @@ const char* fault_kind_name(fault_kind k)
 	switch (k) {
 	case fault_kind::none: return "none";
 	case fault_kind::error: return "error";
+	case fault_kind::transient: return "transient";
 	case fault_kind::delay: return "delay";
 	case fault_kind::reorder: return "reorder";
 	}
@@ -671,15 +674,21 @@ void emu_controller::impl::fetch(hw_queue& q, uint32_t qi, const bam_nvme_sqe& c
 		double u = (double)(xorshift(rng) >> 11) * (1.0 / 9007199254740992.0);
 		hit = u < opt.fault_rate;
 	}
-	uint16_t status = execute(c, hit && opt.fault == fault_kind::error, st);
-	if (status != ST_OK && !(hit && opt.fault == fault_kind::error))
+	const bool inject = hit && (opt.fault == fault_kind::error || opt.fault == fault_kind::transient);
+	uint16_t status = execute(c, inject, st);
+	if (status != ST_OK && !inject)
 		st.invalid.fetch_add(1, std::memory_order_relaxed);
+	// Do Not Retry: set on what a retry cannot fix (invalid commands, an
+	// injected permanent error); clear on a transient one, which the queue
+	// code retries (queue.cuh, status_retryable).
+	if (status != ST_OK && !(inject && opt.fault == fault_kind::transient)) status |= ST_DNR;
 	if (io) trace(trace_fetched, now);
 	uint64_t deadline = now + latency_ns;
 	if (io) deadline = std::max(deadline, token_time_ns(now));
 	if (hit) {
 		switch (opt.fault) {
-		case fault_kind::error: st.errors.fetch_add(1, std::memory_order_relaxed); break;
+		case fault_kind::error:
+		case fault_kind::transient: st.errors.fetch_add(1, std::memory_order_relaxed); break;
 		case fault_kind::delay:
 			deadline += delay_ns;
 			st.delays.fetch_add(1, std::memory_order_relaxed);
@@ -874,6 +883,7 @@ queue_counters emu_controller::queue_totals() const
 		t.timeouts += q.ctr.timeouts;
 		t.late += q.ctr.late;
 		t.failed += q.ctr.failed;
+		t.retries += q.ctr.retries;
 	}
 	return t;
 }

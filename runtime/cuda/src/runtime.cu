@@ -5,6 +5,7 @@
 #include "backends.h"
 #include "backing.h"
 #include "checked.h"
+#include "fatal.h"
 
 #include <bam/detail/cache_core.cuh>
 #include <bam/detail/device_io.cuh>
@@ -53,7 +54,11 @@ const char* fault_name(uint32_t k)
 std::string status_text(int status)
 {
 #if BAM_HAVE_NVME_QUEUES
-  return nvme::status_str(status);
+  std::string s = nvme::status_str(status);
+  if (BAM_NVME_SCT(status) != 7) // the device's status, not the queue layer's own
+    s += BAM_NVME_DNR(status) ? ", a permanent error (the device set Do Not Retry)"
+                              : ", still failing after " + std::to_string(nvme::max_retries) + " retries";
+  return s;
 #else
   return "backend status " + std::to_string(status);
 #endif
@@ -459,7 +464,10 @@ runtime& default_runtime()
 {
   static std::once_flag once;
   static std::unique_ptr<runtime> rt;
-  std::call_once(once, [] { rt = std::make_unique<runtime>(); });
+  std::call_once(once, [] {
+    detail::exit_on_uncaught_error(); // a failed check() in generated code: message and exit 1, not an abort
+    rt = std::make_unique<runtime>();
+  });
   return *rt;
 }
 

@@ -1,4 +1,6 @@
 // bam::config: parsing of BAM_* variables and the errors bad values give.
+#include "../src/fatal.h"
+
 #include <bam/config.h>
 #include <bam/error.h>
 
@@ -7,7 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
+
+#include <csignal>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -57,7 +65,7 @@ int main()
                "BAM_LINE_BYTES: 3000 is not a power of two between 512 and 65536 (64k); e.g. 4k");
   expect_error("BAM_STATS", "yes", "BAM_STATS: 'yes' is not an integer in [0, 1]");
   expect_error("BAM_EMU_FAULT", "boom",
-               "BAM_EMU_FAULT: 'boom' is not a fault kind; use none, error, delay or reorder");
+               "BAM_EMU_FAULT: 'boom' is not a fault kind; use none, error, transient, delay or reorder");
   expect_error("BAM_QUEUE_DEPTH", "1000", "BAM_QUEUE_DEPTH: 1000 is not a power of two in [2, 65536]");
 
   expect_error("BAM_NVME_DEVICE", "bam_nvme0",
@@ -162,6 +170,40 @@ int main()
   }
   unsetenv("BAM_EMU_LATENCY_US");
   unsetenv("BAM_EMU_FAULT");
+
+  // An uncaught bam::error after exit_on_uncaught_error(): its message on
+  // stderr and exit status 1 (not terminate's abort, status 134); other
+  // exceptions still abort.
+  {
+    int pipefd[2];
+    if (pipe(pipefd) == 0) {
+      pid_t pid = fork();
+      if (pid == 0) {
+        dup2(pipefd[1], 2);
+        bam::detail::exit_on_uncaught_error();
+        throw bam::error("bam: device-side read of line 7 of array #0 failed");
+      }
+      close(pipefd[1]);
+      char buf[256] = {};
+      ssize_t got = read(pipefd[0], buf, sizeof buf - 1);
+      close(pipefd[0]);
+      int status = 0;
+      waitpid(pid, &status, 0);
+      expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "uncaught bam::error: exit status 1");
+      expect(got > 0 && std::string(buf) == "bam: device-side read of line 7 of array #0 failed\n",
+             "uncaught bam::error: its message alone on stderr");
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+      int fd = open("/dev/null", O_WRONLY);
+      dup2(fd, 2);
+      bam::detail::exit_on_uncaught_error();
+      throw std::runtime_error("not ours");
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "uncaught other exception: still aborts");
+  }
 
   if (failures == 0)
     std::printf("config_test: all passed\n");

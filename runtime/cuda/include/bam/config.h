@@ -25,7 +25,7 @@ struct config {
   double emu_iops = 0;                  // BAM_EMU_IOPS; 0 = unlimited
   int emu_threads = 4;                  // BAM_EMU_THREADS
   std::string emu_dir = "/tmp";         // BAM_EMU_DIR: where the backing file is created
-  std::string emu_fault = "none";       // BAM_EMU_FAULT: none|error|delay|reorder
+  std::string emu_fault = "none";       // BAM_EMU_FAULT: none|error|transient|delay|reorder
   double emu_fault_rate = 0.01;         // BAM_EMU_FAULT_RATE (extension): fraction of commands hit
   std::string emu_trace;                // BAM_EMU_TRACE (extension): CSV of commands per 100 us, written at exit
   std::string nvme_device;              // BAM_NVME_DEVICE

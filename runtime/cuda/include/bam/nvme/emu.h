@@ -25,9 +25,13 @@ struct queue_set;
 struct queue_counters;
 struct queue_profile;
 
-enum class fault_kind { none, error, delay, reorder };
+// error: a media error with Do Not Retry set (permanent: the caller sees it);
+// transient: the same without DNR (the queue code retries it, so results
+// stay right unless max_retries attempts in a row are hit); delay, reorder:
+// late completions.
+enum class fault_kind { none, error, delay, reorder, transient };
 
-// "none", "error", "delay", "reorder" -> fault_kind; throws on anything else.
+// "none", "error", "transient", "delay", "reorder" -> fault_kind; throws on anything else.
 fault_kind parse_fault_kind(const std::string& s);
 const char* fault_kind_name(fault_kind k);
 
@@ -58,7 +62,7 @@ struct emu_stats {
 	uint64_t commands = 0;         // completions posted
 	uint64_t reads = 0, writes = 0, flushes = 0;
 	uint64_t bytes = 0;            // data moved
-	uint64_t errors_injected = 0;  // `error` faults
+	uint64_t errors_injected = 0;  // `error` and `transient` faults
 	uint64_t delays_injected = 0;  // `delay` faults
 	uint64_t reorders_injected = 0; // `reorder` faults
 	uint64_t invalid = 0;          // commands failed by validation
