@@ -35,12 +35,12 @@ test-go-install:
 # The runtime without a GPU: cache state machine and warp-emulation stress
 # tests, the NVMe queue protocol against the emu controller, every header
 # compiled alone for sm_80 and sm_90, libbam.a (with the nvme backend and
-# kmod/lib) and the nvme backend's errors when no device is there.
+# its NVMe host library) and the nvme backend's errors when no device is there.
 test-runtime:
 	$(MAKE) -s -C runtime/cuda test-cpu
 	$(MAKE) -s -C runtime/cuda -f nvme.mk test-queue-cpu
 	$(MAKE) -s -C runtime/cuda check-headers
-	$(MAKE) -s -C runtime/cuda lib test-nvme-backend
+	$(MAKE) -s -C runtime/cuda lib test-nvme-backend test-backend-host
 
 # Memory ordering: the cache state machine (cache_stress, warp_emu_test)
 # and the NVMe queue protocol's CPU tests under ThreadSanitizer. Any report

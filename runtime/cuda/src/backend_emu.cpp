@@ -6,17 +6,18 @@
 // (doubling, sparse) and build a new controller; the runtime re-reads
 // queues() after every allocation. Array creation synchronizes the device
 // first, so no kernel uses the old queues while they are replaced.
+#include "backends.h"
 #include "backing.h"
 
 #include <bam/error.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <vector>
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #if !defined(BAM_NO_EMU) && defined(__has_include)
@@ -42,7 +43,7 @@ void io_all(bool write, int fd, const std::string& path, void* buf, uint64_t n, 
     if (k < 0 && errno == EINTR)
       continue;
     if (k <= 0)
-      throw error(std::string("emu backend: ") + (write ? "writing" : "reading") + " '" + path + "' at byte " +
+      throw error(std::string("emu backend: ") + (write ? "writing" : "reading") + " " + path + " at byte " +
                   std::to_string(off) + " failed: " + (k == 0 ? "end of file" : std::strerror(errno)));
     p += k;
     n -= uint64_t(k);
@@ -54,12 +55,8 @@ class emu_store final : public backing_store {
 public:
   emu_store(const config& cfg, uint64_t line_bytes) : cfg_(cfg), line_bytes_(line_bytes)
   {
-    static std::atomic<int> serial{0};
-    path_ = cfg.emu_dir + "/bam-emu-" + std::to_string(::getpid()) + "-" + std::to_string(serial++) + ".img";
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd_ < 0)
-      throw error("emu backend: cannot create backing file '" + path_ + "': " + std::strerror(errno) +
-                  "; set BAM_EMU_DIR to a writable directory");
+    fd_ = open_unnamed(cfg.emu_dir);
+    path_ = "the emu backing file in " + cfg.emu_dir;
     opt_.latency_us = cfg.emu_latency_us;
     opt_.iops = cfg.emu_iops;
     opt_.trace_path = cfg.emu_trace;
@@ -76,18 +73,45 @@ public:
   {
     ctl_.reset();
     ::close(fd_);
-    ::unlink(path_.c_str());
   }
 
   backing_region allocate(uint64_t bytes) override
   {
+    if (bytes > max_bytes || used_ > max_bytes - bytes)
+      throw error("emu backend: " + std::to_string(used_) + " bytes are taken by arrays and " + std::to_string(bytes) +
+                  " more were asked for; the backing file holds at most " + std::to_string(max_bytes) +
+                  " bytes (2^62). Free arrays or make smaller ones");
     backing_region r;
     r.offset = used_;
     r.bytes = bytes;
+    if (used_ + bytes > cap_ || !ctl_)
+      grow(used_ + bytes);
     used_ += bytes;
-    if (used_ > cap_ || !ctl_)
-      grow(used_);
     return r;
+  }
+
+  // Largest backing file: off_t is signed, and grow() doubles the capacity.
+  static constexpr uint64_t max_bytes = uint64_t(1) << 62;
+
+  // A file with no name in `dir` (O_TMPFILE): nothing to guess, nothing
+  // left behind after a crash, never reopened by path (the controller gets
+  // the descriptor). Filesystems without O_TMPFILE get a mkostemp name that
+  // is unlinked at once.
+  static int open_unnamed(const std::string& dir)
+  {
+    int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0)
+      return fd;
+    if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) {
+      std::string tmpl = dir + "/bam-emu-XXXXXX";
+      fd = ::mkostemp(&tmpl[0], O_CLOEXEC);
+      if (fd >= 0) {
+        ::unlink(tmpl.c_str());
+        return fd;
+      }
+    }
+    throw error("emu backend: cannot create a backing file in BAM_EMU_DIR=" + dir + ": " + std::strerror(errno) +
+                "; set BAM_EMU_DIR to a writable directory");
   }
   void write_from_host(const backing_region& r, const void* src, uint64_t n) override
   {
@@ -128,15 +152,15 @@ public:
 private:
   void grow(uint64_t need)
   {
-    uint64_t cap = std::max<uint64_t>({need, 2 * cap_, uint64_t(64) << 20});
+    uint64_t cap = std::max<uint64_t>({need, std::min(2 * cap_, max_bytes), uint64_t(64) << 20});
     cap = (cap + (1u << 20) - 1) & ~uint64_t((1u << 20) - 1);
     cudaDeviceSynchronize(); // no kernel may be using the old controller's queues
     ctl_.reset();
     if (::ftruncate(fd_, off_t(cap)) != 0)
-      throw error("emu backend: growing '" + path_ + "' to " + std::to_string(cap) + " bytes failed: " +
+      throw error("emu backend: growing " + path_ + " to " + std::to_string(cap) + " bytes failed: " +
                   std::strerror(errno));
     cap_ = cap;
-    ctl_ = std::make_unique<nvme::emu_controller>(path_, opt_);
+    ctl_ = std::make_unique<nvme::emu_controller>(fd_, opt_);
   }
 
   config cfg_;
@@ -151,12 +175,12 @@ private:
 
 } // namespace
 
-std::unique_ptr<backing_store> make_emu_store(const config& cfg, uint64_t line_bytes)
+std::unique_ptr<backing_store> emu_backend::setup(const config& cfg)
 {
-  return std::make_unique<emu_store>(cfg, line_bytes);
+  return std::make_unique<emu_store>(cfg, cfg.line_bytes);
 }
 #else
-std::unique_ptr<backing_store> make_emu_store(const config&, uint64_t)
+std::unique_ptr<backing_store> emu_backend::setup(const config&)
 {
   throw error("emu backend not built: <bam/nvme/emu.h> was not found when libbam was compiled; "
               "use BAM_BACKEND=hbm or host");

@@ -1,6 +1,6 @@
 // The nvme backend's host side: arrays live on one NVMe namespace of a
 // controller bound to kmod/bam_nvme.ko (BAM_NVME_DEVICE=/dev/bam_nvmeN).
-// kmod/lib brings the controller up; GPU threads then drive I/O queue pairs
+// bam_nvme_host.c brings the controller up; GPU threads then drive I/O queue pairs
 // created here with the same queue code as the emu backend (queue.cuh),
 // set up through bam/nvme/direct.h.
 //
@@ -16,21 +16,23 @@
 //   cudaHostRegisterIoMemory and reached through cudaHostGetDevicePointer.
 //
 // Host-side transfers (array creation, copy-out) go through one CPU queue
-// pair of kmod/lib. Regions are handed out first-fit over the namespace and
+// pair of bam_nvme_host.c. Regions are handed out first-fit over the namespace and
 // zeroed before a kernel can see them, as every backend's regions start.
 //
 // What has run: the host-memory queue set with CPU threads against QEMU's
 // controller (kmod/test/bam_queue_test.cpp). This file with a GPU and a real
 // SSD has not run anywhere; it compiles in CI.
+#include "backends.h"
 #include "backing.h"
 
 #include <bam/error.h>
 
 #if !defined(BAM_NO_NVME) && defined(__has_include)
-#  if __has_include(<bam_nvme_host.h>)
+#  if __has_include(<bam_kmod_abi.h>)
+#    include "bam_nvme_host.h"
 #    include <bam_kmod_abi.h>
-#    include <bam_nvme_host.h>
 #    include <bam/nvme/direct.h>
+#    include "nvme_quiesce.h"
 #    define BAM_HAVE_KMOD 1
 #  endif
 #endif
@@ -175,6 +177,12 @@ public:
 
   ~nvme_store() override { teardown(); }
 
+  bool shutdown() override
+  {
+    teardown();
+    return !dma_live_;
+  }
+
   // The cache lines: GPU memory the SSD writes into directly when the
   // module can map it (P2P); the queues are built here either way.
   void attach_cache(void* slots, uint64_t bytes) override
@@ -199,7 +207,7 @@ public:
       if (it->bytes == 0)
         free_.erase(it);
     } else {
-      if (used_ + bytes > capacity_)
+      if (bytes > capacity_ - used_) // used_ <= capacity_; never used_ + bytes: it can wrap
         throw error("nvme backend: namespace " + std::to_string(info_.nsid) + " of " + path_ + " has " +
                     std::to_string(capacity_) + " bytes; " + std::to_string(used_) + " are taken by arrays and " +
                     std::to_string(bytes) + " more were asked for. Free arrays or use a larger namespace");
@@ -574,16 +582,49 @@ private:
     return d;
   }
 
+  // Takes the GPU queues down and frees what the controller reached, unless
+  // it may still be writing there (nvme_quiesce.h): then everything stays
+  // mapped and allocated (dma_live_), and the runtime leaks the cache too.
   void drop_queues()
   {
-    cudaDeviceSynchronize(); // no kernel may still use the queues
+    cudaDeviceSynchronize(); // no kernel may still use the queues; a trapped one may leave commands in flight
     if (qs_)
-      nvme::free_direct_queue_set(qs_);
+      nvme::free_direct_queue_set(qs_); // GPU-side bookkeeping only: the controller never reaches it
     qs_ = nullptr;
-    for (uint16_t q : qids_) {
-      bam_nvme_delete_io_queues(dev_, q);
-      bam_nvme_qid_free(dev_, q);
+    if (dma_live_)
+      return;
+    const dma_state st = quiesce(
+        [&] {
+          bool all = true;
+          for (uint16_t q : qids_) {
+            if (bam_nvme_delete_io_queues(dev_, q) != 0) {
+              if (all)
+                std::fprintf(stderr, "bam: nvme backend: deleting I/O queue pair %u of %s failed: %s\n", unsigned(q),
+                             path_.c_str(), bam_nvme_errmsg());
+              all = false;
+            }
+          }
+          return all;
+        },
+        [&] { return disable_controller(bam_nvme_bar(dev_)); },
+        [&](int err) {
+          if (err == 0)
+            std::fprintf(stderr, "bam: nvme backend: disabled the controller of %s so that it stops DMA before its "
+                                 "memory is freed\n", path_.c_str());
+          else
+            std::fprintf(stderr, "bam: nvme backend: the controller of %s could not be disabled (%s) after a failed "
+                                 "queue deletion; its rings, buffers and the cache stay allocated until exit, when "
+                                 "the module stops it\n", path_.c_str(), std::strerror(-err));
+        });
+    if (st == dma_state::maybe_live) {
+      dma_live_ = true;
+      if (bar_registered_)
+        cudaHostUnregister(const_cast<void*>(bam_nvme_bar(dev_)));
+      bar_registered_ = false;
+      return; // leak: rings, PRP lists, line buffers and their DMA maps stay
     }
+    for (uint16_t q : qids_)
+      bam_nvme_qid_free(dev_, q);
     qids_.clear();
     if (bar_registered_)
       cudaHostUnregister(const_cast<void*>(bam_nvme_bar(dev_)));
@@ -604,6 +645,13 @@ private:
     if (!dev_)
       return;
     drop_queues();
+    if (dma_live_) {
+      // The controller may still write to host memory of this process: keep
+      // the device open (and with it every pin) instead of bam_nvme_close,
+      // which frees the admin queue and the CPU queue pair's memory.
+      dev_ = nullptr;
+      return;
+    }
     if (stage_.bus)
       bam_nvme_dma_free(dev_, &stage_);
     bam_nvme_close(dev_); // destroys the CPU queue pair, shuts the controller down
@@ -622,6 +670,7 @@ private:
   std::vector<backing_region> free_, pending_;
   uint32_t want_queues_ = 0, nq_ = 0, depth_ = 0, bounce_depth_ = 0;
   bool gpu_mode_ = false, bar_registered_ = false;
+  bool dma_live_ = false; // the controller could not be stopped: its memory is leaked, not freed
   std::vector<uint16_t> qids_;
   std::vector<void*> tables_;
   host_dma hring_, hprp_, hbounce_;
@@ -639,12 +688,18 @@ std::unique_ptr<backing_store> make_nvme_store(const config& cfg, uint64_t line_
 #else
 std::unique_ptr<backing_store> make_nvme_store(const config& cfg, uint64_t)
 {
-  throw error("nvme backend not built: libbam was compiled without kmod/lib (bam_nvme_host.h not found), so "
+  throw error("nvme backend not built: libbam was compiled without kmod/include/bam_kmod_abi.h (the module's "
+              "ioctl ABI), so "
               "BAM_NVME_DEVICE=" + cfg.nvme_device +
               " cannot be used. Build the runtime from the bamgen tree (make -C runtime/cuda lib, which finds "
               "../../kmod), or pass KMOD_DIR=/path/to/bamgen/kmod; or use BAM_BACKEND=emu");
 }
 #endif
+
+std::unique_ptr<backing_store> nvme_backend::setup(const config& cfg)
+{
+  return make_nvme_store(cfg, cfg.line_bytes);
+}
 
 } // namespace detail
 BAM_NAMESPACE_END // namespace bam

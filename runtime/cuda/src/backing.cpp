@@ -1,5 +1,6 @@
 // The pointer backends: hbm (device memory) and host (pinned, mapped host
 // memory read by GPU threads over PCIe), and file loading shared by all.
+#include "backends.h"
 #include "backing.h"
 
 #include <bam/error.h>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bam/version.h>
@@ -51,18 +53,43 @@ void pread_all(int fd, const std::string& path, void* dst, uint64_t n, uint64_t 
   }
 }
 
+const char* file_kind(mode_t m)
+{
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a plain file";
+}
+
 } // namespace
+
+int open_array_file(const std::string& path, uint64_t offset, uint64_t n)
+{
+  // O_NONBLOCK: opening a FIFO must not hang before it is refused below.
+  fd_guard f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
+  if (f.fd < 0)
+    throw error("array_from_file: cannot open '" + path + "': " + std::strerror(errno));
+  struct ::stat st;
+  if (::fstat(f.fd, &st) != 0)
+    throw error("array_from_file: cannot stat '" + path + "': " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw error("array_from_file: '" + path + "' is not a regular file (" +
+                file_kind(st.st_mode) + "); name a file to read the array from");
+  const uint64_t size = uint64_t(st.st_size);
+  if (n > size || offset > size - n) // never offset + n: it can wrap
+    throw error("array_from_file: '" + path + "' has " + std::to_string(size) + " bytes, but offset " +
+                std::to_string(offset) + " + " + std::to_string(n) + " bytes were asked for");
+  const int fd = f.fd;
+  f.fd = -1;
+  return fd;
+}
 
 // Generic path: stream the file through a host buffer into write_from_host.
 void backing_store::write_from_file(const backing_region& r, const std::string& path, uint64_t offset, uint64_t n)
 {
-  fd_guard f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (f.fd < 0)
-    throw error("array_from_file: cannot open '" + path + "': " + std::strerror(errno));
-  off_t size = ::lseek(f.fd, 0, SEEK_END);
-  if (size < 0 || uint64_t(size) < offset + n)
-    throw error("array_from_file: '" + path + "' has " + std::to_string(size) + " bytes, but offset " +
-                std::to_string(offset) + " + " + std::to_string(n) + " bytes were asked for");
+  fd_guard f{open_array_file(path, offset, n)};
   std::vector<unsigned char> buf(n);
   pread_all(f.fd, path, buf.data(), n, offset);
   write_from_host(r, buf.data(), n);
@@ -118,13 +145,7 @@ public:
   }
   void write_from_file(const backing_region& r, const std::string& path, uint64_t offset, uint64_t n) override
   {
-    fd_guard f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    if (f.fd < 0)
-      throw error("array_from_file: cannot open '" + path + "': " + std::strerror(errno));
-    off_t size = ::lseek(f.fd, 0, SEEK_END);
-    if (size < 0 || uint64_t(size) < offset + n)
-      throw error("array_from_file: '" + path + "' has " + std::to_string(size) + " bytes, but offset " +
-                  std::to_string(offset) + " + " + std::to_string(n) + " bytes were asked for");
+    fd_guard f{open_array_file(path, offset, n)};
     pread_all(f.fd, path, r.host, n, offset); // straight into pinned memory, no staging copy
   }
   void read_to_host(const backing_region& r, void* dst, uint64_t n) override { std::memcpy(dst, r.host, n); }
@@ -133,8 +154,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<backing_store> make_hbm_store() { return std::make_unique<hbm_store>(); }
-std::unique_ptr<backing_store> make_host_store() { return std::make_unique<host_store>(); }
+std::unique_ptr<backing_store> hbm_backend::setup(const config&) { return std::make_unique<hbm_store>(); }
+std::unique_ptr<backing_store> host_backend::setup(const config&) { return std::make_unique<host_store>(); }
 
 } // namespace detail
 BAM_NAMESPACE_END // namespace bam

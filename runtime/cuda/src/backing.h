@@ -43,12 +43,22 @@ public:
   // maps them for the SSD when it can.
   virtual void attach_cache(void* /*slots*/, uint64_t /*bytes*/) {}
   virtual void print(FILE*) {}
+  // Stops the device's use of everything it was given, the cache slots of
+  // attach_cache() included. False when that could not be made sure (an
+  // NVMe controller that neither deleted its queues nor disabled): the
+  // store then leaks its own DMA memory, and the caller must not free the
+  // slots either. Called once, before destruction, with no kernel running.
+  virtual bool shutdown() { return true; }
 };
 
-std::unique_ptr<backing_store> make_hbm_store();
-std::unique_ptr<backing_store> make_host_store();
-std::unique_ptr<backing_store> make_emu_store(const config& cfg, uint64_t line_bytes);
+// Each backend's setup is declared with its registry entry (backends.h).
+// The nvme backend's store, also built directly by the tests.
 std::unique_ptr<backing_store> make_nvme_store(const config& cfg, uint64_t line_bytes);
+
+// array_from_file's source: `path` opened read-only, checked to be a regular
+// file holding bytes [offset, offset + n) (no wrap-around). Returns the
+// descriptor (the caller closes it); throws bam::error naming the path.
+int open_array_file(const std::string& path, uint64_t offset, uint64_t n);
 
 // Throws bam::error naming `what` when a CUDA call failed.
 void cuda_check(cudaError_t status, const char* what);

@@ -1,10 +1,14 @@
 // Runtime configuration: defaults, BAM_* environment variables, validation.
+#include "backends.h"
+#include "env.h"
+
 #include <bam/config.h>
 #include <bam/error.h>
 
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -14,14 +18,52 @@ BAM_NAMESPACE_BEGIN
 
 const char* backend_name(backend b) noexcept
 {
-  switch (b) {
-  case backend::hbm: return "hbm";
-  case backend::host: return "host";
-  case backend::emu: return "emu";
-  case backend::nvme: return "nvme";
-  }
-  return "?";
+  const char* name = "?";
+  detail::registry::each([&](auto e) {
+    if (e.kind == b)
+      name = e.name;
+  });
+  return name;
 }
+
+namespace detail {
+
+const char* getenv_nonempty(const char* name)
+{
+  const char* v = std::getenv(name);
+  return (v != nullptr && *v != '\0') ? v : nullptr;
+}
+
+long parse_int(const char* text, const char* what, long lo, long hi)
+{
+  errno = 0;
+  char* end = nullptr;
+  long v = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi)
+    throw error(std::string(what) + ": '" + text + "' is not an integer in [" + std::to_string(lo) + ", " +
+                std::to_string(hi) + "]");
+  return v;
+}
+
+std::string format_number(double v)
+{
+  char b[32];
+  std::snprintf(b, sizeof b, "%.15g", v);
+  return b;
+}
+
+double parse_double(const char* text, const char* what, double lo, double hi)
+{
+  errno = 0;
+  char* end = nullptr;
+  double v = std::strtod(text, &end);
+  if (errno != 0 || end == text || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
+    throw error(std::string(what) + ": '" + text + "' is not a number in [" + format_number(lo) + ", " +
+                format_number(hi) + "]");
+  return v;
+}
+
+} // namespace detail
 
 namespace {
 
@@ -47,49 +89,33 @@ size_t suffix_scale(std::string s)
   }
 }
 
-const char* getenv_nonempty(const char* name)
+// "hbm, host, emu or nvme", from the registry.
+std::string backend_names()
 {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? v : nullptr;
-}
-
-long parse_int(const char* text, const char* what, long lo, long hi)
-{
-  errno = 0;
-  char* end = nullptr;
-  long v = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi)
-    throw error(std::string(what) + ": '" + text + "' is not an integer in [" + std::to_string(lo) + ", " +
-                std::to_string(hi) + "]");
-  return v;
-}
-
-double parse_double(const char* text, const char* what, double lo)
-{
-  errno = 0;
-  char* end = nullptr;
-  double v = std::strtod(text, &end);
-  if (errno != 0 || end == text || *end != '\0' || !std::isfinite(v) || v < lo)
-    throw error(std::string(what) + ": '" + text + "' is not a number >= " + std::to_string(lo));
-  return v;
+  std::string out;
+  size_t i = 0;
+  detail::registry::each([&](auto e) {
+    out += i == 0 ? "" : (i + 1 == detail::registry::size ? " or " : ", ");
+    out += e.name;
+    ++i;
+  });
+  return out;
 }
 
 backend parse_backend(const char* text)
 {
   const std::string s = text;
-  if (s == "hbm") return backend::hbm;
-  if (s == "host") return backend::host;
-  if (s == "emu") return backend::emu;
-  if (s == "nvme") return backend::nvme;
-  throw error("BAM_BACKEND: '" + s + "' is not a backend; use hbm, host, emu or nvme");
-}
-
-std::string parse_fault(const char* text)
-{
-  const std::string s = text;
-  if (s == "none" || s == "error" || s == "delay" || s == "reorder")
-    return s;
-  throw error("BAM_EMU_FAULT: '" + s + "' is not a fault kind; use none, error, delay or reorder");
+  bool found = false;
+  backend b = backend::hbm;
+  detail::registry::each([&](auto e) {
+    if (s == e.name) {
+      b = e.kind;
+      found = true;
+    }
+  });
+  if (!found)
+    throw error("BAM_BACKEND: '" + s + "' is not a backend; use " + backend_names());
+  return b;
 }
 
 } // namespace
@@ -111,6 +137,9 @@ size_t parse_size(const std::string& text, const char* what)
 
 config config::from_env()
 {
+  using detail::getenv_nonempty;
+  using detail::parse_double;
+  using detail::parse_int;
   config c;
   if (const char* v = getenv_nonempty("BAM_BACKEND")) c.kind = parse_backend(v);
   if (const char* v = getenv_nonempty("BAM_CACHE_BYTES")) c.cache_bytes = parse_size(v, "BAM_CACHE_BYTES");
@@ -118,17 +147,11 @@ config config::from_env()
   if (const char* v = getenv_nonempty("BAM_QUEUES")) c.queues = int(parse_int(v, "BAM_QUEUES", 0, 65536));
   if (const char* v = getenv_nonempty("BAM_QUEUE_DEPTH")) c.queue_depth = int(parse_int(v, "BAM_QUEUE_DEPTH", 2, 65536));
   if (const char* v = getenv_nonempty("BAM_STATS")) c.stats = parse_int(v, "BAM_STATS", 0, 1) != 0;
-  if (const char* v = getenv_nonempty("BAM_EMU_LATENCY_US")) c.emu_latency_us = parse_double(v, "BAM_EMU_LATENCY_US", 0);
-  if (const char* v = getenv_nonempty("BAM_EMU_IOPS")) c.emu_iops = parse_double(v, "BAM_EMU_IOPS", 0);
-  if (const char* v = getenv_nonempty("BAM_EMU_THREADS")) c.emu_threads = int(parse_int(v, "BAM_EMU_THREADS", 1, 1024));
-  if (const char* v = getenv_nonempty("BAM_EMU_DIR")) c.emu_dir = v;
-  if (const char* v = getenv_nonempty("BAM_EMU_FAULT")) c.emu_fault = parse_fault(v);
-  if (const char* v = getenv_nonempty("BAM_EMU_TRACE")) c.emu_trace = v;
-  if (const char* v = getenv_nonempty("BAM_EMU_FAULT_RATE")) c.emu_fault_rate = parse_double(v, "BAM_EMU_FAULT_RATE", 0);
-  if (const char* v = getenv_nonempty("BAM_NVME_DEVICE")) c.nvme_device = v;
-  if (const char* v = getenv_nonempty("BAM_STALL_TIMEOUT_S")) c.stall_timeout_s = parse_double(v, "BAM_STALL_TIMEOUT_S", 0.001);
+  if (const char* v = getenv_nonempty("BAM_STALL_TIMEOUT_S"))
+    c.stall_timeout_s = parse_double(v, "BAM_STALL_TIMEOUT_S", min_stall_timeout_s, max_stall_timeout_s);
   if (const char* v = getenv_nonempty("BAM_ODT_ITEM_VERTICES"))
     c.odt_item_vertices = uint64_t(parse_int(v, "BAM_ODT_ITEM_VERTICES", 0, 1ll << 40));
+  detail::registry::each([&](auto e) { e.parse_env(c); }); // each backend's own variables
   c.validate();
   return c;
 }
@@ -145,14 +168,14 @@ void config::validate() const
     throw error("BAM_CACHE_BYTES: more than 2^32-2 lines; use larger BAM_LINE_BYTES or a smaller cache");
   if (queue_depth < 2 || queue_depth > 65536 || !is_pow2(size_t(queue_depth)))
     throw error("BAM_QUEUE_DEPTH: " + std::to_string(queue_depth) + " is not a power of two in [2, 65536]");
-  if (emu_fault_rate > 1)
-    throw error("BAM_EMU_FAULT_RATE: must be a fraction in [0, 1]");
-  if (kind == backend::nvme && nvme_device.empty())
-    throw error("BAM_BACKEND=nvme needs BAM_NVME_DEVICE=/dev/bam_nvmeN, the node kmod/bam_nvme.ko creates for a "
-                "controller bound to it (kmod/README.md); or use BAM_BACKEND=emu to run the same queue code "
-                "against a file");
-  if (!nvme_device.empty() && nvme_device[0] != '/')
-    throw error("BAM_NVME_DEVICE: '" + nvme_device + "' is not an absolute path; use e.g. /dev/bam_nvme0");
+  if (!(stall_timeout_s >= min_stall_timeout_s && stall_timeout_s <= max_stall_timeout_s))
+    throw error("BAM_STALL_TIMEOUT_S: " + detail::format_number(stall_timeout_s) + " is not in [" +
+                detail::format_number(min_stall_timeout_s) + ", " + detail::format_number(max_stall_timeout_s) +
+                "] seconds");
+  if (!detail::is_registered(kind))
+    throw error("bam::config: backend " + std::to_string(uint32_t(kind)) + " is not a backend; use " +
+                backend_names());
+  detail::registry::each([&](auto e) { e.validate(*this); });
 }
 
 BAM_NAMESPACE_END // namespace bam

@@ -89,6 +89,7 @@ constexpr uint16_t ST_INVALID_NS = BAM_NVME_SC_INVALID_NS;
 constexpr uint16_t ST_LBA_RANGE = BAM_NVME_SC_LBA_RANGE;
 constexpr uint16_t ST_WRITE_FAULT = (2u << 8) | 0x80;  // media error: write fault
 constexpr uint16_t ST_READ_ERROR = (2u << 8) | 0x81;   // media error: unrecovered read
+constexpr uint16_t ST_DNR = 1u << 14;                   // Do Not Retry
 
 // ---- memory: pinned+mapped host / GPU, or plain host ----------------------
 struct memory {
@@ -236,9 +237,10 @@ fault_kind parse_fault_kind(const std::string& s)
 {
 	if (s == "none" || s.empty()) return fault_kind::none;
 	if (s == "error") return fault_kind::error;
+	if (s == "transient") return fault_kind::transient;
 	if (s == "delay") return fault_kind::delay;
 	if (s == "reorder") return fault_kind::reorder;
-	fail("unknown fault kind '" + s + "' (accepted: none, error, delay, reorder)");
+	fail("unknown fault kind '" + s + "' (accepted: none, error, transient, delay, reorder)");
 }
 
 const char* fault_kind_name(fault_kind k)
@@ -246,6 +248,7 @@ const char* fault_kind_name(fault_kind k)
 	switch (k) {
 	case fault_kind::none: return "none";
 	case fault_kind::error: return "error";
+	case fault_kind::transient: return "transient";
 	case fault_kind::delay: return "delay";
 	case fault_kind::reorder: return "reorder";
 	}
@@ -293,18 +296,22 @@ struct emu_controller::impl {
 	static constexpr uint64_t trace_bucket_ns = 100000;
 	static constexpr size_t trace_buckets = 1200000; // 120 s
 	std::unique_ptr<std::atomic<uint32_t>[]> trace_fetched, trace_done;
+	int trace_fd = -1; // opened at start (open_trace), written at exit
 	void trace(std::unique_ptr<std::atomic<uint32_t>[]>& series, uint64_t now)
 	{
 		if (!series) return;
 		const uint64_t b = (now - start_ns) / trace_bucket_ns;
 		if (b < trace_buckets) series[b].fetch_add(1, std::memory_order_relaxed);
 	}
-	void write_trace() const;
+	void open_trace();
+	void write_trace();
 
-	impl(const std::string& path, const emu_options& o);
+	impl(const std::string& path, int backing_fd, const emu_options& o);
 	~impl();
 	void release();
 	void open_file(const std::string& path);
+	void adopt_fd(int backing_fd);
+	void map_file(const std::string& name);
 	void setup_queues();
 	void run(int tid);
 	void fetch(hw_queue& q, uint32_t qi, const bam_nvme_sqe& c, uint64_t now, uint64_t& rng, uint64_t& order,
@@ -315,7 +322,7 @@ struct emu_controller::impl {
 	uint64_t token_time_ns(uint64_t now);
 };
 
-emu_controller::impl::impl(const std::string& path, const emu_options& o) : opt(o)
+emu_controller::impl::impl(const std::string& path, int backing_fd, const emu_options& o) : opt(o)
 {
 	if (opt.threads < 1 || opt.threads > 256) fail("threads must be 1..256, got " + std::to_string(opt.threads));
 	if (opt.queue_depth < 2 || opt.queue_depth > 65536 || !is_pow2((uint64_t)opt.queue_depth))
@@ -343,15 +350,20 @@ emu_controller::impl::impl(const std::string& path, const emu_options& o) : opt(
 	}
 	mem.gpu = !opt.host_memory && gpu_present();
 	if (!opt.trace_path.empty()) {
+		open_trace();
 		trace_fetched.reset(new std::atomic<uint32_t>[trace_buckets]());
 		trace_done.reset(new std::atomic<uint32_t>[trace_buckets]());
 	}
 	start_ns = clock_ns();
 	try {
-		open_file(path);
+		if (backing_fd >= 0)
+			adopt_fd(backing_fd);
+		else
+			open_file(path);
 		setup_queues();
 	} catch (...) {
 		release();
+		if (trace_fd >= 0) ::close(trace_fd);
 		throw;
 	}
 	for (int i = 0; i < opt.threads; i++) tstats.emplace_back(new thread_stats);
@@ -366,18 +378,35 @@ void emu_controller::impl::open_file(const std::string& path)
 		writable = false;
 	}
 	if (fd < 0) fail("cannot open '" + path + "': " + strerror(errno));
+	map_file("'" + path + "'");
+}
+
+// The caller's open file: a duplicate is kept (and closed by release()), so
+// an unnamed file (O_TMPFILE) is served without ever being reopened by path.
+void emu_controller::impl::adopt_fd(int backing_fd)
+{
+	const int fl = fcntl(backing_fd, F_GETFL);
+	if (fl < 0) fail("backing file descriptor " + std::to_string(backing_fd) + ": " + strerror(errno));
+	writable = (fl & O_ACCMODE) == O_RDWR;
+	fd = fcntl(backing_fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) fail("duplicating the backing file descriptor failed: " + std::string(strerror(errno)));
+	map_file("the backing file (descriptor " + std::to_string(backing_fd) + ")");
+}
+
+void emu_controller::impl::map_file(const std::string& path)
+{
 	struct stat sb;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) fail("'" + path + "' is not a regular file");
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) fail(path + " is not a regular file");
 	file_bytes = (uint64_t)sb.st_size;
 	uint64_t cap = opt.capacity_bytes ? opt.capacity_bytes : file_bytes;
 	ns_blocks = (cap + opt.block_bytes - 1) >> lba_shift;
-	if (ns_blocks == 0) fail("'" + path + "' is empty");
+	if (ns_blocks == 0) fail(path + " is empty");
 	if (file_bytes) {
 		map_bytes = file_bytes;
 		int flags = MAP_SHARED;
 		if (file_bytes <= (4ull << 30)) flags |= MAP_POPULATE; // page cache -> page tables up front
 		void* m = mmap(nullptr, map_bytes, writable ? PROT_READ | PROT_WRITE : PROT_READ, flags, fd, 0);
-		if (m == MAP_FAILED) fail("mmap of '" + path + "' failed: " + strerror(errno));
+		if (m == MAP_FAILED) fail("mmap of " + path + " failed: " + strerror(errno));
 		map = (uint8_t*)m;
 		madvise(map, map_bytes, MADV_RANDOM);
 	}
@@ -463,11 +492,40 @@ emu_controller::impl::~impl()
 	write_trace();
 }
 
+// The trace file is opened when the controller starts, so that a bad path
+// is an error then rather than a lost trace at exit. Never through a
+// symbolic link (O_NOFOLLOW), and only a regular file with one name: a
+// link planted at a predictable path in a shared directory cannot make the
+// runtime truncate or write someone else's file.
+void emu_controller::impl::open_trace()
+{
+	const std::string& p = opt.trace_path;
+	trace_fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (trace_fd < 0) {
+		if (errno == ELOOP)
+			fail("BAM_EMU_TRACE: '" + p + "' is a symbolic link; name a regular file (the trace is never written "
+			     "through a link)");
+		fail("BAM_EMU_TRACE: cannot open '" + p + "' for writing: " + strerror(errno));
+	}
+	struct stat sb;
+	if (fstat(trace_fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1) {
+		::close(trace_fd);
+		trace_fd = -1;
+		fail("BAM_EMU_TRACE: '" + p + "' is not a regular file with a single name; name a new or ordinary file");
+	}
+	if (ftruncate(trace_fd, 0) != 0) {
+		const std::string e = strerror(errno);
+		::close(trace_fd);
+		trace_fd = -1;
+		fail("BAM_EMU_TRACE: truncating '" + p + "' failed: " + e);
+	}
+}
+
 // Rows from the first to the last bucket with any command: time (ms since
 // the controller started), fetched, completed, and the implied IOPS.
-void emu_controller::impl::write_trace() const
+void emu_controller::impl::write_trace()
 {
-	if (!trace_fetched) return;
+	if (!trace_fetched || trace_fd < 0) return;
 	size_t first = trace_buckets, last = 0;
 	for (size_t b = 0; b < trace_buckets; b++) {
 		if (trace_fetched[b].load(std::memory_order_relaxed) || trace_done[b].load(std::memory_order_relaxed)) {
@@ -475,7 +533,9 @@ void emu_controller::impl::write_trace() const
 			last = b;
 		}
 	}
-	FILE* f = fopen(opt.trace_path.c_str(), "w");
+	FILE* f = fdopen(trace_fd, "w");
+	if (!f) ::close(trace_fd);
+	trace_fd = -1; // closed, or owned by the FILE now
 	if (!f) {
 		fprintf(stderr, "bam emu: cannot write the trace to %s: %s (BAM_EMU_TRACE)\n", opt.trace_path.c_str(),
 			strerror(errno));
@@ -616,15 +676,21 @@ void emu_controller::impl::fetch(hw_queue& q, uint32_t qi, const bam_nvme_sqe& c
 		double u = (double)(xorshift(rng) >> 11) * (1.0 / 9007199254740992.0);
 		hit = u < opt.fault_rate;
 	}
-	uint16_t status = execute(c, hit && opt.fault == fault_kind::error, st);
-	if (status != ST_OK && !(hit && opt.fault == fault_kind::error))
+	const bool inject = hit && (opt.fault == fault_kind::error || opt.fault == fault_kind::transient);
+	uint16_t status = execute(c, inject, st);
+	if (status != ST_OK && !inject)
 		st.invalid.fetch_add(1, std::memory_order_relaxed);
+	// Do Not Retry: set on what a retry cannot fix (invalid commands, an
+	// injected permanent error); clear on a transient one, which the queue
+	// code retries (queue.cuh, status_retryable).
+	if (status != ST_OK && !(inject && opt.fault == fault_kind::transient)) status |= ST_DNR;
 	if (io) trace(trace_fetched, now);
 	uint64_t deadline = now + latency_ns;
 	if (io) deadline = std::max(deadline, token_time_ns(now));
 	if (hit) {
 		switch (opt.fault) {
-		case fault_kind::error: st.errors.fetch_add(1, std::memory_order_relaxed); break;
+		case fault_kind::error:
+		case fault_kind::transient: st.errors.fetch_add(1, std::memory_order_relaxed); break;
 		case fault_kind::delay:
 			deadline += delay_ns;
 			st.delays.fetch_add(1, std::memory_order_relaxed);
@@ -739,7 +805,8 @@ void emu_controller::impl::run(int tid)
 	st.run_ns.store(clock_ns() - t_start, std::memory_order_relaxed);
 }
 
-emu_controller::emu_controller(const std::string& path, const emu_options& opt) : p_(new impl(path, opt)) {}
+emu_controller::emu_controller(const std::string& path, const emu_options& opt) : p_(new impl(path, -1, opt)) {}
+emu_controller::emu_controller(int fd, const emu_options& opt) : p_(new impl(std::string(), fd, opt)) {}
 emu_controller::~emu_controller() = default;
 
 queue_set* emu_controller::device_queues() const { return p_->dset; }
@@ -818,6 +885,7 @@ queue_counters emu_controller::queue_totals() const
 		t.timeouts += q.ctr.timeouts;
 		t.late += q.ctr.late;
 		t.failed += q.ctr.failed;
+		t.retries += q.ctr.retries;
 	}
 	return t;
 }

@@ -2,7 +2,10 @@
 // drop), statistics and error reporting.
 #include <bam/runtime.cuh>
 
+#include "backends.h"
 #include "backing.h"
+#include "checked.h"
+#include "fatal.h"
 
 #include <bam/detail/cache_core.cuh>
 #include <bam/detail/device_io.cuh>
@@ -53,7 +56,11 @@ const char* fault_name(uint32_t k)
 std::string status_text(int status)
 {
 #if BAM_HAVE_NVME_QUEUES
-  return nvme::status_str(status);
+  std::string s = nvme::status_str(status);
+  if (BAM_NVME_SCT(status) != 7) // the device's status, not the queue layer's own
+    s += BAM_NVME_DNR(status) ? ", a permanent error (the device set Do Not Retry)"
+                              : ", still failing after " + std::to_string(nvme::max_retries) + " retries";
+  return s;
 #else
   return "backend status " + std::to_string(status);
 #endif
@@ -138,15 +145,16 @@ uint32_t log2u(uint64_t v)
   return s;
 }
 
+// The chosen backend's host side, from the registry (cfg is validated, so
+// cfg.kind is registered).
 std::unique_ptr<detail::backing_store> make_store(const config& cfg)
 {
-  switch (cfg.kind) {
-  case backend::hbm: return detail::make_hbm_store();
-  case backend::host: return detail::make_host_store();
-  case backend::emu: return detail::make_emu_store(cfg, cfg.line_bytes);
-  case backend::nvme: return detail::make_nvme_store(cfg, cfg.line_bytes);
-  }
-  throw error("bam::runtime: unknown backend " + std::to_string(int(cfg.kind)));
+  std::unique_ptr<detail::backing_store> store;
+  detail::registry::each([&](auto e) {
+    if (e.kind == cfg.kind)
+      store = e.setup(cfg);
+  });
+  return store;
 }
 
 // Slots start on a 64 KiB boundary and span whole 64 KiB pages, so that the
@@ -207,7 +215,7 @@ runtime::impl::impl(const config& c) : cfg(c)
   h_ctx.n_slots = n_slots;
   h_ctx.line_shift = line_shift;
   h_ctx.n_stat_rows = uint32_t(n_sms);
-  h_ctx.backend = detail::backend_kind(uint32_t(cfg.kind));
+  h_ctx.access = detail::registry::access_of(cfg.kind);
   upload_ctx();
 }
 
@@ -222,6 +230,12 @@ runtime::impl::~impl()
       cudaFree(r.meta.state);
       cudaFree(r.meta.slot_of);
     }
+  if (store && !store->shutdown()) {
+    std::fprintf(stderr, "bam: the %s backend could not stop its device; the %zu MiB cache stays allocated until "
+                         "exit instead of being freed under it\n",
+                 backend_name(cfg.kind), (size_t(n_slots) << line_shift) >> 20);
+    (void)d_slots.release(); // leaked on purpose: the device may still write there
+  }
   store.reset();
 }
 
@@ -255,15 +269,22 @@ runtime::runtime() : runtime(config::from_env()) {}
 runtime::runtime(const config& cfg) : p_(std::make_unique<impl>(cfg)) {}
 runtime::~runtime() = default;
 
-detail::array_meta runtime::create(size_t bytes, source src, const void* ptr, const std::string& path, size_t offset)
+detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, const void* ptr, const std::string& path,
+                                   size_t offset)
 {
+  const uint64_t bytes = detail::checked_bytes(n, elem_bytes, "bam::runtime: making an array");
   if (bytes == 0)
     throw error("bam::runtime: cannot make an empty array");
+  if (src == source::file)
+    (void)detail::checked_add(offset, bytes, "array_from_file: offset + size");
   if ((src == source::host || src == source::device) && ptr == nullptr)
     throw error("bam::runtime: array_from_host/array_from_device got a null pointer");
   check(); // waits for the kernels; a trapped one is reported with its cause (no free slot, stalled line)
   const uint64_t lb = p_->cfg.line_bytes;
-  const uint64_t n_lines = (bytes + lb - 1) / lb;
+  const uint64_t n_lines = bytes / lb + (bytes % lb != 0); // no bytes + lb - 1: it can wrap
+  if (n_lines > detail::slot_tag::line_mask + 1)
+    throw error("bam::runtime: an array of " + std::to_string(bytes) + " bytes has " + std::to_string(n_lines) +
+                " lines; at most 2^40 fit the cache's tags. Use a larger BAM_LINE_BYTES or split the array");
   const uint32_t id = p_->new_id();
   array_rec r;
   r.region = p_->store->allocate(n_lines * lb);
@@ -347,11 +368,12 @@ void runtime::check()
   throw error(msg);
 }
 
-void runtime::copy_out(uint32_t id, void* dst, size_t bytes, size_t array_bytes)
+void runtime::copy_out(uint32_t id, void* dst, size_t n, size_t array_n, size_t elem_bytes)
 {
-  if (bytes > array_bytes)
-    throw error("bam::runtime::copy_to_host: asked for " + std::to_string(bytes) + " bytes of an array of " +
-                std::to_string(array_bytes));
+  if (n > array_n)
+    throw error("bam::runtime::copy_to_host: asked for " + std::to_string(n) + " elements of an array of " +
+                std::to_string(array_n));
+  const uint64_t bytes = detail::checked_bytes(n, elem_bytes, "bam::runtime::copy_to_host");
   flush();
   p_->store->read_to_host(p_->rec(id).region, dst, bytes);
   check();
@@ -444,7 +466,10 @@ runtime& default_runtime()
 {
   static std::once_flag once;
   static std::unique_ptr<runtime> rt;
-  std::call_once(once, [] { rt = std::make_unique<runtime>(); });
+  std::call_once(once, [] {
+    detail::exit_on_uncaught_error(); // a failed check() in generated code: message and exit 1, not an abort
+    rt = std::make_unique<runtime>();
+  });
   return *rt;
 }
 

@@ -92,7 +92,7 @@ struct fixture {
     ctx.n_slots = n_slots;
     ctx.line_shift = line_shift;
     ctx.n_stat_rows = 1;
-    ctx.backend = backend_kind::hbm;
+    ctx.access = device_access::gpu_memory;
   }
 };
 

@@ -1,11 +1,21 @@
 // bam::config: parsing of BAM_* variables and the errors bad values give.
+#include "../src/fatal.h"
+
 #include <bam/config.h>
 #include <bam/error.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
+
+#include <csignal>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -55,7 +65,7 @@ int main()
                "BAM_LINE_BYTES: 3000 is not a power of two between 512 and 65536 (64k); e.g. 4k");
   expect_error("BAM_STATS", "yes", "BAM_STATS: 'yes' is not an integer in [0, 1]");
   expect_error("BAM_EMU_FAULT", "boom",
-               "BAM_EMU_FAULT: 'boom' is not a fault kind; use none, error, delay or reorder");
+               "BAM_EMU_FAULT: 'boom' is not a fault kind; use none, error, transient, delay or reorder");
   expect_error("BAM_QUEUE_DEPTH", "1000", "BAM_QUEUE_DEPTH: 1000 is not a power of two in [2, 65536]");
 
   expect_error("BAM_NVME_DEVICE", "bam_nvme0",
@@ -84,6 +94,117 @@ int main()
   bam::config c = bam::config::from_env();
   expect(c.kind == bam::backend::host && c.cache_bytes == (size_t(64) << 20) && c.line_bytes == 8192 && !c.stats,
          "from_env values");
+  unsetenv("BAM_CACHE_BYTES");
+  unsetenv("BAM_LINE_BYTES");
+  unsetenv("BAM_STATS");
+  unsetenv("BAM_BACKEND");
+
+  // Backend names come from the registry, in enum order.
+  expect(std::strcmp(bam::backend_name(bam::backend::hbm), "hbm") == 0 &&
+             std::strcmp(bam::backend_name(bam::backend::host), "host") == 0 &&
+             std::strcmp(bam::backend_name(bam::backend::emu), "emu") == 0 &&
+             std::strcmp(bam::backend_name(bam::backend::nvme), "nvme") == 0,
+         "backend_name of every enumerator");
+  expect(std::strcmp(bam::backend_name(bam::backend(bam::backend_count)), "?") == 0, "backend_name out of range");
+  for (uint32_t i = 0; i < bam::backend_count; ++i) { // every registered name parses back to its enumerator
+    const char* name = bam::backend_name(bam::backend(i));
+    setenv("BAM_BACKEND", name, 1);
+    if (i == uint32_t(bam::backend::nvme))
+      setenv("BAM_NVME_DEVICE", "/dev/bam_nvme0", 1);
+    expect(bam::config::from_env().kind == bam::backend(i), name);
+    unsetenv("BAM_NVME_DEVICE");
+  }
+  unsetenv("BAM_BACKEND");
+  {
+    bam::config c;
+    c.kind = bam::backend(7); // a bad cast from an integer
+    try {
+      c.validate();
+      expect(false, "validate() of backend 7: no error");
+    } catch (const bam::error& e) {
+      expect(std::string(e.what()) == "bam::config: backend 7 is not a backend; use hbm, host, emu or nvme",
+             e.what());
+    }
+  }
+
+  // BAM_STALL_TIMEOUT_S: 2e10 s is 2e19 ns, past 64 bits (it used to wrap to
+  // a 0 ns timeout); bounded instead, from the environment and from code.
+  expect_error("BAM_STALL_TIMEOUT_S", "2e10", "BAM_STALL_TIMEOUT_S: '2e10' is not a number in [0.001, 1000000]");
+  expect_error("BAM_STALL_TIMEOUT_S", "0", "BAM_STALL_TIMEOUT_S: '0' is not a number in [0.001, 1000000]");
+  expect_error("BAM_STALL_TIMEOUT_S", "nan", "BAM_STALL_TIMEOUT_S: 'nan' is not a number in [0.001, 1000000]");
+  expect_error("BAM_STALL_TIMEOUT_S", "inf", "BAM_STALL_TIMEOUT_S: 'inf' is not a number in [0.001, 1000000]");
+  setenv("BAM_STALL_TIMEOUT_S", "1e6", 1);
+  expect(bam::config::from_env().stall_timeout_s == 1e6, "BAM_STALL_TIMEOUT_S=1e6 (the bound) accepted");
+  unsetenv("BAM_STALL_TIMEOUT_S");
+  {
+    bam::config c;
+    c.stall_timeout_s = 2e10;
+    try {
+      c.validate();
+      expect(false, "validate() with stall_timeout_s = 2e10: no error");
+    } catch (const bam::error& e) {
+      expect(std::string(e.what()) == "BAM_STALL_TIMEOUT_S: 20000000000 is not in [0.001, 1000000] seconds",
+             e.what());
+    }
+    c.stall_timeout_s = std::nan("");
+    bool threw = false;
+    try {
+      c.validate();
+    } catch (const bam::error&) {
+      threw = true;
+    }
+    expect(threw, "validate() with stall_timeout_s = NaN");
+  }
+
+  // The emu backend's variables, parsed by its registry entry.
+  expect_error("BAM_EMU_LATENCY_US", "1e300", "BAM_EMU_LATENCY_US: '1e300' is not a number in [0, 1000000000]");
+  expect_error("BAM_EMU_IOPS", "-5", "BAM_EMU_IOPS: '-5' is not a number in [0, 1000000000000]");
+  expect_error("BAM_EMU_IOPS", "0.5", "BAM_EMU_IOPS: 0.5 is not 0 (no cap) or in [1, 1000000000000]");
+  expect_error("BAM_EMU_THREADS", "1024", "BAM_EMU_THREADS: '1024' is not an integer in [1, 256]");
+  expect_error("BAM_EMU_FAULT_RATE", "1.5", "BAM_EMU_FAULT_RATE: '1.5' is not a number in [0, 1]");
+  setenv("BAM_EMU_LATENCY_US", "12.5", 1);
+  setenv("BAM_EMU_FAULT", "delay", 1);
+  {
+    const bam::config c = bam::config::from_env();
+    expect(c.emu_latency_us == 12.5 && c.emu_fault == "delay", "emu variables parsed");
+  }
+  unsetenv("BAM_EMU_LATENCY_US");
+  unsetenv("BAM_EMU_FAULT");
+
+  // An uncaught bam::error after exit_on_uncaught_error(): its message on
+  // stderr and exit status 1 (not terminate's abort, status 134); other
+  // exceptions still abort.
+  {
+    int pipefd[2];
+    if (pipe(pipefd) == 0) {
+      pid_t pid = fork();
+      if (pid == 0) {
+        dup2(pipefd[1], 2);
+        bam::detail::exit_on_uncaught_error();
+        throw bam::error("bam: device-side read of line 7 of array #0 failed");
+      }
+      close(pipefd[1]);
+      char buf[256] = {};
+      ssize_t got = read(pipefd[0], buf, sizeof buf - 1);
+      close(pipefd[0]);
+      int status = 0;
+      waitpid(pid, &status, 0);
+      expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "uncaught bam::error: exit status 1");
+      expect(got > 0 && std::string(buf) == "bam: device-side read of line 7 of array #0 failed\n",
+             "uncaught bam::error: its message alone on stderr");
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+      int fd = open("/dev/null", O_WRONLY);
+      dup2(fd, 2);
+      bam::detail::exit_on_uncaught_error();
+      throw std::runtime_error("not ours");
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "uncaught other exception: still aborts");
+  }
+
   if (failures == 0)
     std::printf("config_test: all passed\n");
   return failures != 0;

@@ -406,7 +406,8 @@ void test_atomics()
          (long long)h[2]);
 }
 
-// Storage faults: `error` must reach the host as bam::error, `delay` and
+// Storage faults: `error` (permanent, Do Not Retry) must reach the host as
+// bam::error; `transient` (retried by the queue code), `delay` and
 // `reorder` must not change results.
 void test_emu_fault(const char* fault)
 {
@@ -423,7 +424,8 @@ void test_emu_fault(const char* fault)
     try {
       rt->check();
     } catch (const bam::error& e) {
-      EXPECT(std::strstr(e.what(), "device-side read") != nullptr, "unexpected message: %s", e.what());
+      EXPECT(std::strstr(e.what(), "device-side read") != nullptr && std::strstr(e.what(), "permanent error") != nullptr,
+             "unexpected message: %s", e.what());
       std::printf("     (error surfaced: %.160s...)\n", e.what());
       return;
     }
@@ -583,7 +585,7 @@ std::vector<test_case> all_tests()
     t.push_back({"odt_tile" + s, [b] { test_odt_tile(b); }});
   }
   t.push_back({"atomics", test_atomics});
-  for (const char* f : {"none", "delay", "reorder", "error"})
+  for (const char* f : {"none", "delay", "reorder", "transient", "error"})
     t.push_back({std::string("emu_fault/") + f, [f] { test_emu_fault(f); }});
   t.push_back({"odt_fvl", test_odt});
   t.push_back({"env_errors", test_env_errors});

@@ -273,6 +273,7 @@ void test_fault_error()
 	CHECK(r.errors > 0 && (uint64_t)r.errors == s.errors_injected, "callers saw %d errors, injected %llu", r.errors,
 	      (unsigned long long)s.errors_injected);
 	CHECK(r.ok + r.errors == 8000, "ok %d + errors %d", r.ok, r.errors);
+	CHECK(c.queue_totals().retries == 0, "permanent (DNR) errors were retried %u times", c.queue_totals().retries);
 	// Writes fail visibly too and leave the file as it was.
 	const queue_set* qs = c.device_queues();
 	std::vector<uint64_t> buf(512, 0xABABABABABABABABull), back(512);
@@ -281,7 +282,7 @@ void test_fault_error()
 		int st = qs->write(4096ull * i, 4096, buf.data());
 		if (st) {
 			werr++;
-			CHECK(BAM_NVME_SCT(st) == 2, "write error status 0x%x", st);
+			CHECK(BAM_NVME_SCT(st) == 2 && BAM_NVME_DNR(st), "write error status 0x%x", st);
 			// read until the read itself succeeds; the line must be untouched
 			int rs;
 			while ((rs = qs->read(4096ull * i, 4096, back.data())) != 0) {}
@@ -293,6 +294,55 @@ void test_fault_error()
 	CHECK(werr > 0, "no write errors in 400 writes at rate 0.05");
 	std::printf("  read errors %d (injected %llu), write errors %d\n", r.errors,
 		    (unsigned long long)s.errors_injected, werr);
+}
+
+// Transient errors (DNR clear) are retried by the queue code: every read
+// and write succeeds with the right data, each injected error costing one
+// retry; a command that keeps failing gives up after max_retries.
+void test_fault_transient()
+{
+	const uint64_t size = 4ull << 20;
+	temp_file f(size);
+	{
+		emu_options o = base_opts();
+		o.fault = fault_kind::transient;
+		o.fault_rate = 0.02; // 6 failures in a row: 6e-11 per read
+		emu_controller c(f.path, o);
+		fault_result r = fault_reads(c, size, 8, 1000);
+		emu_stats s = c.stats();
+		const queue_counters qc = c.queue_totals();
+		CHECK(r.ok == 8000 && r.errors == 0 && r.wrong == 0, "ok %d, errors %d, wrong %d", r.ok, r.errors, r.wrong);
+		CHECK(s.errors_injected > 0 && qc.retries == s.errors_injected, "injected %llu, retried %u",
+		      (unsigned long long)s.errors_injected, qc.retries);
+		const queue_set* qs = c.device_queues();
+		std::vector<uint64_t> buf(512), back(512);
+		for (int i = 0; i < 400; i++) {
+			for (auto& w : buf) w = 0x1234000000000000ull + i;
+			CHECK(qs->write(4096ull * i, 4096, buf.data()) == 0, "write %d failed", i);
+			CHECK(qs->read(4096ull * i, 4096, back.data()) == 0 && back == buf, "line %d not written", i);
+		}
+		std::printf("  %llu transient errors injected, %u retries, 0 errors seen\n",
+			    (unsigned long long)c.stats().errors_injected, c.queue_totals().retries);
+	}
+	{
+		emu_options o = base_opts();
+		o.fault = fault_kind::transient;
+		o.fault_rate = 1.0; // every attempt fails
+		emu_controller c(f.path, o);
+		const queue_set* qs = c.device_queues();
+		std::vector<uint64_t> buf(512);
+		int st = qs->read(0, 4096, buf.data());
+		CHECK(BAM_NVME_SCT(st) == 2 && !BAM_NVME_DNR(st), "status 0x%x after retries", st);
+		CHECK(c.stats().errors_injected == 1 + max_retries && c.queue_totals().retries == max_retries,
+		      "a failing read was tried %llu times (retries %u)", (unsigned long long)c.stats().errors_injected,
+		      c.queue_totals().retries);
+		queue_hold h;
+		st = qs->read_held(0, 4096, buf.data(), h);
+		CHECK(st != 0 && h.active, "read_held: status 0x%x, hold %d", st, (int)h.active);
+		qs->retire(h);
+		CHECK(c.stats().errors_injected == 2 * (1 + max_retries), "read_held tried %llu times in all",
+		      (unsigned long long)c.stats().errors_injected);
+	}
 }
 
 void test_fault_delay()
@@ -356,14 +406,16 @@ void test_invalid()
 	emu_controller c(f.path, base_opts());
 	const queue_set* qs = c.device_queues();
 	std::vector<uint64_t> buf(8192);
-	CHECK(qs->read(size, 4096, buf.data()) == BAM_NVME_SC_LBA_RANGE, "read past the end");
-	CHECK(qs->read(size - 2048, 4096, buf.data()) == BAM_NVME_SC_LBA_RANGE, "read across the end");
+	// Invalid commands complete with Do Not Retry set: no retries.
+	CHECK(qs->read(size, 4096, buf.data()) == (BAM_NVME_SC_LBA_RANGE | 0x4000), "read past the end");
+	CHECK(qs->read(size - 2048, 4096, buf.data()) == (BAM_NVME_SC_LBA_RANGE | 0x4000), "read across the end");
 	CHECK(qs->read(100, 4096, buf.data()) == (int)BAM_NVME_STATUS_BAD_ARGS, "unaligned offset");
 	CHECK(qs->read(0, 128 << 10, buf.data()) == (int)BAM_NVME_STATUS_BAD_ARGS, "over max_io_bytes");
 	queue& q = qs->queues[0];
-	CHECK(q.io(0x7f, 0, 4096, buf.data()) == BAM_NVME_SC_INVALID_OPCODE, "bad opcode");
+	CHECK(q.io(0x7f, 0, 4096, buf.data()) == (BAM_NVME_SC_INVALID_OPCODE | 0x4000), "bad opcode");
 	CHECK(qs->read(size - 4096, 4096, buf.data()) == 0, "last line");
 	CHECK(c.stats().invalid == 3, "invalid %llu", (unsigned long long)c.stats().invalid);
+	CHECK(c.queue_totals().retries == 0, "invalid commands were retried %u times", c.queue_totals().retries);
 }
 
 // Latency overlaps across outstanding commands.
@@ -541,7 +593,8 @@ void test_controller_raw()
 	ring_cq(); // head 3: room again
 	CHECK(next(e) && e.cid == 3 && e.sq_head == 0, "held-back completion: cid %u sq_head %u", e.cid, e.sq_head);
 	ring_cq();
-	// Validation statuses, across the phase flip of the next pass.
+	// Validation statuses, across the phase flip of the next pass; every
+	// failure carries Do Not Retry (a retry cannot fix an invalid command).
 	struct {
 		uint8_t op;
 		uint32_t nsid;
@@ -560,8 +613,9 @@ void test_controller_raw()
 		uint32_t cid = sq_tail;
 		submit(k.op, k.nsid, k.lba, k.prp1);
 		CHECK(next(e), "no completion for opcode 0x%x", k.op);
-		CHECK(e.cid == cid && BAM_NVME_STATUS(e.status) == k.status, "opcode 0x%x: cid %u status 0x%x, want 0x%x",
-		      k.op, e.cid, BAM_NVME_STATUS(e.status), k.status);
+		const uint16_t want_st = k.status ? uint16_t(k.status | 0x4000u) : 0;
+		CHECK(e.cid == cid && BAM_NVME_STATUS(e.status) == want_st, "opcode 0x%x: cid %u status 0x%x, want 0x%x",
+		      k.op, e.cid, BAM_NVME_STATUS(e.status), want_st);
 		ring_cq();
 	}
 	// A doorbell value beyond the queue is ignored and counted.
@@ -577,7 +631,7 @@ struct test_case {
 };
 const test_case tests[] = {
 	{"random_reads", test_random_reads}, {"write_read", test_write_read},     {"wraparound", test_wraparound},
-	{"fault_error", test_fault_error},   {"fault_delay", test_fault_delay},   {"fault_reorder", test_fault_reorder},
+	{"fault_error", test_fault_error},   {"fault_transient", test_fault_transient}, {"fault_delay", test_fault_delay},   {"fault_reorder", test_fault_reorder},
 	{"invalid", test_invalid},           {"latency", test_latency},           {"iops_cap", test_iops_cap},
 	{"shutdown", test_shutdown},         {"controller_raw", test_controller_raw},
 };

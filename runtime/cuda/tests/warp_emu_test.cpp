@@ -121,7 +121,7 @@ struct emu_cache {
     ctx.n_slots = nslots;
     ctx.line_shift = shift;
     ctx.n_stat_rows = 1;
-    ctx.backend = on_storage ? backend_kind::emu : backend_kind::hbm;
+    ctx.access = on_storage ? device_access::queue : device_access::gpu_memory;
     states.reserve(8);
     maps.reserve(8);
     backing.reserve(8);
@@ -140,7 +140,7 @@ struct emu_cache {
     array_meta m{};
     m.state = states.back().data();
     m.slot_of = maps.back().data();
-    if (ctx.backend == backend_kind::emu) { // lines live at byte offsets of `storage`
+    if (ctx.access == device_access::queue) { // lines live at byte offsets of `storage`
       CHECK(storage_used + lines * lb <= storage.size(), "test storage too small");
       m.base = storage_used;
       std::memcpy(storage.data() + storage_used, init.data(), bytes);

@@ -2,6 +2,8 @@
 #ifndef BAM_CONFIG_H
 #define BAM_CONFIG_H
 
+#include <bam/backend.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -10,9 +12,8 @@
 
 BAM_NAMESPACE_BEGIN
 
-enum class backend { hbm, host, emu, nvme };
-
-// "hbm" | "host" | "emu" | "nvme"
+// The backend's registry name: "hbm", "host", "emu", "nvme" (what
+// BAM_BACKEND accepts); "?" for a value that is not an enumerator.
 const char* backend_name(backend b) noexcept;
 
 struct config {
@@ -26,12 +27,16 @@ struct config {
   double emu_iops = 0;                  // BAM_EMU_IOPS; 0 = unlimited
   int emu_threads = 4;                  // BAM_EMU_THREADS
   std::string emu_dir = "/tmp";         // BAM_EMU_DIR: where the backing file is created
-  std::string emu_fault = "none";       // BAM_EMU_FAULT: none|error|delay|reorder
+  std::string emu_fault = "none";       // BAM_EMU_FAULT: none|error|transient|delay|reorder
   double emu_fault_rate = 0.01;         // BAM_EMU_FAULT_RATE (extension): fraction of commands hit
   std::string emu_trace;                // BAM_EMU_TRACE (extension): CSV of commands per 100 us, written at exit
   std::string nvme_device;              // BAM_NVME_DEVICE
-  double stall_timeout_s = 10;          // BAM_STALL_TIMEOUT_S (extension): device-side give-up bound
+  double stall_timeout_s = 10;          // BAM_STALL_TIMEOUT_S (extension): device-side give-up bound, in
+                                        // [min_stall_timeout_s, max_stall_timeout_s]
   uint64_t odt_item_vertices = 128;     // BAM_ODT_ITEM_VERTICES (extension): candidates per ODT work item; 0 = whole tiles
+
+  static constexpr double min_stall_timeout_s = 0.001;
+  static constexpr double max_stall_timeout_s = 1e6; // 11.6 days; the device counts nanoseconds in 64 bits
 
   // Defaults overridden by every BAM_* variable that is set. Bad values
   // throw bam::error naming the variable and what it accepts.

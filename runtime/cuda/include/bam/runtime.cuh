@@ -59,7 +59,7 @@ public:
   template <class T>
   void copy_to_host(const array<T>& a, std::remove_const_t<T>* dst, size_t n)
   {
-    copy_out(detail::array_factory::meta(a).id, dst, n * sizeof(T), a.size() * sizeof(T));
+    copy_out(detail::array_factory::meta(a).id, dst, n, a.size(), sizeof(T));
   }
 
   void flush();   // write back every dirty line, then check()
@@ -88,12 +88,14 @@ private:
   template <class T>
   array<T> make(size_t n, source src, const void* p, const std::string& path, size_t offset)
   {
-    detail::array_meta m = create(n * sizeof(T), src, p, path, offset);
+    detail::array_meta m = create(n, sizeof(T), src, p, path, offset);
     return detail::array_factory::make<T>(device_ctx(), m, slots(), n, line_shift());
   }
 
-  detail::array_meta create(size_t bytes, source src, const void* p, const std::string& path, size_t offset);
-  void copy_out(uint32_t id, void* dst, size_t bytes, size_t array_bytes);
+  // n elements of elem_bytes each (the byte counts are overflow-checked).
+  detail::array_meta create(size_t n, size_t elem_bytes, source src, const void* p, const std::string& path,
+                            size_t offset);
+  void copy_out(uint32_t id, void* dst, size_t n, size_t array_n, size_t elem_bytes);
   void release_array(uint32_t id);
   const detail::cache_ctx* device_ctx() const noexcept;
   unsigned char* slots() const noexcept;

@@ -4,6 +4,7 @@
 #ifndef BAM_DETAIL_CACHE_TYPES_CUH
 #define BAM_DETAIL_CACHE_TYPES_CUH
 
+#include <bam/backend.h>
 #include <bam/detail/config.cuh>
 
 #include <bam/version.h>
@@ -15,27 +16,14 @@ struct queue_set;
 
 namespace detail {
 
-// Where lines live when they are not cached.
-enum class backend_kind : uint32_t {
-  hbm = 0,  // GPU memory: a plain device pointer
-  host = 1, // pinned, mapped host memory: a device-visible pointer
-  emu = 2,  // software NVMe controller: byte offsets through nvme::queue_set
-  nvme = 3, // real SSDs: same queue protocol as emu
-};
-
-[[nodiscard]] BAM_HD constexpr bool is_pointer_backend(backend_kind k) noexcept
-{
-  return k == backend_kind::hbm || k == backend_kind::host;
-}
-
 // One entry per live array in the runtime's array table. Evictors find a
 // victim line's metadata through the table because a slot's tag names the
 // owner by (array id, line), not by pointer.
 struct array_meta {
   uint32_t* state;       // one line_word per line
   uint32_t* slot_of;     // line -> slot, no_slot when not cached
-  unsigned char* data;   // backing store for pointer backends, else nullptr
-  uint64_t base;         // byte offset of line 0 on storage backends
+  unsigned char* data;   // line 0 when is_pointer_access(cache_ctx::access), else nullptr
+  uint64_t base;         // byte offset of line 0 when the access is device_access::queue
   uint64_t n_lines;
   uint32_t id;
   uint32_t live;
@@ -103,12 +91,12 @@ struct cache_ctx {
   stats_row* stats;             // n_stat_rows rows, nullptr when disabled
   error_block* err;             // device memory, atomically updated
   volatile uint32_t* fatal;     // mapped host word: survives a trapped context
-  nvme::queue_set* queues;      // storage backends only
+  nvme::queue_set* queues;      // device_access::queue only
   uint64_t stall_timeout_ns;    // give up (and report) after this long without progress
   uint32_t n_slots;
   uint32_t line_shift;          // log2(line bytes)
   uint32_t n_stat_rows;
-  backend_kind backend;
+  device_access access;         // how lines reach the cache (bam/backend.h), from the backend registry
 
   [[nodiscard]] BAM_HD constexpr uint64_t line_bytes() const noexcept { return 1ull << line_shift; }
   [[nodiscard]] BAM_HD unsigned char* slot_data(uint32_t s) const noexcept

@@ -66,7 +66,7 @@ __device__ inline unsigned char* backing_line(const cache_ctx& c, const array_me
 struct device_io {
   __device__ __noinline__ int read(const cache_ctx& c, const array_meta& m, uint64_t line, void* dst) const
   {
-    if (is_pointer_backend(c.backend)) {
+    if (is_pointer_access(c.access)) {
       copy_line_thread(dst, backing_line(c, m, line), c.line_bytes());
       return 0;
     }
@@ -74,7 +74,7 @@ struct device_io {
   }
   __device__ __noinline__ int write(const cache_ctx& c, const array_meta& m, uint64_t line, const void* src) const
   {
-    if (is_pointer_backend(c.backend)) {
+    if (is_pointer_access(c.access)) {
       copy_line_thread(backing_line(c, m, line), src, c.line_bytes());
       __threadfence(); // the line's next fetcher must see the written-back bytes
       return 0;

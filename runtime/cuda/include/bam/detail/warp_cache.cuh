@@ -239,7 +239,7 @@ __device__ void warp_resolve(const cache_ctx& c, const array_meta& m, uint64_t l
   if (p == probe::hit) {
     use(group_data(c, g, slot));
   } else if (p == probe::fetch) {
-    if (is_pointer_backend(c.backend))
+    if (is_pointer_access(c.access))
       use(group_fill<Write>(c, m, line, g, slot));
     else
       use(group_fill_storage<Write>(c, m, line, g, slot));

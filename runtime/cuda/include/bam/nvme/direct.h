@@ -3,7 +3,7 @@
 // threads (kmod/test/bam_queue_test.cpp).
 //
 // Who provides what:
-//   kmod/lib (host library): brings the controller up, maps BAR0 (the
+//   the NVMe host library (runtime/cuda/src/bam_nvme_host.c): brings the controller up, maps BAR0 (the
 //     doorbells), DMA-maps the memory the controller reaches through the
 //     kmod ioctls (one bus address per page: 4 KiB host pages, 64 KiB GPU
 //     pages) and creates each I/O CQ/SQ pair with admin commands whose PRP

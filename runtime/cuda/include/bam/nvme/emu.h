@@ -27,9 +27,13 @@ struct queue_set;
 struct queue_counters;
 struct queue_profile;
 
-enum class fault_kind { none, error, delay, reorder };
+// error: a media error with Do Not Retry set (permanent: the caller sees it);
+// transient: the same without DNR (the queue code retries it, so results
+// stay right unless max_retries attempts in a row are hit); delay, reorder:
+// late completions.
+enum class fault_kind { none, error, delay, reorder, transient };
 
-// "none", "error", "delay", "reorder" -> fault_kind; throws on anything else.
+// "none", "error", "transient", "delay", "reorder" -> fault_kind; throws on anything else.
 fault_kind parse_fault_kind(const std::string& s);
 const char* fault_kind_name(fault_kind k);
 
@@ -60,7 +64,7 @@ struct emu_stats {
 	uint64_t commands = 0;         // completions posted
 	uint64_t reads = 0, writes = 0, flushes = 0;
 	uint64_t bytes = 0;            // data moved
-	uint64_t errors_injected = 0;  // `error` faults
+	uint64_t errors_injected = 0;  // `error` and `transient` faults
 	uint64_t delays_injected = 0;  // `delay` faults
 	uint64_t reorders_injected = 0; // `reorder` faults
 	uint64_t invalid = 0;          // commands failed by validation
@@ -75,6 +79,10 @@ struct emu_stats {
 class emu_controller {
 public:
 	emu_controller(const std::string& path, const emu_options& opt = emu_options());
+	// Serves an open file (O_RDWR, or O_RDONLY for a read-only namespace):
+	// the controller keeps its own duplicate of `fd`, so the file may have
+	// no name (O_TMPFILE) and the caller may close `fd` at any time.
+	emu_controller(int fd, const emu_options& opt);
 	~emu_controller(); // stops the threads; no kernel may still use the queues
 	emu_controller(const emu_controller&) = delete;
 	emu_controller& operator=(const emu_controller&) = delete;

@@ -104,13 +104,27 @@ namespace nvme {
 
 inline const char* status_str(int status)
 {
-	switch (status) {
+	switch (status & 0x7ff) { // SCT and SC; DNR and More do not change the name
 	case BAM_NVME_STATUS_TIMEOUT: return "timed out waiting for the completion";
 	case BAM_NVME_STATUS_QUEUE_FAILED: return "queue failed earlier (stuck command)";
 	case BAM_NVME_STATUS_BAD_ARGS: return "bad request (size, alignment or buffer)";
 	case BAM_NVME_SC_PRP_OFFSET_INVALID: return "PRP offset invalid";
-	default: return bam_nvme_status_str((uint16_t)status);
+	case 0x280: return "write fault (media error)";
+	case 0x281: return "unrecovered read error (media error)";
+	default: return bam_nvme_status_str((uint16_t)(status & 0x7ff));
 	}
+}
+
+// Storage errors are retried as Linux's nvme driver does: a failed command
+// whose status has Do Not Retry clear is submitted again, at most
+// max_retries times (nvme_core.max_retries defaults to 5); DNR set, or the
+// queue layer's own statuses (SCT 7: timeout, failed queue, bad request),
+// are final. The caller sees the last status.
+constexpr uint32_t max_retries = 5;
+
+BAM_NVME_HD bool status_retryable(int status)
+{
+	return status != 0 && !BAM_NVME_DNR(status) && BAM_NVME_SCT(status) != 7;
 }
 
 namespace detail {
@@ -344,6 +358,7 @@ struct queue_counters {
 	uint32_t timeouts;       // waiters that gave up
 	uint32_t late;           // completions of abandoned commands
 	uint32_t failed;         // 1 once the queue is marked failed
+	uint32_t retries;        // commands submitted again after a retryable status (status_retryable)
 };
 
 // Time spent per phase, summed over commands (QUEUE_FLAG_PROFILE only).
@@ -826,19 +841,38 @@ struct queue_set {
 		return queues[detail::host_thread_index() % nqueues];
 #endif
 	}
+	// Each call submits again while the status is retryable (status_retryable,
+	// at most max_retries times) and returns the last status.
 	BAM_NVME_HD int read(uint64_t byte_offset, uint32_t bytes, void* dst_device) const
 	{
-		return pick().io(BAM_NVME_CMD_READ, byte_offset, bytes, dst_device);
+		for (uint32_t a = 0;; a++) {
+			queue& q = pick();
+			int st = q.io(BAM_NVME_CMD_READ, byte_offset, bytes, dst_device);
+			if (!status_retryable(st) || a == max_retries) return st;
+			detail::fetch_add_gpu(&q.ctr.retries, 1);
+		}
 	}
 	BAM_NVME_HD int write(uint64_t byte_offset, uint32_t bytes, const void* src_device) const
 	{
-		return pick().io(BAM_NVME_CMD_WRITE, byte_offset, bytes, const_cast<void*>(src_device));
+		for (uint32_t a = 0;; a++) {
+			queue& q = pick();
+			int st = q.io(BAM_NVME_CMD_WRITE, byte_offset, bytes, const_cast<void*>(src_device));
+			if (!status_retryable(st) || a == max_retries) return st;
+			detail::fetch_add_gpu(&q.ctr.retries, 1);
+		}
 	}
 	// A read whose data the caller copies itself (from hold.src when it is
-	// not null), then retire(hold).
+	// not null), then retire(hold). A failed attempt that will be retried
+	// gives its slot back first.
 	BAM_NVME_HD int read_held(uint64_t byte_offset, uint32_t bytes, void* dst_device, queue_hold& hold) const
 	{
-		return pick().io(BAM_NVME_CMD_READ, byte_offset, bytes, dst_device, &hold);
+		for (uint32_t a = 0;; a++) {
+			queue& q = pick();
+			int st = q.io(BAM_NVME_CMD_READ, byte_offset, bytes, dst_device, &hold);
+			if (!status_retryable(st) || a == max_retries) return st;
+			retire(hold);
+			detail::fetch_add_gpu(&q.ctr.retries, 1);
+		}
 	}
 	BAM_NVME_HD void retire(queue_hold& hold) const
 	{

@@ -1,6 +1,6 @@
 /* NVMe protocol definitions shared by every piece of bamgen that speaks
  * NVMe: the GPU queue code (runtime/cuda), the software controller behind
- * the `emu` backend, and the user-space host library in kmod/lib.
+ * the `emu` backend, and the user-space host library (src/bam_nvme_host.c).
  *
  * Plain C99 so the kernel-side tests, the C host library, C++17 and CUDA all
  * include the same layouts. Field names follow the NVMe 1.4 base
