@@ -31,7 +31,7 @@
 #include <memory>
 #include <string>
 
-namespace bam {
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 class backing_store;
@@ -169,6 +169,6 @@ static_assert(registry::in_enum_order(), "registry entries must be listed in bam
 inline bool is_registered(backend b) { return uint32_t(b) < registry::size; }
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_SRC_BACKENDS_H

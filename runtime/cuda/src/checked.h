@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-namespace bam {
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 // n * size, or bam::error "<what>: n elements of size bytes overflow 64 bits".
@@ -34,6 +34,6 @@ inline uint64_t checked_add(uint64_t a, uint64_t b, const char* what)
 }
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_SRC_CHECKED_H

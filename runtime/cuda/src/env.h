@@ -4,9 +4,10 @@
 #ifndef BAM_SRC_ENV_H
 #define BAM_SRC_ENV_H
 
+#include <bam/version.h>
 #include <string>
 
-namespace bam {
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 // The variable's value, or nullptr when it is unset or empty.
@@ -19,6 +20,6 @@ double parse_double(const char* text, const char* what, double lo, double hi);
 std::string format_number(double v);
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_SRC_ENV_H

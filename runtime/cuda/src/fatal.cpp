@@ -14,7 +14,7 @@
 #include <exception>
 #include <mutex>
 
-namespace bam {
+BAM_NAMESPACE_BEGIN
 namespace detail {
 namespace {
 
@@ -46,4 +46,4 @@ void exit_on_uncaught_error()
 }
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam

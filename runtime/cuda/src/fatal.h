@@ -2,7 +2,9 @@
 #ifndef BAM_SRC_FATAL_H
 #define BAM_SRC_FATAL_H
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 // Installs, once, a std::terminate handler that prints an uncaught
@@ -11,6 +13,6 @@ namespace detail {
 void exit_on_uncaught_error();
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_SRC_FATAL_H

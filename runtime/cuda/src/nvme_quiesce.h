@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <thread>
 
-namespace bam {
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 // CC.EN = 0, then wait for CSTS.RDY = 0 for up to CAP.TO (500 ms units;
@@ -77,6 +77,6 @@ dma_state quiesce(DeleteQueues delete_queues, Disable disable, Report on_disable
 }
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_SRC_NVME_QUIESCE_H

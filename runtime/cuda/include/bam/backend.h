@@ -11,10 +11,11 @@
 #define BAM_BACKEND_H
 
 #include <bam/detail/config.cuh>
+#include <bam/version.h>
 
 #include <cstdint>
 
-namespace bam {
+BAM_NAMESPACE_BEGIN
 
 enum class backend : uint32_t {
   hbm = 0,  // GPU memory (tests; the "fits in HBM" control)
@@ -58,6 +59,6 @@ enum class device_access : uint32_t {
 }
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_BACKEND_H
