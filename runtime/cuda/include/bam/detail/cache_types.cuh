@@ -55,7 +55,7 @@ struct array_meta {
   unsigned char* direct;
   uint32_t* seq;      // the cache's per-slot fill numbers (cache_ctx::slot_seq), here so hits need no ctx load
   uint32_t placement; // bam::placement, as a number (what runtime.cu decided; reported by BAM_STATS)
-  uint32_t pad_;
+  uint32_t zero;      // always 0; hit_read ANDs with it to make a dependency the compiler cannot fold
 };
 
 // A line map entry: the slot holding the line and that slot's fill number

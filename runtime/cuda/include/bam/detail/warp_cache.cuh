@@ -375,32 +375,62 @@ V racy_load(const V* p)
 // the data arrived, and goes to L2 (strong load). That relies on the
 // hardware not reordering a load after a dependent one, which the PTX
 // memory model does not promise; bench/hitpath measures both.
+// (`zero` is array_meta::zero: 0 at run time, unknown to ptxas, which
+// folds an AND with a literal 0 even inside inline PTX.)
 template <class V>
-__device__ __forceinline__ uint32_t dependency_zero(const V& v)
+__device__ __forceinline__ uint32_t dependency_zero(const V& v, uint32_t zero)
 {
   uint32_t w = 0;
   memcpy(&w, &v, sizeof(w) < sizeof(V) ? sizeof(w) : sizeof(V));
-#if defined(__CUDA_ARCH__)
-  uint32_t z;
-  asm volatile("and.b32 %0, %1, 0;" : "=r"(z) : "r"(w));
-  return z;
-#else
-  return w & 0u;
-#endif
+  return w & zero;
 }
+
+#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && defined(__CUDA_ARCH__)
+// The element load of the dependency variant: L2 (ld.global.cg), so no L1
+// line older than the map entry can answer it.
+template <class V>
+__device__ __forceinline__ V load_l2(const V* p)
+{
+  V v;
+  if constexpr (sizeof(V) == 16) {
+    const uint4 w = __ldcg(reinterpret_cast<const uint4*>(p));
+    memcpy(&v, &w, 16);
+  } else if constexpr (sizeof(V) == 8) {
+    const unsigned long long w = __ldcg(reinterpret_cast<const unsigned long long*>(p));
+    memcpy(&v, &w, 8);
+  } else if constexpr (sizeof(V) == 4) {
+    const unsigned int w = __ldcg(reinterpret_cast<const unsigned int*>(p));
+    memcpy(&v, &w, 4);
+  } else if constexpr (sizeof(V) == 2) {
+    const unsigned short w = __ldcg(reinterpret_cast<const unsigned short*>(p));
+    memcpy(&v, &w, 2);
+  } else {
+    const unsigned char w = __ldcg(reinterpret_cast<const unsigned char*>(p));
+    memcpy(&v, &w, 1);
+  }
+  return v;
+}
+#endif
 
 template <class V>
 __device__ __forceinline__ bool hit_read(const array_meta& m, const unsigned char* slots, uint32_t line_shift,
                                          uint64_t line, uint64_t sub, V& out)
 {
+#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && defined(__CUDA_ARCH__)
+  // map entry (strong, L2) -> element (L2; its address depends on the
+  // entry) -> fill number (strong, L2; its address depends on the element).
+  const uint64_t e = atomic_load(m.slot_of + line, order::relaxed);
+  const uint32_t s = line_map::slot(e);
+  if (s == no_slot)
+    return false;
+  out = load_l2(reinterpret_cast<const V*>(slots + (uint64_t(s) << line_shift)) + sub);
+  return atomic_load(m.seq + s + dependency_zero(out, m.zero), order::relaxed) == line_map::fill(e);
+#else
   const uint64_t e = atomic_load(m.slot_of + line, order::acquire);
   const uint32_t s = line_map::slot(e);
   if (s == no_slot)
     return false;
   out = racy_load(reinterpret_cast<const V*>(slots + (uint64_t(s) << line_shift)) + sub);
-#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && defined(__CUDA_ARCH__)
-  return atomic_load(m.seq + s + dependency_zero(out), order::relaxed) == line_map::fill(e);
-#else
   atomic_fence(order::acquire);
   return atomic_load(m.seq + s, order::relaxed) == line_map::fill(e);
 #endif
