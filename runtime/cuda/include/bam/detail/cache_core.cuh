@@ -61,7 +61,7 @@ BAM_HD inline uint32_t stats_row_index(const cache_ctx& c) noexcept
 #if BAM_IS_DEVICE
   uint32_t sm;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  return sm % c.n_stat_rows;
+  return sm < c.n_stat_rows ? sm : sm % c.n_stat_rows; // the modulo (a long sequence) only when needed: hits count too
 #else
   (void)c;
   return 0;
