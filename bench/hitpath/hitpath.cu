@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -50,7 +51,10 @@ void jnum(const std::string& k, double v)
 }
 void jstr(const std::string& k, const std::string& v)
 {
-  g_json += (g_json.empty() ? "\"" : ", \"") + k + "\": \"" + v + "\"";
+  std::string e;
+  for (char ch : v)
+    e += ch == '"' || ch == '\\' ? '\'' : ch == '\n' ? ' ' : ch;
+  g_json += (g_json.empty() ? "\"" : ", \"") + k + "\": \"" + e + "\"";
 }
 
 double median_ms(const std::function<void()>& fn, int reps)
@@ -264,7 +268,22 @@ bool progress_run(bam::backend b, const char* label)
 
 } // namespace
 
+int run(int argc, char** argv);
+
 int main(int argc, char** argv)
+{
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "FAIL: %s\n", e.what());
+    jstr("error", e.what());
+    jnum("failures", g_failures + 1);
+    std::printf("{%s}\n", g_json.c_str());
+    return 1;
+  }
+}
+
+int run(int argc, char** argv)
 {
   bool quick = false;
   for (int i = 1; i < argc; ++i)
