@@ -10,7 +10,9 @@
 #include <bam/detail/cache_core.cuh>
 #include <bam/detail/device_io.cuh>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -113,6 +115,7 @@ struct runtime::impl {
   // have the slots DMA-mapped for the SSD.
   std::unique_ptr<detail::backing_store> store;
   dev_ptr<uint64_t> d_tags;
+  dev_ptr<uint32_t> d_seq; // per-slot fill numbers (the hit path's eviction check)
   dev_ptr<unsigned long long> d_clock;
   dev_ptr<detail::stats_row> d_stats;
   dev_ptr<detail::error_block> d_err;
@@ -122,6 +125,14 @@ struct runtime::impl {
   std::vector<array_rec> arrays;
   std::vector<uint32_t> free_ids;
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+
+  // Placement (perf: see choose_placement). Read from BAM_GPU_BUDGET and
+  // BAM_HOST_PLACEMENT when the runtime is made.
+  enum class host_policy { automatic, direct, cache };
+  size_t gpu_budget = 0;     // bytes of hbm-backend arrays that may be read in place
+  size_t resident_bytes = 0; // of which in use
+  host_policy host_place = host_policy::automatic;
+  placement choose_placement(uint64_t bytes);
 
   explicit impl(const config& c);
   ~impl();
@@ -190,6 +201,7 @@ runtime::impl::impl(const config& c) : cfg(c)
                                                    ~uintptr_t(slot_align - 1));
   store->attach_cache(slots_aligned, slot_span);
   d_tags = dev_alloc<uint64_t>(n_slots, 0xff, "bam::runtime: allocating slot tags"); // all `empty`
+  d_seq = dev_alloc<uint32_t>(n_slots, 0, "bam::runtime: allocating slot fill numbers");
   d_clock = dev_alloc<unsigned long long>(1, 0, "bam::runtime: allocating the clock hand");
   d_stats = dev_alloc<detail::stats_row>(size_t(n_sms), 0, "bam::runtime: allocating statistics");
   d_err = dev_alloc<detail::error_block>(1, 0, "bam::runtime: allocating the error block");
@@ -205,6 +217,7 @@ runtime::impl::impl(const config& c) : cfg(c)
 
   h_ctx.slots = slots_aligned;
   h_ctx.slot_tag = d_tags.get();
+  h_ctx.slot_seq = d_seq.get();
   h_ctx.clock = d_clock.get();
   h_ctx.arrays = d_arrays.get();
   h_ctx.stats = cfg.stats ? d_stats.get() : nullptr;
@@ -217,6 +230,50 @@ runtime::impl::impl(const config& c) : cfg(c)
   h_ctx.n_stat_rows = uint32_t(n_sms);
   h_ctx.access = detail::registry::access_of(cfg.kind);
   upload_ctx();
+
+  // Placement knobs. The budget defaults to the GPU memory still free once
+  // the cache is allocated: hbm data that fits is read in place.
+  size_t free_b = 0, total_b = 0;
+  detail::cuda_check(cudaMemGetInfo(&free_b, &total_b), "bam::runtime: cudaMemGetInfo");
+  gpu_budget = free_b;
+  if (const char* v = std::getenv("BAM_GPU_BUDGET"); v != nullptr && *v != '\0')
+    gpu_budget = parse_size(v, "BAM_GPU_BUDGET");
+  if (const char* v = std::getenv("BAM_HOST_PLACEMENT"); v != nullptr && *v != '\0') {
+    const std::string p = v;
+    if (p == "auto")
+      host_place = host_policy::automatic;
+    else if (p == "direct")
+      host_place = host_policy::direct;
+    else if (p == "cache")
+      host_place = host_policy::cache;
+    else
+      throw error("bam: BAM_HOST_PLACEMENT=" + p + ": expected auto, direct or cache");
+  }
+}
+
+// Where an array's elements are read (perf; docs/runtime-performance.md,
+// "Placement"):
+//  * hbm backend: the data already is in GPU memory, so an array that fits
+//    the budget (BAM_GPU_BUDGET, default: free memory after the cache) is
+//    read and written in place with plain loads; BAM_GPU_BUDGET=0 sends
+//    every array through the cache (the cache's own tests and benchmarks).
+//  * host backend: mapped pinned memory. BAM_HOST_PLACEMENT=direct reads it
+//    zero-copy (each warp moves only the 32-byte sectors it touches), cache
+//    copies whole lines into the cache. auto (default): zero-copy unless
+//    the array fits in half the cache, where lines stay cached long enough
+//    to be reused from GPU memory.
+//  * emu, nvme: always the cache.
+placement runtime::impl::choose_placement(uint64_t bytes)
+{
+  if (cfg.kind == backend::hbm && bytes <= gpu_budget - std::min(gpu_budget, resident_bytes))
+    return placement::resident;
+  if (cfg.kind == backend::host) {
+    if (host_place == host_policy::direct)
+      return placement::host_direct;
+    if (host_place == host_policy::automatic && bytes > (size_t(n_slots) << line_shift) / 2)
+      return placement::host_direct;
+  }
+  return placement::cache;
 }
 
 runtime::impl::~impl()
@@ -296,7 +353,7 @@ detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, cons
     case source::zeros: break; // regions start zeroed
     }
     auto state = dev_alloc<uint32_t>(n_lines, 0, "bam::runtime: allocating line states");      // all invalid
-    auto slot_of = dev_alloc<uint32_t>(n_lines, 0xff, "bam::runtime: allocating the line map"); // all no_slot
+    auto slot_of = dev_alloc<uint64_t>(n_lines, 0xff, "bam::runtime: allocating the line map"); // all line_map::none
     r.meta.state = state.release();
     r.meta.slot_of = slot_of.release();
   } catch (...) {
@@ -308,6 +365,12 @@ detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, cons
   }
   r.meta.data = r.region.device;
   r.meta.base = r.region.offset;
+  r.meta.seq = p_->d_seq.get();
+  const placement pl = p_->choose_placement(n_lines * lb);
+  r.meta.placement = uint32_t(pl);
+  r.meta.direct = pl == placement::cache ? nullptr : r.region.device;
+  if (pl == placement::resident)
+    p_->resident_bytes += n_lines * lb;
   r.meta.n_lines = n_lines;
   r.meta.id = id;
   r.meta.live = 1;
@@ -388,6 +451,8 @@ void runtime::release_array(uint32_t id)
   p_->store->release(r.region);
   cudaFree(r.meta.state);
   cudaFree(r.meta.slot_of);
+  if (placement(r.meta.placement) == placement::resident)
+    p_->resident_bytes -= r.meta.n_lines * p_->cfg.line_bytes;
   r.live = false;
   r.meta.live = 0;
   cudaMemcpy(p_->d_arrays.get() + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice);
@@ -446,6 +511,10 @@ void runtime::print_stats(FILE* out)
                (unsigned long long)s.io_reads, (unsigned long long)s.io_writes, double(s.io_read_bytes) / 1e6,
                double(s.io_write_bytes) / 1e6, (unsigned long long)s.io_errors);
   std::fprintf(out, "  over %.3f s: %.0f IOPS, %.2f GB/s\n", s.seconds, s.iops(), s.io_gbps());
+  for (const auto& r : p_->arrays) // placement per array (hits on direct arrays are not counted above)
+    if (r.live)
+      std::fprintf(out, "  array #%u: %.1f MiB, placement %s\n", r.meta.id,
+                   double(r.meta.n_lines * p_->cfg.line_bytes) / (1 << 20), placement_name(placement(r.meta.placement)));
   p_->store->print(out);
 }
 

@@ -52,7 +52,9 @@ struct fixture {
   std::vector<uint64_t> tags;
   unsigned long long clock = 0;
   std::vector<array_meta> arrays;
-  std::vector<std::vector<uint32_t>> state, slot_of;
+  std::vector<std::vector<uint32_t>> state;
+  std::vector<std::vector<uint64_t>> slot_of;
+  std::vector<uint32_t> seq;
   std::vector<std::vector<uint64_t>> backing;           // n_lines * words per array
   std::vector<std::unique_ptr<std::atomic<int>[]>> io_owner; // per line: who is doing I/O on it
   std::vector<std::unique_ptr<std::atomic<uint64_t>[]>> expected; // increments per word
@@ -62,11 +64,11 @@ struct fixture {
 
   fixture(uint32_t arrays_, uint32_t lines, uint32_t slots_)
       : n_arrays(arrays_), n_lines(lines), n_slots(slots_), slots(size_t(slots_) << line_shift),
-        tags(slots_, slot_tag::empty)
+        tags(slots_, slot_tag::empty), seq(slots_, 0u)
   {
     for (uint32_t a = 0; a < n_arrays; ++a) {
       state.emplace_back(n_lines, 0u);
-      slot_of.emplace_back(n_lines, no_slot);
+      slot_of.emplace_back(n_lines, line_map::none);
       backing.emplace_back(size_t(n_lines) * words, 0);
       io_owner.emplace_back(new std::atomic<int>[n_lines]());
       expected.emplace_back(new std::atomic<uint64_t>[size_t(n_lines) * words]());
@@ -77,6 +79,7 @@ struct fixture {
       array_meta m{};
       m.state = state[a].data();
       m.slot_of = slot_of[a].data();
+      m.seq = seq.data();
       m.n_lines = n_lines;
       m.id = a;
       m.live = 1;
@@ -84,6 +87,7 @@ struct fixture {
     }
     ctx.slots = slots.data();
     ctx.slot_tag = tags.data();
+    ctx.slot_seq = seq.data();
     ctx.clock = &clock;
     ctx.arrays = arrays.data();
     ctx.stats = stats.data();
@@ -195,11 +199,12 @@ void verify(fixture& f)
             line_word::refs(w));
       CHECK(!line_word::is_busy(w), "array %u line %llu left busy", a, (unsigned long long)l);
       if (line_word::is_valid(w)) {
-        uint32_t s = f.slot_of[a][l];
+        uint32_t s = line_map::slot(f.slot_of[a][l]);
+        CHECK(line_map::fill(f.slot_of[a][l]) == f.seq[s], "line map's fill number is not its slot's");
         CHECK(s < f.n_slots && ++slot_users[s] == 1, "slot %u holds two lines", s);
         CHECK(f.tags[s] == slot_tag::make(a, l), "slot %u tag disagrees with line map", s);
       } else {
-        CHECK(f.slot_of[a][l] == no_slot, "invalid line %llu still mapped", (unsigned long long)l);
+        CHECK(f.slot_of[a][l] == line_map::none, "invalid line %llu still mapped", (unsigned long long)l);
       }
     }
   for (uint32_t s = 0; s < f.n_slots; ++s)

@@ -3,8 +3,14 @@
 //
 //   T v = a[i];  a[i] = v;  a[i] += v;  a.atomic_add(i, v);
 //
-// Every access is warp-coalesced (detail/warp_cache.cuh): the lanes of a
-// warp that touch the same line pin it once, through one leader.
+// Placement (decided per array by the runtime when the array is made): an
+// array whose data is resident in GPU memory, or is read zero-copy from
+// mapped host memory, carries a direct pointer, and every access is a plain
+// load, store or atomic on it behind one uniform branch. Otherwise reads
+// try the cache's hit path first (detail/warp_cache.cuh, hit_read: no
+// atomics, no warp vote) and fall back to the pinned path out of line;
+// writes and atomics are warp-coalesced (the lanes of a warp that touch the
+// same line pin it once, through one leader).
 //
 // Element types must have a power-of-two size no larger than a line, so
 // lines hold whole elements and a file or host buffer maps onto lines
@@ -112,11 +118,18 @@ public:
   [[nodiscard]] BAM_HD size_t line_bytes() const noexcept { return size_t(1) << line_shift_; }
   // Runtime-wide array id (stats and error messages name arrays by it).
   [[nodiscard]] BAM_HD uint32_t id() const noexcept { return meta_.id; }
+  // How elements are reached: through the cache, or directly (resident in
+  // GPU memory, or zero-copy host memory). Decided when the array was made.
+  [[nodiscard]] BAM_HD bam::placement placement() const noexcept { return bam::placement(meta_.placement); }
 
 #if BAM_HAS_DEVICE_CODE
   __device__ value_type read(size_t i) const
   {
-    return access<false>(i, [](const value_type* p) { return *p; });
+    BAM_ASSERT(i < n_, "bam::array::read: index out of range");
+    if (meta_.direct != nullptr)
+      return reinterpret_cast<const value_type*>(meta_.direct)[i];
+    return detail::element_read<value_type>(ctx_, meta_, slots_, line_shift_, i >> epl_shift_,
+                                            i & ((size_t(1) << epl_shift_) - 1));
   }
 
   __device__ void write(size_t i, value_type v) const
@@ -187,9 +200,12 @@ private:
   __device__ auto access(size_t i, F f) const
   {
     BAM_ASSERT(i < n_, "bam::array::access: index out of range");
+    if (meta_.direct != nullptr)
+      return f(reinterpret_cast<value_type*>(meta_.direct) + i);
     const size_t sub = i & ((size_t(1) << epl_shift_) - 1);
-    return detail::warp_access<Write>(*ctx_, meta_, i >> epl_shift_, sizeof(value_type),
-                                      [&](unsigned char* base) { return f(reinterpret_cast<value_type*>(base) + sub); });
+    return detail::warp_access<Write>(
+        *ctx_, ctx_->arrays[meta_.id], i >> epl_shift_, sizeof(value_type),
+        [&](unsigned char* base) { return f(reinterpret_cast<value_type*>(base) + sub); }, __activemask());
   }
 #endif
 
@@ -254,7 +270,8 @@ public:
   __device__ void drop()
   {
     if (line_ != none) {
-      detail::warp_release_each(a_.meta_, line_);
+      if (a_.meta_.direct == nullptr) // direct placement: nothing was pinned
+        detail::warp_release_each(a_.meta_, line_);
       line_ = none;
     }
   }
@@ -284,6 +301,8 @@ private:
   __device__ value_type* element(size_t i, bool write)
   {
     BAM_ASSERT(i < a_.n_, "bam::array_ref::element: index out of range");
+    if (a_.meta_.direct != nullptr)
+      return reinterpret_cast<value_type*>(a_.meta_.direct) + i;
     const uint64_t line = i >> a_.epl_shift_;
     if (line != line_)
       switch_to(line);
@@ -295,8 +314,8 @@ private:
   __device__ void switch_to(uint64_t line)
   {
     drop();
-    detail::warp_group g;
-    base_ = reinterpret_cast<value_type*>(detail::warp_acquire<false>(*a_.ctx_, a_.meta_, line, sizeof(value_type), g));
+    base_ = reinterpret_cast<value_type*>(
+        detail::warp_hold<false>(*a_.ctx_, a_.ctx_->arrays[a_.meta_.id], line, sizeof(value_type)));
     line_ = line; // each lane keeps the reference the leader took for it
     dirty_ = false;
   }
@@ -344,10 +363,11 @@ public:
   __device__ value_type operator[](size_t e)
   {
     BAM_ASSERT((e >> a_.epl_shift_) == line_ && e < a_.n_, "bam::odt_tile: edge outside the current tile");
+    if (a_.meta_.direct != nullptr)
+      return reinterpret_cast<const value_type*>(a_.meta_.direct)[e];
     if (base_ == nullptr) {
-      detail::warp_group g;
       base_ = reinterpret_cast<const value_type*>(
-          detail::warp_acquire<false>(*a_.ctx_, a_.meta_, line_, sizeof(value_type), g));
+          detail::warp_hold<false>(*a_.ctx_, a_.ctx_->arrays[a_.meta_.id], line_, sizeof(value_type)));
     }
     return base_[e & ((size_t(1) << a_.epl_shift_) - 1)];
   }

@@ -93,6 +93,11 @@ BAM_HD BAM_FORCEINLINE bool atomic_cas(T* p, T& expected, T desired, order o = o
 {
   return aref<T>(*p).compare_exchange_strong(expected, desired, to_std(o), load_order(o));
 }
+// A device-scope fence of the given order (acquire or release).
+BAM_HD BAM_FORCEINLINE void atomic_fence(order o) noexcept
+{
+  cuda::atomic_thread_fence(to_std(o), cuda::thread_scope_device);
+}
 #else
 [[nodiscard]] constexpr int to_gcc(order o) noexcept
 {
@@ -127,6 +132,7 @@ inline bool atomic_cas(T* p, T& expected, T desired, order o = order::acq_rel) n
   return __atomic_compare_exchange_n(p, &expected, desired, false, to_gcc(o),
                                      o == order::relaxed ? __ATOMIC_RELAXED : __ATOMIC_ACQUIRE);
 }
+inline void atomic_fence(order o) noexcept { __atomic_thread_fence(to_gcc(o)); }
 #endif
 
 // Spin-wait politely: the GPU version yields issue slots to other warps,

@@ -63,7 +63,7 @@ BAM_HD inline uint32_t stats_row_index(const cache_ctx& c) noexcept
 #if BAM_IS_DEVICE
   uint32_t sm;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  return sm % c.n_stat_rows;
+  return sm < c.n_stat_rows ? sm : sm % c.n_stat_rows; // the modulo (a long sequence) only when needed: hits count too
 #else
   (void)c;
   return 0;
@@ -151,7 +151,7 @@ BAM_HD inline probe classify(const array_meta& m, uint64_t line, bool write, uin
   uint32_t* w = m.state + line;
   for (;;) {
     if (line_word::is_valid(seen)) {
-      slot = atomic_load(m.slot_of + line, order::relaxed); // ordered by the acquire that saw `valid`
+      slot = line_map::slot(atomic_load(m.slot_of + line, order::relaxed)); // ordered by the acquire that saw `valid`
       if (write)
         line_word::mark_dirty(w, seen);
       return probe::hit;
@@ -185,6 +185,20 @@ BAM_HD inline probe wait_acquire(const cache_ctx& c, const array_meta& m, uint64
   }
 }
 
+// The slot now belongs to a new fill: bump its fill number before anything
+// overwrites its data. Optimistic readers (warp_cache.cuh, hit_read) read
+// the slot's data, fence (acquire), and compare the fill number with the
+// one their line map entry recorded; the release fence here orders the bump
+// before every byte the fill writes, so a reader that saw any of those bytes
+// sees the new number and retries on the pinned path.
+BAM_HD inline void begin_fill(const cache_ctx& c, uint32_t s) noexcept
+{
+  if (c.slot_seq == nullptr)
+    return;
+  atomic_fetch_add(c.slot_seq + s, 1u, order::relaxed);
+  atomic_fence(order::release);
+}
+
 // Try to take slot s for a new line: lock its tag, then evict its line if it
 // has one and nobody pins it.
 BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v) noexcept
@@ -194,15 +208,40 @@ BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v) noex
   if (t == slot_tag::locked || !atomic_cas(tp, t, slot_tag::locked, order::acquire))
     return false;
   v.present = t != slot_tag::empty;
-  if (!v.present)
+  if (!v.present) {
+    begin_fill(c, s);
     return true;
+  }
   v.array_id = slot_tag::array_of(t);
   v.line = slot_tag::line_of(t);
   const array_meta& vm = c.arrays[v.array_id];
-  if (line_word::begin_evict(vm.state + v.line, v.dirty))
+  if (line_word::begin_evict(vm.state + v.line, v.dirty)) {
+    begin_fill(c, s);
     return true;
+  }
   atomic_store(tp, t, order::release); // in use: give the slot back untouched
   return false;
+}
+
+// One sweep of the clock (n_slots tries) for a free or evictable slot;
+// no_slot when every slot is pinned or in flight. The element paths then
+// read around the cache (forward progress: no cache size can stall them).
+BAM_HD inline uint32_t try_allocate_slot(const cache_ctx& c, victim& v) noexcept
+{
+  for (uint32_t tries = 0; tries < c.n_slots; ++tries) {
+    uint64_t hand = atomic_fetch_add(c.clock, 1ull, order::relaxed);
+    uint32_t s = uint32_t(hand) % c.n_slots;
+    if (try_take_slot(c, s, v))
+      return s;
+  }
+  return no_slot;
+}
+
+// A claimed line (busy, ours) that will not be fetched after all: back to
+// invalid, keeping the pins of threads that wait on it.
+BAM_HD inline void unclaim(const array_meta& m, uint64_t line) noexcept
+{
+  line_word::end_evict(m.state + line);
 }
 
 // Clock replacement over slots with one global hand (thesis §5.3.2). The
@@ -226,15 +265,18 @@ BAM_HD inline uint32_t allocate_slot(const cache_ctx& c, victim& v, uint32_t arr
 BAM_HD inline void finish_evict(const cache_ctx& c, const victim& v) noexcept
 {
   const array_meta& vm = c.arrays[v.array_id];
-  atomic_store(vm.slot_of + v.line, no_slot, order::relaxed);
+  atomic_store(vm.slot_of + v.line, line_map::none, order::relaxed);
   line_word::end_evict(vm.state + v.line);
   stat_add(c, stat::evictions, 1);
 }
 
 // The fetched line is in slot s: map it, tag the slot, publish the line.
+// The map store is a release: an optimistic reader that acquires the entry
+// sees the slot's data as this fill left it.
 BAM_HD inline void install(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t s, bool write) noexcept
 {
-  atomic_store(m.slot_of + line, s, order::relaxed);
+  const uint32_t fill = c.slot_seq != nullptr ? atomic_load(c.slot_seq + s, order::relaxed) : 0u;
+  atomic_store(m.slot_of + line, line_map::make(s, fill), order::release);
   atomic_store(c.slot_tag + s, slot_tag::make(m.id, line), order::release);
   line_word::publish(m.state + line, write);
 }
@@ -360,7 +402,7 @@ BAM_HD flush_result flush_slot(const cache_ctx& c, uint32_t s, Io& io)
   }
   // We own the line; its data is wherever its map says (the tag we read may
   // be stale, the map is not while the line is busy).
-  uint32_t held = atomic_load(m.slot_of + line, order::relaxed);
+  uint32_t held = line_map::slot(atomic_load(m.slot_of + line, order::relaxed));
   int st = io.write(c, m, line, c.slot_data(held));
   if (st != 0)
     record_fault(c, fault_kind::write, st, m.id, line);
@@ -386,7 +428,7 @@ BAM_HD inline void drop_slot(const cache_ctx& c, uint32_t s, uint32_t only_array
   if (line_word::refs(atomic_load(m.state + line, order::relaxed)) != 0)
     record_fault(c, fault_kind::pinned_dirty, 0, id, line);
   atomic_store(m.state + line, 0u, order::relaxed);
-  atomic_store(m.slot_of + line, no_slot, order::relaxed);
+  atomic_store(m.slot_of + line, line_map::none, order::relaxed);
   atomic_store(c.slot_tag + s, slot_tag::empty, order::release);
 }
 

@@ -14,6 +14,18 @@ namespace nvme {
 struct queue_set;
 } // namespace nvme
 
+// How an array's elements are reached (decided per array at run time).
+enum class placement : uint32_t {
+  cache = 0,       // through the BaM cache (lines fetched from the backend)
+  resident = 1,    // data in GPU memory, plain loads and stores
+  host_direct = 2, // mapped pinned host memory read zero-copy, plain loads and stores
+};
+
+[[nodiscard]] constexpr const char* placement_name(placement p) noexcept
+{
+  return p == placement::resident ? "resident" : p == placement::host_direct ? "host-direct" : "cache";
+}
+
 namespace detail {
 
 // One entry per live array in the runtime's array table. Evictors find a
@@ -21,12 +33,34 @@ namespace detail {
 // owner by (array id, line), not by pointer.
 struct array_meta {
   uint32_t* state;       // one line_word per line
-  uint32_t* slot_of;     // line -> slot, no_slot when not cached
+  uint64_t* slot_of;     // line -> line_map entry (slot and the slot's fill number), line_map::none when not cached
   unsigned char* data;   // line 0 when is_pointer_access(cache_ctx::access), else nullptr
   uint64_t base;         // byte offset of line 0 when the access is device_access::queue
   uint64_t n_lines;
   uint32_t id;
   uint32_t live;
+  // Placement (runtime.cu decides, per array): non-null means every element
+  // access goes straight to this memory (GPU-resident data, or mapped
+  // pinned host memory read zero-copy); the cache is never used for it.
+  unsigned char* direct;
+  uint32_t* seq;      // the cache's per-slot fill numbers (cache_ctx::slot_seq), here so hits need no ctx load
+  uint32_t placement; // bam::placement, as a number (what runtime.cu decided; reported by BAM_STATS)
+  uint32_t zero;      // always 0; hit_read ANDs with it to make a dependency the compiler cannot fold
+};
+
+// A line map entry: the slot holding the line and that slot's fill number
+// when the line was installed. The optimistic read path (warp_cache.cuh,
+// hit_read) trusts data read from the slot only if the slot's fill number
+// is still the same afterwards. 32-bit fill numbers wrap after 2^32 fills
+// of one slot; a read would have to stay in flight across all of them.
+struct line_map {
+  static constexpr uint64_t none = ~0ull;
+  [[nodiscard]] BAM_HD static constexpr uint64_t make(uint32_t slot, uint32_t fill) noexcept
+  {
+    return (uint64_t(fill) << 32) | slot;
+  }
+  [[nodiscard]] BAM_HD static constexpr uint32_t slot(uint64_t e) noexcept { return uint32_t(e); }
+  [[nodiscard]] BAM_HD static constexpr uint32_t fill(uint64_t e) noexcept { return uint32_t(e >> 32); }
 };
 
 // Slot tags: which line a slot holds. 24 bits of array id, 40 bits of line
@@ -86,6 +120,7 @@ struct error_block {
 struct cache_ctx {
   unsigned char* slots;         // n_slots * line_bytes of cached data
   uint64_t* slot_tag;           // slot -> slot_tag
+  uint32_t* slot_seq;           // slot -> fill number, +1 each time the slot is taken for a new line
   unsigned long long* clock;    // global clock hand
   array_meta* arrays;           // table indexed by array id
   stats_row* stats;             // n_stat_rows rows, nullptr when disabled

@@ -26,6 +26,7 @@ __device__ inline void copy_line_thread(void* dst, const void* src, uint64_t byt
   uint4* d = static_cast<uint4*>(dst);
   const uint4* s = static_cast<const uint4*>(src);
   const uint64_t n = bytes / sizeof(uint4);
+#pragma unroll 1 // four loads in flight are enough for a miss path; unrolled, it set kernels' register counts
   for (uint64_t i = 0; i < n; i += 4) {
     uint4 a = s[i], b = s[i + 1], c = s[i + 2], e = s[i + 3]; // four loads in flight before the stores
     d[i] = a;
@@ -45,6 +46,7 @@ __device__ inline void copy_line_warp(void* dst, const void* src, uint64_t bytes
   const uint64_t n = bytes / sizeof(uint4);
   const uint64_t step = lanes;
   uint64_t i = rank;
+#pragma unroll 1
   for (; i + 3 * step < n; i += 4 * step) {
     uint4 a = s[i], b = s[i + step], c = s[i + 2 * step], e = s[i + 3 * step];
     d[i] = a;

@@ -49,6 +49,7 @@ struct warp_group {
   uint32_t mask;   // lanes that made the call
   uint32_t peers;  // lanes that share this lane's line
   uint32_t leader; // lowest lane of `peers`
+  bool bypass;     // no slot could be had: the group uses the backing store while it holds the line's claim
 };
 
 template <class U>
@@ -76,9 +77,17 @@ __device__ __forceinline__ fill_plan shfl_plan(uint32_t mask, const fill_plan& p
 // Out of line, like the other miss-path functions: one copy per program
 // instead of one per access site keeps kernels small and builds fast; a miss
 // costs microseconds, the call nanoseconds.
+//
+// Forward progress: with `may_bypass` (element accesses, which drop their
+// pins before returning), a leader that finds no free slot in one sweep of
+// the clock does not wait for one: the group keeps the line's claim (busy,
+// so no one else fetches or caches it meanwhile) and works on the line in
+// the backing store itself; warp_release gives the claim back (busy ->
+// invalid). No cache size can stall element accesses that way. array_ref
+// and odt_tile keep lines across calls and always take a slot.
 template <bool Write>
 __device__ __noinline__ unsigned char* group_fill(const cache_ctx& c, const array_meta& m, uint64_t line,
-                                                  const warp_group& g, uint32_t& slot)
+                                                  warp_group& g, uint32_t& slot, bool may_bypass)
 {
   const uint32_t mask = g.peers, f = g.leader;
   const uint32_t lane = lane_id();
@@ -87,13 +96,18 @@ __device__ __noinline__ unsigned char* group_fill(const cache_ctx& c, const arra
   victim v;
   fill_plan plan{nullptr, nullptr, nullptr};
   if (lane == f) {
-    slot = allocate_slot(c, v, m.id, line);
-    plan.dst = c.slot_data(slot);
+    slot = may_bypass ? try_allocate_slot(c, v) : allocate_slot(c, v, m.id, line);
     plan.src = backing_line(c, m, line);
-    if (v.present && v.dirty)
+    plan.dst = slot == no_slot ? nullptr : c.slot_data(slot);
+    if (slot != no_slot && v.present && v.dirty)
       plan.wb = backing_line(c, c.arrays[v.array_id], v.line);
   }
   plan = shfl_plan(mask, plan, f);
+  if (plan.dst == nullptr) { // bypass: the line stays claimed by this group until warp_release
+    g.bypass = true;
+    __syncwarp(mask);
+    return const_cast<unsigned char*>(plan.src);
+  }
   __syncwarp(mask); // orders f's eviction CAS (acquire) before the lanes read the victim
   if (plan.wb != nullptr) {
     copy_line_warp(plan.wb, plan.dst, c.line_bytes(), rank, lanes);
@@ -181,12 +195,26 @@ __device__ __noinline__ unsigned char* group_fill_storage(const cache_ctx& c, co
 }
 
 // A leader waiting for a line another warp is fetching, without holding
-// pins meanwhile.
+// pins meanwhile. Returns with the group's n pins taken: `hit` (slot set)
+// or `fetch` (the line was evicted meanwhile and this leader claimed it:
+// its group fills it, through group_fill and its bypass).
 template <bool Write>
-__device__ __noinline__ uint32_t leader_acquire(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t n)
+__device__ __noinline__ probe leader_wait(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t n,
+                                          uint32_t& slot)
 {
-  device_io io;
-  return acquire_patiently(c, m, line, n, Write, io);
+  stall_clock sc;
+  for (;;) {
+    const probe p = begin_acquire(m, line, n, Write, slot);
+    if (p != probe::wait) {
+      if (p == probe::fetch)
+        stat_add(c, stat::misses, 1); // the line was evicted while we waited
+      return p;
+    }
+    line_word::unpin(m.state + line, n);
+    while (line_word::is_busy(atomic_load(m.state + line, order::relaxed)))
+      if (!sc.wait(c))
+        fatal(c, fault_kind::stalled, m.id, line);
+  }
 }
 
 // The leader of each group pins its line for all peers with one atomic and
@@ -194,11 +222,12 @@ __device__ __noinline__ uint32_t leader_acquire(const cache_ctx& c, const array_
 // elsewhere drops its pins again at once (it waits later, holding nothing).
 template <bool Write>
 __device__ probe warp_probe(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t elem_bytes, warp_group& g,
-                            uint32_t& slot)
+                            uint32_t& slot, uint32_t mask)
 {
-  g.mask = __activemask();
+  g.mask = mask;
   g.peers = __match_any_sync(g.mask, reinterpret_cast<unsigned long long>(m.state + line));
   g.leader = __ffs(g.peers) - 1;
+  g.bypass = false;
   probe p = probe::hit;
   if (lane_id() == g.leader) {
     const uint32_t n = __popc(g.peers);
@@ -221,62 +250,240 @@ __device__ __forceinline__ unsigned char* group_data(const cache_ctx& c, const w
   return c.slot_data(slot);
 }
 
-// Drop the group's references once every peer is done with the line.
+// Drop the group's references once every peer is done with the line (and
+// give a bypassed line's claim back: the lanes' writes to the backing store
+// are fenced first, so the line's next fetcher copies them).
 __device__ __forceinline__ void warp_release(const array_meta& m, uint64_t line, const warp_group& g)
 {
   __syncwarp(g.peers);
-  if (lane_id() == g.leader)
+  if (lane_id() == g.leader) {
+    if (g.bypass) {
+      __threadfence();
+      unclaim(m, line);
+    }
     release(m, line, __popc(g.peers));
+  }
 }
 
 // Resolve this lane's group to a pinned, valid line and call use(data)
 // once, with the line pinned for the group.
-template <bool Write, class Use>
-__device__ void warp_resolve(const cache_ctx& c, const array_meta& m, uint64_t line, const warp_group& g, probe p,
-                             uint32_t slot, Use use)
+// Resolve this lane's group to a pinned, valid line (or, with may_bypass
+// and no free slot, to the line in the backing store, g.bypass) and return
+// its data.
+template <bool Write>
+__device__ unsigned char* warp_resolve(const cache_ctx& c, const array_meta& m, uint64_t line, warp_group& g, probe p,
+                                       uint32_t slot, bool may_bypass)
 {
-  const bool lead = lane_id() == g.leader;
-  if (p == probe::hit) {
-    use(group_data(c, g, slot));
-  } else if (p == probe::fetch) {
-    if (is_pointer_access(c.access))
-      use(group_fill<Write>(c, m, line, g, slot));
-    else
-      use(group_fill_storage<Write>(c, m, line, g, slot));
-  } else {
-    if (lead)
-      slot = leader_acquire<Write>(c, m, line, __popc(g.peers));
-    use(group_data(c, g, slot));
+  if (p == probe::wait) {
+    if (lane_id() == g.leader)
+      p = leader_wait<Write>(c, m, line, __popc(g.peers), slot);
+    p = probe(__shfl_sync(g.peers, uint32_t(p), g.leader));
   }
+  if (p == probe::hit)
+    return group_data(c, g, slot);
+  if (is_pointer_access(c.access))
+    return group_fill<Write>(c, m, line, g, slot, may_bypass);
+  return group_fill_storage<Write>(c, m, line, g, slot);
 }
 
 // Pin `line` for every calling lane and return its data; each lane then
 // owns one reference (array_ref drops them with warp_release_each).
+// `mask`: the lanes making the call (all of them call it together).
 template <bool Write>
 __device__ unsigned char* warp_acquire(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t elem_bytes,
-                                       warp_group& g)
+                                       warp_group& g, bool may_bypass, uint32_t mask)
 {
   uint32_t slot = no_slot;
-  const probe p = warp_probe<Write>(c, m, line, elem_bytes, g, slot);
-  unsigned char* base = nullptr;
-  warp_resolve<Write>(c, m, line, g, p, slot, [&](unsigned char* data) { base = data; });
-  return base;
+  const probe p = warp_probe<Write>(c, m, line, elem_bytes, g, slot, mask);
+  return warp_resolve<Write>(c, m, line, g, p, slot, may_bypass);
+}
+
+// The whole pinning step of an element access, out of line: one copy per
+// program, and its registers do not count against the caller's hit path.
+template <bool Write>
+__device__ __noinline__ unsigned char* warp_pin(const cache_ctx& c, const array_meta& m, uint64_t line,
+                                                uint32_t elem_bytes, warp_group& g, uint32_t mask)
+{
+  return warp_acquire<Write>(c, m, line, elem_bytes, g, true, mask);
+}
+
+// Pin for lanes that keep the line across calls (array_ref, odt_tile):
+// out of line too, never bypassing.
+template <bool Write>
+__device__ __noinline__ unsigned char* warp_hold(const cache_ctx& c, const array_meta& m, uint64_t line,
+                                                 uint32_t elem_bytes)
+{
+  warp_group g;
+  return warp_acquire<Write>(c, m, line, elem_bytes, g, false, __activemask());
 }
 
 // One element access, coalesced: f(pointer to the line's data) runs while
 // the line is pinned, then the group's pins are dropped (one atomic).
 template <bool Write, class F>
-__device__ auto warp_access(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t elem_bytes, F f)
+__device__ __forceinline__ auto warp_access(const cache_ctx& c, const array_meta& m, uint64_t line,
+                                            uint32_t elem_bytes, F f, uint32_t mask)
 {
   warp_group g;
-  uint32_t slot = no_slot;
-  const probe p = warp_probe<Write>(c, m, line, elem_bytes, g, slot);
-  decltype(f(static_cast<unsigned char*>(nullptr))) r{};
-  warp_resolve<Write>(c, m, line, g, p, slot, [&](unsigned char* data) {
-    r = f(data);
-    warp_release(m, line, g);
-  });
+  unsigned char* data = warp_pin<Write>(c, m, line, elem_bytes, g, mask);
+  auto r = f(data);
+  warp_release(m, line, g);
   return r;
+}
+
+// ---------------------------------------------------------------- hit path
+//
+// Reads of elements need no pin when the line is cached: hit_read reads
+// the element optimistically and checks afterwards that the slot still
+// held the line while it read.
+//
+//   1. e = slot_of[line]            acquire; e = (slot s, fill number q)
+//   2. v = slot s's element         plain load
+//   3. fence (acquire)
+//   4. f = slot_seq[s]              relaxed; hit iff f == q
+//
+// Why a hit returns the line's value:
+//  * q was recorded by install() (release store of e) after the fill that
+//    bumped slot_seq[s] to q had copied the line into s, so step 2, ordered
+//    after the acquire of step 1, reads data at least as new as that fill.
+//  * Any later change of s's data is made by a new fill, and every fill
+//    first bumps slot_seq[s] and then fences (release) before its first
+//    store into the slot (cache_core.cuh, begin_fill). If step 2 read any
+//    byte such a fill wrote, the acquire fence of step 3 makes step 4 see
+//    its bump, so f != q and the read is retried on the pinned path.
+//  * Evicting a line does not touch its data (only a following fill does),
+//    so reading a line that is being evicted returns its last value.
+//  * No ABA: fill numbers only grow (32 bits: a read would have to stay in
+//    flight across 2^32 fills of one slot).
+// Writers of the same line through the cache (pinned, non-const arrays)
+// race with a hit read exactly as they race with a pinned read. Formally
+// step 2 is a plain load racing with the fill's plain stores (the seqlock
+// pattern): the fences give the ordering on the GPU; the CPU emulation
+// reads through an unsanitized load so ThreadSanitizer does not flag it.
+template <class V>
+#if defined(BAM_WARP_EMULATION)
+__attribute__((noinline, no_sanitize("thread")))
+#else
+__device__ __forceinline__
+#endif
+V racy_load(const V* p)
+{
+  return *p;
+}
+
+//
+// BAM_HIT_ORDER_BY_DEPENDENCY (opt-in, GPU only): instead of the acquire
+// fence (MEMBAR.ALL.GPU on sm_90), step 4's address is made to depend on
+// the value step 2 returned, so the fill-number load is issued only after
+// the data arrived, and goes to L2 (strong load). That relies on the
+// hardware not reordering a load after a dependent one, which the PTX
+// memory model does not promise; bench/hitpath measures both.
+// (`zero` is array_meta::zero: 0 at run time, unknown to ptxas, which
+// folds an AND with a literal 0 even inside inline PTX.)
+template <class V>
+__device__ __forceinline__ uint32_t dependency_zero(const V& v, uint32_t zero)
+{
+  uint32_t w = 0;
+  memcpy(&w, &v, sizeof(w) < sizeof(V) ? sizeof(w) : sizeof(V));
+  return w & zero;
+}
+
+#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && defined(__CUDA_ARCH__)
+// The element load of the dependency variant: L2 (ld.global.cg), so no L1
+// line older than the map entry can answer it.
+template <class V>
+__device__ __forceinline__ V load_l2(const V* p)
+{
+  V v;
+  if constexpr (sizeof(V) == 16) {
+    const uint4 w = __ldcg(reinterpret_cast<const uint4*>(p));
+    memcpy(&v, &w, 16);
+  } else if constexpr (sizeof(V) == 8) {
+    const unsigned long long w = __ldcg(reinterpret_cast<const unsigned long long*>(p));
+    memcpy(&v, &w, 8);
+  } else if constexpr (sizeof(V) == 4) {
+    const unsigned int w = __ldcg(reinterpret_cast<const unsigned int*>(p));
+    memcpy(&v, &w, 4);
+  } else if constexpr (sizeof(V) == 2) {
+    const unsigned short w = __ldcg(reinterpret_cast<const unsigned short*>(p));
+    memcpy(&v, &w, 2);
+  } else {
+    const unsigned char w = __ldcg(reinterpret_cast<const unsigned char*>(p));
+    memcpy(&v, &w, 1);
+  }
+  return v;
+}
+#endif
+
+template <class V>
+__device__ __forceinline__ bool hit_read(const array_meta& m, const unsigned char* slots, uint32_t line_shift,
+                                         uint64_t line, uint64_t sub, V& out)
+{
+#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && defined(__CUDA_ARCH__)
+  // map entry (strong, L2) -> element (L2; its address depends on the
+  // entry) -> fill number (strong, L2; its address depends on the element).
+  const uint64_t e = atomic_load(m.slot_of + line, order::relaxed);
+  const uint32_t s = line_map::slot(e);
+  if (s == no_slot)
+    return false;
+  out = load_l2(reinterpret_cast<const V*>(slots + (uint64_t(s) << line_shift)) + sub);
+  return atomic_load(m.seq + s + dependency_zero(out, m.zero), order::relaxed) == line_map::fill(e);
+#else
+  const uint64_t e = atomic_load(m.slot_of + line, order::acquire);
+  const uint32_t s = line_map::slot(e);
+  if (s == no_slot)
+    return false;
+  out = racy_load(reinterpret_cast<const V*>(slots + (uint64_t(s) << line_shift)) + sub);
+  atomic_fence(order::acquire);
+  return atomic_load(m.seq + s, order::relaxed) == line_map::fill(e);
+#endif
+}
+
+// Counters for hits served by hit_read (`mask`: the lanes that hit): one
+// lane per warp access adds them.
+__device__ __forceinline__ void hit_stats(const cache_ctx& c, uint32_t elem_bytes, uint32_t mask)
+{
+  if (c.stats == nullptr)
+    return;
+  if (lane_id() == uint32_t(__ffs(mask) - 1)) {
+    const uint32_t n = __popc(mask);
+    stat_add(c, stat::accesses, n);
+    stat_add(c, stat::bytes, uint64_t(n) * elem_bytes);
+    stat_add(c, stat::hits, 1);
+  }
+}
+
+// The read of an element whose hit_read failed (miss, line in flight, or
+// evicted under the read): the pinned, coalesced path, out of line. `mask`:
+// the lanes that failed (they call it together).
+//
+// The array's metadata comes from the runtime's table (c.arrays[id], the
+// same values as the handle's copy): passing the handle's copy by
+// reference made every kernel copy its array handles to local memory.
+template <class V>
+__device__ __noinline__ V read_slow(const cache_ctx& c, uint32_t id, uint64_t line, uint64_t sub, uint32_t mask)
+{
+  const array_meta& m = c.arrays[id];
+  return warp_access<false>(
+      c, m, line, uint32_t(sizeof(V)), [sub](unsigned char* base) { return reinterpret_cast<const V*>(base)[sub]; },
+      mask);
+}
+
+// A whole element read: the hit path inline, the rest out of line. One
+// ballot tells every lane which lanes missed, so the pinned path's warp
+// vote runs only among them (and not at all when every lane hit).
+template <class V>
+__device__ __forceinline__ V element_read(const cache_ctx* c, const array_meta& m, const unsigned char* slots,
+                                          uint32_t line_shift, uint64_t line, uint64_t sub)
+{
+  V v;
+  const bool hit = hit_read(m, slots, line_shift, line, sub, v);
+  const uint32_t active = __activemask();
+  const uint32_t missed = __ballot_sync(active, !hit) & active; // bits outside `active` are undefined
+  if (hit) {
+    hit_stats(*c, uint32_t(sizeof(V)), active & ~missed);
+    return v;
+  }
+  return read_slow<V>(*c, m.id, line, sub, missed);
 }
 
 // Release for lanes that each hold their own reference (array_ref): lanes
