@@ -29,7 +29,7 @@ esac
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 ARCH=${ARCH:-sm_80}
-BACKENDS=${BACKENDS:-"hbm host emu"}
+BACKENDS=${BACKENDS:-"hbm host emu"} # also hbm-resident, host-direct (placement in place)
 CACHE=${BAM_CACHE_BYTES:-2M}     # small: forces eviction and write-back on every program
 LINE=${BAM_LINE_BYTES:-4096}
 OUT=${OUT:-$ROOT/build/difftest}
@@ -117,8 +117,15 @@ for p in "${programs[@]}"; do
 		got=-
 		if [ "$status" = ok ] || [ "${status#mismatch}" != "$status" ]; then
 			# In a subshell so a crash's "Aborted" lands in the log, not the table.
-			(BAM_BACKEND=$b BAM_CACHE_BYTES=$CACHE BAM_LINE_BYTES=$LINE BAM_STATS=0 \
-				exec timeout "$TIMEOUT" "$work/port" "${args[@]}") >"$work/port.$b.out" 2>"$work/port.$b.err"
+			# hbm, host and emu go through the cache (placement off);
+			# hbm-resident and host-direct read the data in place.
+			case $b in
+			hbm-resident) env=(BAM_BACKEND=hbm) ;;
+			host-direct) env=(BAM_BACKEND=host BAM_HOST_PLACEMENT=direct) ;;
+			*) env=(BAM_BACKEND="$b" BAM_GPU_BUDGET=0 BAM_HOST_PLACEMENT=cache) ;;
+			esac
+			(env "${env[@]}" BAM_CACHE_BYTES="$CACHE" BAM_LINE_BYTES="$LINE" BAM_STATS=0 \
+				timeout "$TIMEOUT" "$work/port" "${args[@]}") >"$work/port.$b.out" 2>"$work/port.$b.err"
 			rc=$?
 			got=$(checksum_of "$work/port.$b.out")
 			if [ $rc -ne 0 ]; then
