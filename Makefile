@@ -4,16 +4,33 @@ NVCC      ?= nvcc
 FUZZTIME  ?= 20s
 BIN       := bin/bamgen
 
-.PHONY: all build test test-go lint fuzz bench clean test-kmod test-corpus test-drivers test-runtime test-tsan test-golden-nvcc cover mutate
+.PHONY: all build test test-go lint fuzz bench clean realworld test-kmod test-corpus test-drivers test-runtime test-tsan test-golden-nvcc cover mutate test-cmake test-go-install
 
 all: build
 
+# Quiet: `make build && bin/bamgen port -d ... > x.patch` keeps stdout clean.
+# The revision is passed for builds where Go records none (worktrees,
+# GOFLAGS=-buildvcs=false); `bamgen version` prints it.
+REVISION  := $(shell git rev-parse HEAD 2>/dev/null)$(if $(shell git status --porcelain --untracked-files=no 2>/dev/null),+dirty)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/bamgen
+	@$(GO) build -ldflags "-X main.buildRevision=$(REVISION)" -o $(BIN) ./cmd/bamgen
 
 # Every check CI runs. Parts that need nvcc or QEMU are installed by
 # .ci/install-deps.sh; see README.md.
-test: lint test-go cover fuzz test-drivers test-runtime test-tsan test-golden-nvcc test-corpus test-kmod
+test: lint test-go cover fuzz test-drivers test-runtime test-tsan test-golden-nvcc test-corpus test-kmod test-cmake test-go-install
+
+# bamgen as a CMake pre-build step (examples/graph and a project outside
+# the tree, against `bamgen runtime install`), re-porting only what changed,
+# bam::bam compiling the runtime, and header/library ABI skew failing to
+# link. Needs cmake and nvcc; no GPU.
+test-cmake: build
+	tests/build/cmake.sh $(CURDIR)/$(BIN)
+
+# `go install .../cmd/bamgen@VERSION` from an offline file-based module
+# proxy: the binary reports the version and runtime ABI and carries the runtime.
+test-go-install:
+	tests/build/go_install.sh
 
 # The runtime without a GPU: cache state machine and warp-emulation stress
 # tests, the NVMe queue protocol against the emu controller, every header
@@ -49,7 +66,7 @@ test-golden-nvcc:
 	@mkdir -p build
 	REGISTERS=$(CURDIR)/build/registers-port.txt bench/difftest/compile_golden.sh
 	rm -rf build/golden-opt && mkdir -p build/golden-opt
-	BAMGEN_GOLDEN_OUT=$(CURDIR)/build/golden-opt $(GO) test -count=1 -run '^TestOptGolden$$' ./cmd/bamgen
+	BAMGEN_GOLDEN_OUT=$(CURDIR)/build/golden-opt $(GO) test -count=1 -run '^TestOptGolden$$' ./transform
 	REGISTERS=$(CURDIR)/build/registers-opt.txt SRC_DIR=$(CURDIR)/build/golden-opt bench/difftest/compile_golden.sh
 	REGISTERS=$(CURDIR)/build/registers-ref.txt bench/difftest/compile_ref_corpus.sh
 	@{ head -1 build/registers-port.txt; for f in port opt ref; do tail -n +2 build/registers-$$f.txt; done; } | awk -F '\t' '{ printf "%-28s %-6s %9s %12s %11s %6s  %s\n", $$1, $$2, $$3, $$4, $$5, $$6, $$7 }' >build/registers.txt
@@ -74,7 +91,7 @@ test-go:
 	$(GO) test -count=1 ./...
 
 # Statement coverage of the port and the rewrites: the tests of COVER_TESTS
-# (the opt goldens run from cmd/bamgen) measured over COVER_PKGS, per
+# (the opt goldens run from transform) measured over COVER_PKGS, per
 # package, failing under COVER_MIN percent (tools/covercheck). Package
 # patterns, not files, so the check follows packages when they move.
 COVER_PKGS  ?= ./transform/...
@@ -107,6 +124,18 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./parse ./transform
+
+# bamgen on whole public CUDA projects (docs/realworld.md): every .cu/.cuh of
+# each project directory under DIR analyzed, ported with --auto and --auto
+# --opt auto, checked for no-op identity, idempotence and silent breakage
+# (nvcc -c of original and output). Results in $(RW_OUT)/summary.md.
+#   make realworld DIR=/work/holdout            # every subdirectory is a project
+#   make realworld DIR=/work/holdout RW_FLAGS='-compile=false -j 1'
+RW_OUT   ?= build/realworld
+RW_FLAGS ?=
+realworld: build
+	@test -n "$(DIR)" || { echo "usage: make realworld DIR=dir-of-projects [RW_OUT=...] [RW_FLAGS=...]"; exit 2; }
+	$(GO) run ./tools/realworld -bamgen $(BIN) -out $(RW_OUT) $(RW_FLAGS) $$(find $(DIR) -mindepth 1 -maxdepth 1 -type d | sort)
 
 clean:
 	rm -rf bin

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what bamgen's tests need on a fresh Debian 12 machine with Go:
 # CUDA 11.8's nvcc (Debian non-free) to compile the runtime and every
-# generated .cu, and QEMU plus a 6.1 kernel and its headers for the kernel
+# generated .cu, cmake for the CMake package test, and QEMU plus a 6.1 kernel and its headers for the kernel
 # module test. Idempotent: skips what is already there.
 set -euo pipefail
 
@@ -17,6 +17,8 @@ command -v g++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)
 command -v patch >/dev/null || need+=(patch) # transform/udiff_test.go applies its diffs with patch(1)
 command -v git >/dev/null || need+=(git)
+command -v cmake >/dev/null || need+=(cmake) # make test-cmake: bamgen's CMake package (Debian 12: 3.25)
+command -v zip >/dev/null || need+=(zip)     # make test-go-install: packs the module for a local proxy
 [ -f /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates) # the Go module proxy is HTTPS
 
 if [ ${#need[@]} -gt 0 ]; then

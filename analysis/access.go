@@ -81,7 +81,7 @@ func (ev *evaluator) atomicThroughPointer(c *parse.CallExpr) (Access, bool) {
 // loadIntrinsic: __ldg(p + i) and the other cache-hinted loads read p at i
 // (the &p[i] form is already seen as a subscript).
 func (ev *evaluator) loadIntrinsic(c *parse.CallExpr) (Access, bool) {
-	name := calleeName(c.Fun)
+	name := parse.CalleeName(c.Fun)
 	if len(c.Args) != 1 || !(name == "__ldg" || strings.HasPrefix(name, "__ldcg") || strings.HasPrefix(name, "__ldca") ||
 		strings.HasPrefix(name, "__ldcs") || strings.HasPrefix(name, "__ldlu") || strings.HasPrefix(name, "__ldcv")) {
 		return Access{}, false
@@ -93,7 +93,7 @@ func (ev *evaluator) loadIntrinsic(c *parse.CallExpr) (Access, bool) {
 // a pointer p + i into an array; &p[i] is skipped because the subscript
 // inside it is already an access.
 func (ev *evaluator) pointerArgAccess(c *parse.CallExpr, mode Mode) (Access, bool) {
-	if u, ok := unparen(c.Args[0]).(*parse.UnaryExpr); ok && u.Op == "&" {
+	if u, ok := parse.UnparenCasts(c.Args[0]).(*parse.UnaryExpr); ok && u.Op == "&" {
 		return Access{}, false
 	}
 	base, off := ev.splitPointer(c.Args[0])
@@ -107,11 +107,11 @@ func (ev *evaluator) pointerArgAccess(c *parse.CallExpr, mode Mode) (Access, boo
 // to the array and the shape of the whole index.
 func (ev *evaluator) subscript(x *parse.IndexExpr) (string, Shape) {
 	idx := ev.shape(x.Index)
-	if inner, ok := unparen(x.X).(*parse.IndexExpr); ok {
+	if inner, ok := parse.UnparenCasts(x.X).(*parse.IndexExpr); ok {
 		base, innerIdx := ev.subscript(inner)
 		return base, addShapes(innerIdx, idx)
 	}
-	if id, ok := unparen(x.X).(*parse.Ident); ok {
+	if id, ok := parse.UnparenCasts(x.X).(*parse.Ident); ok {
 		if base, off := ev.pointerOf(id); base != "" {
 			return base, addShapes(off, idx)
 		}
@@ -143,12 +143,12 @@ func accessModes(body parse.Node) map[parse.Expr]Mode {
 			}
 		case *parse.CallExpr:
 			if isAtomicCall(n) && len(n.Args) > 0 {
-				if u, ok := unparen(n.Args[0]).(*parse.UnaryExpr); ok && u.Op == "&" {
+				if u, ok := parse.UnparenCasts(n.Args[0]).(*parse.UnaryExpr); ok && u.Op == "&" {
 					markMode(modes, u.X, Atomic)
 				}
 			}
 		case *parse.IndexExpr:
-			if inner, ok := unparen(n.X).(*parse.IndexExpr); ok {
+			if inner, ok := parse.UnparenCasts(n.X).(*parse.IndexExpr); ok {
 				modes[inner] = ""
 			}
 		}
@@ -158,7 +158,7 @@ func accessModes(body parse.Node) map[parse.Expr]Mode {
 }
 
 func markMode(modes map[parse.Expr]Mode, target parse.Expr, m Mode) {
-	t := unparen(target)
+	t := parse.UnparenCasts(target)
 	if old, ok := modes[t]; ok && old == Atomic {
 		return // atomicAdd(&a[i]) visits & after the call: keep atomic
 	}
@@ -173,7 +173,7 @@ func assignMode(op string) Mode {
 }
 
 func isAtomicCall(c *parse.CallExpr) bool {
-	return strings.HasPrefix(calleeName(c.Fun), "atomic")
+	return strings.HasPrefix(parse.CalleeName(c.Fun), "atomic")
 }
 
 func isPointerParam(fd *parse.FuncDecl, name string) bool {

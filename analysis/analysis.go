@@ -11,6 +11,9 @@
 package analysis
 
 import (
+	"fmt"
+	"sync/atomic"
+
 	"github.com/bamgen/bamgen/diag"
 	"github.com/bamgen/bamgen/parse"
 )
@@ -73,10 +76,36 @@ func (a *Array) DataDependent() bool {
 	return false
 }
 
+// FuncKind is where a function runs, from its CUDA qualifiers.
+type FuncKind int
+
+const (
+	Host       FuncKind = iota // no qualifier, or __host__
+	Kernel                     // __global__
+	Device                     // __device__
+	HostDevice                 // __host__ __device__
+)
+
+// String is the kind as reports and the JSON output spell it.
+func (k FuncKind) String() string {
+	switch k {
+	case Host:
+		return "host"
+	case Kernel:
+		return "kernel"
+	case Device:
+		return "device"
+	case HostDevice:
+		return "host-device"
+	default:
+		return fmt.Sprintf("FuncKind(%d)", int(k))
+	}
+}
+
 // Function is the analysis of one function.
 type Function struct {
 	Decl   *parse.FuncDecl
-	Kind   string // "kernel", "device", "host", "host-device"
+	Kind   FuncKind
 	Params []Param
 	Arrays []*Array
 	Locals map[string]Shape  // the final shape of each local variable, by name
@@ -124,7 +153,7 @@ type File struct {
 func (f *File) Kernels() []*Function {
 	var out []*Function
 	for _, fn := range f.Functions {
-		if fn.Kind == "kernel" {
+		if fn.Kind == Kernel {
 			out = append(out, fn)
 		}
 	}
@@ -150,7 +179,15 @@ func Analyze(pf *parse.File) *File { return analyze(pf, true) }
 // of the cost on files with large host mains.
 func AnalyzeDevice(pf *parse.File) *File { return analyze(pf, false) }
 
+// analyses counts the files analysed since the program started; see Analyses.
+var analyses atomic.Int64
+
+// Analyses returns how many times Analyze and AnalyzeDevice have run in this
+// process. Tests use it to prove that a pipeline analyses each file once.
+func Analyses() int64 { return analyses.Load() }
+
 func analyze(pf *parse.File, hostBodies bool) *File {
+	analyses.Add(1)
 	out := &File{Parse: pf}
 	macros, typedefs, refs := objectMacros(pf), typedefMap(pf), fileRefParams(pf)
 	for _, fd := range pf.Funcs() {
@@ -204,16 +241,16 @@ func analyzeFunc(pf *parse.File, fd *parse.FuncDecl, macros map[string]string, r
 	return fn
 }
 
-func funcKind(fd *parse.FuncDecl) string {
+func funcKind(fd *parse.FuncDecl) FuncKind {
 	switch {
 	case fd.IsKernel():
-		return "kernel"
+		return Kernel
 	case fd.IsDevice() && fd.IsHost():
-		return "host-device"
+		return HostDevice
 	case fd.IsDevice():
-		return "device"
+		return Device
 	}
-	return "host"
+	return Host
 }
 
 func localShapes(ev *evaluator) map[string]Shape {

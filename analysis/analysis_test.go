@@ -83,44 +83,6 @@ func TestAccessModes(t *testing.T) {
 	}
 }
 
-func TestLaunches(t *testing.T) {
-	f := Analyze(parse.ParseFile("t.cu", []byte(`template <int B> __global__ void k(float *a) {}
-		namespace ns { __global__ void j(int *x) {} }
-		int main() { float *d; k<256><<<1, 256>>>(d); ns::j<<<2, 32, 0, 0>>>(0); }`)))
-	if got := len(f.LaunchesOf("k")); got != 1 {
-		t.Errorf("launches of k = %d, want 1", got)
-	}
-	l := f.LaunchesOf("j")
-	if len(l) != 1 || l[0].Caller != "main" || len(l[0].Expr.Config) != 4 {
-		t.Errorf("launches of j = %+v", l)
-	}
-}
-
-func TestMapping(t *testing.T) {
-	cases := []struct {
-		src              string
-		tid, warp, lane  string
-		blockers, strays int
-	}{
-		{`__global__ void k(int *a) { int i = blockIdx.x * blockDim.x + threadIdx.x; a[i] = 0; }`, "i", "", "", 0, 0},
-		{`#define WS 32
-		__global__ void k(int *a) { unsigned long long g = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-		  unsigned long long w = g / WS; int l = threadIdx.x % 32; a[w] = l; }`, "g", "w", "l", 0, 0},
-		{`__global__ void k(int *a) { __shared__ int s[32]; int i = blockIdx.x * blockDim.x + threadIdx.x;
-		  s[threadIdx.x] = a[i]; __syncthreads(); a[i] = s[0]; }`, "i", "", "", 2, 1},
-		{`__global__ void k(int *a) { int i = blockIdx.x * blockDim.x + threadIdx.x; i += 1; a[i] = 0; }`, "i", "", "", 0, 0},
-	}
-	for _, c := range cases {
-		f := Analyze(parse.ParseFile("t.cu", []byte(c.src)))
-		m := KernelMapping(f.Kernels()[0])
-		if name(m.Tid) != c.tid || name(m.Warp) != c.warp || name(m.Lane) != c.lane ||
-			len(m.Blockers) != c.blockers || len(m.StrayIndex) != c.strays {
-			t.Errorf("mapping of %s:\n got tid=%q warp=%q lane=%q blockers=%d strays=%d", c.src,
-				name(m.Tid), name(m.Warp), name(m.Lane), len(m.Blockers), len(m.StrayIndex))
-		}
-	}
-}
-
 func name(v *parse.VarDecl) string {
 	if v == nil {
 		return ""
@@ -214,46 +176,6 @@ func TestPointerStepsShapeTheIndex(t *testing.T) {
 	// a pointer aimed at two different arrays is neither of them
 	expectAccesses(t, `__global__ void k(float *a, float *b, float v, int c) {
 		float *q = a + threadIdx.x; if (c) q = b; *q = v; }`, "q write unknown")
-}
-
-// Launches through the runtime API are launch sites too: the kernel is
-// named through casts, & and template arguments; the configuration and
-// the arguments are mapped where the call spells them out.
-func TestRuntimeAPILaunches(t *testing.T) {
-	f := Analyze(parse.ParseFile("t.cu", []byte(`template <typename T> __global__ void kern(T *a, int n) {}
-		namespace ns { __global__ void k2(float *a, int n) {} }
-		int main() {
-		  void *args[] = {&d, &n};
-		  cudaLaunchKernel((void*)ns::k2, grid, block, args, 0, stream);
-		  cudaLaunchKernel(ns::k2, dim3(4), dim3(256), args);
-		  cudaLaunchCooperativeKernel((const void*)&kern<float>, grid, block, args, shmem, s);
-		  CHECK(cudaLaunchKernel(reinterpret_cast<void*>(&kern<int>), grid, block, args, 0, 0));
-		  cudaLaunchKernelEx(&cfg, kern<float>, d, n);
-		  cudaLaunchKernelExC(&cfg, (const void*)kern<float>, args);
-		  err = ::cudaLaunchCooperativeKernel<float>(kern<float>, grid, block, args);
-		  cudaLaunchKernel(table[0], grid, block, args);
-		  kern<float><<<grid, block>>>(d, n);
-		}`)))
-	var got []string
-	for _, l := range f.Launches {
-		got = append(got, launchSummary(f, l))
-	}
-	want := []string{
-		"k2 via cudaLaunchKernel config=[grid block 0 stream] args=[] array=args",
-		"k2 via cudaLaunchKernel config=[dim3(4) dim3(256)] args=[] array=args",
-		"kern via cudaLaunchCooperativeKernel config=[grid block shmem s] args=[] array=args",
-		"kern via cudaLaunchKernel config=[grid block 0 0] args=[] array=args",
-		"kern via cudaLaunchKernelEx config=[] struct=&cfg args=[d n]",
-		"kern via cudaLaunchKernelExC config=[] struct=&cfg args=[] array=args",
-		"kern via cudaLaunchCooperativeKernel config=[grid block] args=[] array=args",
-		"kern config=[grid block] args=[d n]",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("launches\n got: %s\nwant: %s", strings.Join(got, "\n      "), strings.Join(want, "\n      "))
-	}
-	if l := f.LaunchesOf("kern"); len(l) != 6 || l[0].Caller != "main" || l[0].Pos() == 0 {
-		t.Errorf("launches of kern = %+v", l)
-	}
 }
 
 func launchSummary(f *File, l Launch) string {

@@ -71,7 +71,7 @@ func loadsRowAt(fn *Function, e parse.Expr, rowptr, v string, depth int) bool {
 	parse.Inspect(e, func(n parse.Node) bool {
 		switch n := n.(type) {
 		case *parse.IndexExpr:
-			if base, isID := unparen(n.X).(*parse.Ident); isID && base.Name == rowptr {
+			if base, isID := parse.UnparenCasts(n.X).(*parse.Ident); isID && base.Name == rowptr {
 				found = true
 				ok = ok && isVertexIndex(n.Index, v)
 				return false
@@ -96,7 +96,7 @@ func loadsAny(e parse.Expr, fn *Function, rowptr string, depth int) bool {
 	parse.Inspect(e, func(n parse.Node) bool {
 		switch n := n.(type) {
 		case *parse.IndexExpr:
-			if base, ok := unparen(n.X).(*parse.Ident); ok && base.Name == rowptr {
+			if base, ok := parse.UnparenCasts(n.X).(*parse.Ident); ok && base.Name == rowptr {
 				found = true
 			}
 		case *parse.Ident:
@@ -111,16 +111,16 @@ func loadsAny(e parse.Expr, fn *Function, rowptr string, depth int) bool {
 
 // isVertexIndex matches `v`, `v + 1` and `1 + v`.
 func isVertexIndex(e parse.Expr, v string) bool {
-	isV := func(x parse.Expr) bool { id, ok := unparen(x).(*parse.Ident); return ok && id.Name == v }
+	isV := func(x parse.Expr) bool { id, ok := parse.UnparenCasts(x).(*parse.Ident); return ok && id.Name == v }
 	if isV(e) {
 		return true
 	}
-	b, ok := unparen(e).(*parse.BinaryExpr)
+	b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr)
 	if !ok || b.Op != "+" {
 		return false
 	}
 	one := func(x parse.Expr) bool {
-		l, ok := unparen(x).(*parse.BasicLit)
+		l, ok := parse.UnparenCasts(x).(*parse.BasicLit)
 		return ok && (l.Value == "1" || l.Value == "1u" || l.Value == "1ull")
 	}
 	return (isV(b.X) && one(b.Y)) || (one(b.X) && isV(b.Y))
@@ -152,7 +152,7 @@ func loopVar(init parse.Stmt) (string, parse.Expr) {
 		}
 	case *parse.ExprStmt:
 		if b, ok := s.X.(*parse.BinaryExpr); ok && b.Op == "=" {
-			if id, ok := unparen(b.X).(*parse.Ident); ok {
+			if id, ok := parse.UnparenCasts(b.X).(*parse.Ident); ok {
 				return id.Name, b.Y
 			}
 		}
@@ -162,27 +162,27 @@ func loopVar(init parse.Stmt) (string, parse.Expr) {
 
 // boundedBy matches `ivar < END` (or `!=`).
 func boundedBy(cond parse.Expr, ivar string) bool {
-	b, ok := unparen(cond).(*parse.BinaryExpr)
+	b, ok := parse.UnparenCasts(cond).(*parse.BinaryExpr)
 	if !ok || (b.Op != "<" && b.Op != "!=") {
 		return false
 	}
-	id, ok := unparen(b.X).(*parse.Ident)
+	id, ok := parse.UnparenCasts(b.X).(*parse.Ident)
 	return ok && id.Name == ivar
 }
 
 func condBound(cond parse.Expr) parse.Expr {
-	return unparen(cond).(*parse.BinaryExpr).Y
+	return parse.UnparenCasts(cond).(*parse.BinaryExpr).Y
 }
 
 // loopStep returns the constant increment of `ivar++`, `ivar += S`.
 func loopStep(fn *Function, post parse.Expr, ivar string) (int64, bool) {
-	switch p := unparen(post).(type) {
+	switch p := parse.UnparenCasts(post).(type) {
 	case *parse.UnaryExpr:
-		if id, ok := unparen(p.X).(*parse.Ident); ok && id.Name == ivar && p.Op == "++" {
+		if id, ok := parse.UnparenCasts(p.X).(*parse.Ident); ok && id.Name == ivar && p.Op == "++" {
 			return 1, true
 		}
 	case *parse.BinaryExpr:
-		if id, ok := unparen(p.X).(*parse.Ident); ok && id.Name == ivar && p.Op == "+=" {
+		if id, ok := parse.UnparenCasts(p.X).(*parse.Ident); ok && id.Name == ivar && p.Op == "+=" {
 			return fn.ConstValue(p.Y)
 		}
 	}
@@ -220,8 +220,8 @@ func indexedBy(fn *Function, body parse.Node, ivar string) string {
 		if !ok || name != "" {
 			return name == ""
 		}
-		base, ok1 := unparen(ix.X).(*parse.Ident)
-		idx, ok2 := unparen(ix.Index).(*parse.Ident)
+		base, ok1 := parse.UnparenCasts(ix.X).(*parse.Ident)
+		idx, ok2 := parse.UnparenCasts(ix.Index).(*parse.Ident)
 		if ok1 && ok2 && idx.Name == ivar && params[base.Name] {
 			name = base.Name
 		}

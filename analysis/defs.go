@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"strings"
-
 	"github.com/bamgen/bamgen/parse"
 )
 
@@ -33,7 +31,7 @@ func fileRefParams(pf *parse.File) refParams {
 // refArgDefs: a local passed to a non-const reference parameter of a
 // function of this file is (re)defined by the call.
 func refArgDefs(fd *parse.FuncDecl, c *parse.CallExpr, refs refParams) []def {
-	flags := refs[lastSegment(calleeName(c.Fun))]
+	flags := refs[parse.LastName(parse.CalleeName(c.Fun))]
 	var out []def
 	for i, a := range c.Args {
 		if i < len(flags) && flags[i] {
@@ -43,13 +41,6 @@ func refArgDefs(fd *parse.FuncDecl, c *parse.CallExpr, refs refParams) []def {
 		}
 	}
 	return out
-}
-
-func lastSegment(name string) string {
-	if i := strings.LastIndex(name, "::"); i >= 0 {
-		return name[i+2:]
-	}
-	return name
 }
 
 // collectDefs finds every definition of a local or parameter in fd's body.
@@ -99,7 +90,7 @@ func initValue(e parse.Expr) parse.Expr {
 }
 
 func assignedSymbol(fd *parse.FuncDecl, e parse.Expr) *parse.Symbol {
-	id, ok := unparen(e).(*parse.Ident)
+	id, ok := parse.UnparenCasts(e).(*parse.Ident)
 	if !ok || fd.Scope == nil {
 		return nil
 	}
@@ -180,7 +171,7 @@ func isPointerLike(t *parse.TypeRef) bool {
 // splitPointer splits `p + off`, `&p[off]` or `p` into (array, offset shape)
 // when p is a pointer parameter or alias; otherwise it returns "".
 func (ev *evaluator) splitPointer(e parse.Expr) (string, Shape) {
-	switch e := unparen(e).(type) {
+	switch e := parse.UnparenCasts(e).(type) {
 	case *parse.Ident:
 		return ev.pointerOf(e)
 	case *parse.BinaryExpr:
@@ -190,7 +181,7 @@ func (ev *evaluator) splitPointer(e parse.Expr) (string, Shape) {
 			}
 		}
 	case *parse.UnaryExpr:
-		if ix, ok := unparen(e.X).(*parse.IndexExpr); ok && e.Op == "&" {
+		if ix, ok := parse.UnparenCasts(e.X).(*parse.IndexExpr); ok && e.Op == "&" {
 			if base, off := ev.splitPointer(ix.X); base != "" {
 				return base, addShapes(off, ev.shape(ix.Index))
 			}

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/bamgen/bamgen/parse"
@@ -206,7 +205,7 @@ func isWarpOperand(b *parse.BinaryExpr, macros map[string]string) bool {
 }
 
 func isWarpSizeName(e parse.Expr) bool {
-	id, ok := unparen(e).(*parse.Ident)
+	id, ok := parse.UnparenCasts(e).(*parse.Ident)
 	if !ok {
 		return false
 	}
@@ -225,9 +224,9 @@ func (ev *evaluator) constValue(e parse.Expr) (int64, bool) {
 const maxMacroDepth = 16
 
 func foldConst(e parse.Expr, macros map[string]string, depth int) (int64, bool) {
-	switch e := unparen(e).(type) {
+	switch e := parse.UnparenCasts(e).(type) {
 	case *parse.BasicLit:
-		return parseIntLit(e.Value)
+		return parse.IntLit(e.Value)
 	case *parse.Ident:
 		return foldMacro(e.Name, macros, depth)
 	case *parse.UnaryExpr:
@@ -250,7 +249,7 @@ func foldMacro(name string, macros map[string]string, depth int) (int64, bool) {
 	if !ok || depth >= maxMacroDepth {
 		return 0, false
 	}
-	if v, ok := parseIntLit(strings.TrimSpace(body)); ok {
+	if v, ok := parse.IntLit(strings.TrimSpace(body)); ok {
 		return v, true
 	}
 	pf := parse.ParseFile("", []byte("int bam_v = ("+body+");"))
@@ -309,16 +308,9 @@ func foldBinary(op string, x, y int64) (int64, bool) {
 	return 0, false
 }
 
-func parseIntLit(s string) (int64, bool) {
-	s = strings.TrimRight(strings.TrimSpace(s), "uUlL")
-	s = strings.ReplaceAll(s, "'", "")
-	v, err := strconv.ParseInt(s, 0, 64)
-	return v, err == nil
-}
-
 // callShape knows index helpers, math functions and loads through intrinsics.
 func (ev *evaluator) callShape(c *parse.CallExpr) Shape {
-	name := calleeName(c.Fun)
+	name := parse.CalleeName(c.Fun)
 	switch {
 	case name == "__ldg" || strings.HasPrefix(name, "__ldcg") || strings.HasPrefix(name, "__ldca"):
 		if len(c.Args) == 1 {
@@ -359,7 +351,7 @@ func (ev *evaluator) loadShape(p parse.Expr) Shape {
 // rootArray names the array a pointer expression points into: the base
 // identifier after parentheses, casts, pointer arithmetic and aliases.
 func (ev *evaluator) rootArray(p parse.Expr) string {
-	switch p := unparen(p).(type) {
+	switch p := parse.UnparenCasts(p).(type) {
 	case *parse.Ident:
 		if sym := ev.lookup(p); sym != nil {
 			if a, ok := ev.aliases[sym]; ok && !a.conflict {
@@ -403,45 +395,14 @@ func isPureFunc(name string) bool {
 
 // derefTarget turns `&a[i]` into `a[i]`'s pointer `a` form for loadShape.
 func derefTarget(e parse.Expr) parse.Expr {
-	if u, ok := unparen(e).(*parse.UnaryExpr); ok && u.Op == "&" {
-		if ix, ok := unparen(u.X).(*parse.IndexExpr); ok {
+	if u, ok := parse.UnparenCasts(e).(*parse.UnaryExpr); ok && u.Op == "&" {
+		if ix, ok := parse.UnparenCasts(u.X).(*parse.IndexExpr); ok {
 			return ix.X
 		}
 		return u.X
 	}
 	return e
 }
-
-func unparen(e parse.Expr) parse.Expr {
-	for {
-		switch p := e.(type) {
-		case *parse.ParenExpr:
-			e = p.X
-		case *parse.CastExpr:
-			e = p.X
-		default:
-			return e
-		}
-	}
-}
-
-func calleeName(e parse.Expr) string {
-	switch f := e.(type) {
-	case *parse.Ident:
-		return f.Name
-	case *parse.TemplateIdent:
-		return f.Name
-	case *parse.MemberExpr:
-		return f.Name
-	}
-	return ""
-}
-
-// Unparen strips parentheses and casts around e.
-func Unparen(e parse.Expr) parse.Expr { return unparen(e) }
-
-// CalleeName is the called function's name as written ("atomicAdd", "std::min").
-func CalleeName(e parse.Expr) string { return calleeName(e) }
 
 // IsPureCall reports whether a call to name has no side effects: math
 // helpers and warp votes/shuffles, which only exchange values.

@@ -7,7 +7,9 @@ import "github.com/bamgen/bamgen/parse"
 // kernel through a function pointer.
 type Launch struct {
 	Kernel string
-	Caller string            // the enclosing function
+	Caller string            // the enclosing function's name
+	Func   *parse.FuncDecl   // the enclosing function
+	Stack  []parse.Node      // the nodes around the launch inside Func's body, outermost (the body) first
 	Expr   *parse.LaunchExpr // the <<<>>> launch; nil for a runtime API launch
 	Call   *parse.CallExpr   // the runtime API call; nil for <<<>>>
 	Via    string            // the runtime function ("cudaLaunchKernel"); "" for <<<>>>
@@ -55,33 +57,34 @@ var apiLaunches = map[string]apiLaunch{
 	"cudaLaunchKernelEx":          {kernel: 1, configStruct: 0, argsArray: -1, argsFrom: 2},
 }
 
-// launchesIn lists the kernel launches inside fd, in source order.
+// launchesIn lists the kernel launches inside fd, in source order. It is
+// bamgen's one launch finder: the port reads File.Launches.
 func launchesIn(fd *parse.FuncDecl) []Launch {
 	var out []Launch
-	parse.Inspect(fd.Body, func(n parse.Node) bool {
+	parse.WithStack(fd.Body, func(n parse.Node, stack []parse.Node) bool {
+		var l Launch
 		switch n := n.(type) {
 		case *parse.LaunchExpr:
-			out = append(out, Launch{Kernel: launchedName(n.Kernel), Caller: fd.Name, Expr: n, Config: n.Config, Args: n.Args})
+			l = Launch{Kernel: parse.LastName(parse.CalleeName(n.Kernel)), Expr: n, Config: n.Config, Args: n.Args}
 		case *parse.CallExpr:
-			if l, ok := runtimeLaunch(n); ok {
-				l.Caller = fd.Name
-				out = append(out, l)
+			var ok bool
+			if l, ok = runtimeLaunch(n); !ok {
+				return true
 			}
+		default:
+			return true
 		}
+		l.Caller, l.Func, l.Stack = fd.Name, fd, append([]parse.Node(nil), stack...)
+		out = append(out, l)
 		return true
 	})
 	return out
 }
 
-// RuntimeLaunch recognises a call of a runtime launch function (see
-// runtimeLaunch); Caller is left empty. The port uses it to find the
-// launches it rewrites.
-func RuntimeLaunch(c *parse.CallExpr) (Launch, bool) { return runtimeLaunch(c) }
-
 // runtimeLaunch recognises a call of a runtime launch function whose
 // kernel argument names a function: `(void*)k`, `(const void*)&k<T>`, `k`.
 func runtimeLaunch(c *parse.CallExpr) (Launch, bool) {
-	via := lastSegment(calleeName(c.Fun))
+	via := parse.LastName(parse.CalleeName(c.Fun))
 	api, ok := apiLaunches[via]
 	if !ok || api.kernel >= len(c.Args) {
 		return Launch{}, false
@@ -114,15 +117,13 @@ func argAt(c *parse.CallExpr, i int) parse.Expr {
 // kernelOperand names the function a launch call's kernel argument
 // points to, through casts, parentheses, & and template arguments.
 func kernelOperand(e parse.Expr) string {
-	e = unparen(e)
+	e = parse.UnparenCasts(e)
 	if u, ok := e.(*parse.UnaryExpr); ok && u.Op == "&" {
-		e = unparen(u.X)
+		e = parse.UnparenCasts(u.X)
 	}
 	switch e.(type) {
 	case *parse.Ident, *parse.TemplateIdent:
-		return launchedName(e)
+		return parse.ShortFuncName(e)
 	}
 	return ""
 }
-
-func launchedName(e parse.Expr) string { return lastSegment(calleeName(e)) }

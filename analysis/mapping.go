@@ -108,35 +108,25 @@ func defCounts(fn *Function) map[string]int {
 // isGlobalTid matches blockIdx.x * blockDim.x + threadIdx.x in any operand
 // order, with casts and parentheses.
 func isGlobalTid(e parse.Expr) bool {
-	b, ok := unparen(e).(*parse.BinaryExpr)
+	b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr)
 	if !ok || b.Op != "+" {
 		return false
 	}
-	return (isBuiltin(b.Y, "threadIdx") && isBlockOffset(b.X)) || (isBuiltin(b.X, "threadIdx") && isBlockOffset(b.Y))
+	return (parse.IsBuiltinX(b.Y, "threadIdx") && isBlockOffset(b.X)) || (parse.IsBuiltinX(b.X, "threadIdx") && isBlockOffset(b.Y))
 }
 
 func isBlockOffset(e parse.Expr) bool {
-	b, ok := unparen(e).(*parse.BinaryExpr)
+	b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr)
 	if !ok || b.Op != "*" {
 		return false
 	}
-	return (isBuiltin(b.X, "blockIdx") && isBuiltin(b.Y, "blockDim")) || (isBuiltin(b.X, "blockDim") && isBuiltin(b.Y, "blockIdx"))
-}
-
-// isBuiltin matches `name.x`.
-func isBuiltin(e parse.Expr, name string) bool {
-	m, ok := unparen(e).(*parse.MemberExpr)
-	if !ok || m.Arrow || m.Name != "x" {
-		return false
-	}
-	id, ok := unparen(m.X).(*parse.Ident)
-	return ok && id.Name == name
+	return (parse.IsBuiltinX(b.X, "blockIdx") && parse.IsBuiltinX(b.Y, "blockDim")) || (parse.IsBuiltinX(b.X, "blockDim") && parse.IsBuiltinX(b.Y, "blockIdx"))
 }
 
 // derivesFromTid matches `tid OP 32` (or the shift/mask equivalent) where
 // tid is the thread-id variable or the thread-id expression itself.
 func (m *Mapping) derivesFromTid(e parse.Expr, divOp, shiftOp string, macros map[string]string) bool {
-	b, ok := unparen(e).(*parse.BinaryExpr)
+	b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr)
 	if !ok || (b.Op != divOp && b.Op != shiftOp) || !m.isTidExpr(b.X) {
 		return false
 	}
@@ -144,7 +134,7 @@ func (m *Mapping) derivesFromTid(e parse.Expr, divOp, shiftOp string, macros map
 }
 
 func (m *Mapping) isTidExpr(e parse.Expr) bool {
-	if id, ok := unparen(e).(*parse.Ident); ok && m.Tid != nil {
+	if id, ok := parse.UnparenCasts(e).(*parse.Ident); ok && m.Tid != nil {
 		return id.Name == m.Tid.Name
 	}
 	return isGlobalTid(e)
@@ -153,8 +143,8 @@ func (m *Mapping) isTidExpr(e parse.Expr) bool {
 // isThreadIdxLane matches threadIdx.x % 32 and threadIdx.x & 31: the lane
 // id whenever blocks are whole warps (the rewrites check that at run time).
 func isThreadIdxLane(e parse.Expr, macros map[string]string) bool {
-	b, ok := unparen(e).(*parse.BinaryExpr)
-	if !ok || !isBuiltin(b.X, "threadIdx") {
+	b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr)
+	if !ok || !parse.IsBuiltinX(b.X, "threadIdx") {
 		return false
 	}
 	return (b.Op == "%" || b.Op == "&") && isWarpOperand(b, macros)
@@ -206,7 +196,7 @@ func (m *Mapping) findBlockers(body parse.Node) {
 }
 
 func (m *Mapping) classifyCall(c *parse.CallExpr) {
-	switch kind, reason := SyncCall(calleeName(c.Fun)); kind {
+	switch kind, reason := SyncCall(parse.CalleeName(c.Fun)); kind {
 	case SyncBarrier:
 		m.block(c, reason)
 	case SyncWarp:
@@ -251,7 +241,7 @@ func WaitsOnOthers(cond parse.Expr) bool {
 	parse.Inspect(cond, func(n parse.Node) bool {
 		switch n := n.(type) {
 		case *parse.CallExpr:
-			if strings.HasPrefix(calleeName(n.Fun), "atomic") {
+			if strings.HasPrefix(parse.CalleeName(n.Fun), "atomic") {
 				found = true
 			}
 		case *parse.CastExpr:
@@ -271,7 +261,7 @@ func (m *Mapping) findStrayIndex(body parse.Node) {
 			return false
 		}
 		if me, ok := n.(*parse.MemberExpr); ok {
-			if id, ok := unparen(me.X).(*parse.Ident); ok && (id.Name == "threadIdx" || id.Name == "blockIdx") {
+			if id, ok := parse.UnparenCasts(me.X).(*parse.Ident); ok && (id.Name == "threadIdx" || id.Name == "blockIdx") {
 				m.StrayIndex = append(m.StrayIndex, Blocker{me.Pos(), me.End(), "uses " + id.Name + "." + me.Name + " directly"})
 			}
 		}

@@ -85,7 +85,7 @@ func (f *File) JSON(cfg *ModelConfig) JSONFile {
 	out := JSONFile{File: src.Name, Functions: []JSONFunc{}, Diagnostics: []diag.JSON{}}
 	for _, fn := range f.Functions {
 		jf := f.jsonFunc(fn)
-		if cfg != nil && fn.Kind == "kernel" && fn.Decl.Body != nil {
+		if cfg != nil && fn.Kind == Kernel && fn.Decl.Body != nil {
 			shape, es := Model(fn, *cfg)
 			jf.Model = &JSONModel{Shape: shape, Estimates: es}
 		}
@@ -100,7 +100,7 @@ func (f *File) JSON(cfg *ModelConfig) JSONFile {
 func (f *File) jsonFunc(fn *Function) JSONFunc {
 	src := f.Parse.Src
 	line, col := src.LineCol(fn.Decl.NameSpan.Start)
-	jf := JSONFunc{Name: fn.Decl.Name, Qualifier: fn.Decl.Qualifier, Kind: fn.Kind, Line: line, Col: col,
+	jf := JSONFunc{Name: fn.Decl.Name, Qualifier: fn.Decl.Qualifier, Kind: fn.Kind.String(), Line: line, Col: col,
 		Template: fn.Decl.Template != nil, Params: []JSONParam{}, Arrays: []JSONArray{}, Unparsed: fn.Unparsed()}
 	for _, p := range fn.Params {
 		jf.Params = append(jf.Params, JSONParam{Name: p.Name, Type: p.Type, Pointer: p.Pointer, Const: p.Const})
@@ -108,7 +108,7 @@ func (f *File) jsonFunc(fn *Function) JSONFunc {
 	for _, a := range fn.Arrays {
 		jf.Arrays = append(jf.Arrays, f.jsonArray(a))
 	}
-	if fn.Kind == "kernel" {
+	if fn.Kind == Kernel {
 		for _, l := range f.LaunchesOf(fn.Decl.Name) {
 			jf.Launches = append(jf.Launches, f.jsonLaunch(l))
 		}
@@ -157,7 +157,7 @@ func (f *File) WriteText(w io.Writer, cfg *ModelConfig) {
 	src := f.Parse.Src
 	fmt.Fprintf(w, "%s:\n", src.Name)
 	for _, fn := range f.Functions {
-		if fn.Kind != "kernel" {
+		if fn.Kind != Kernel {
 			continue
 		}
 		f.writeKernel(w, fn)
@@ -168,8 +168,8 @@ func (f *File) WriteText(w io.Writer, cfg *ModelConfig) {
 	}
 	var others []string
 	for _, fn := range f.Functions {
-		if fn.Kind != "kernel" {
-			others = append(others, fn.Kind+" "+qualified(fn.Decl))
+		if fn.Kind != Kernel {
+			others = append(others, fn.Kind.String()+" "+qualified(fn.Decl))
 		}
 	}
 	if len(others) > 0 {

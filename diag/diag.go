@@ -143,6 +143,17 @@ func Sorted(ds []Diagnostic) []Diagnostic {
 	return out
 }
 
+// WithoutNotes returns ds without its notes (-q), keeping the order.
+func WithoutNotes(ds []Diagnostic) []Diagnostic {
+	var out []Diagnostic
+	for _, d := range ds {
+		if d.Severity != Note {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // HasErrors reports whether any diagnostic is an error.
 func HasErrors(ds []Diagnostic) bool {
 	for _, d := range ds {

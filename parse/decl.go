@@ -217,7 +217,7 @@ func (p *parser) parseUsing(ctx *declCtx) Decl {
 	}
 	p.next()
 	if p.isIdent() && p.pbAt(1, '=') {
-		name := p.keep(p.word())
+		name := p.word()
 		p.next()
 		p.next()
 		p.types.add(name)
@@ -290,7 +290,7 @@ func (p *parser) parseTagDef(ctx *declCtx) (Decl, string) {
 	if ctx != nil && ctx.template != nil {
 		start = ctx.template.Start
 	}
-	kind := p.keep(p.word())
+	kind := p.word()
 	p.next()
 	if kind == "enum" && (p.isK(kwClass) || p.isK(kwStruct)) {
 		p.next()

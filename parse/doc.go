@@ -33,8 +33,12 @@
 //   - a statement is a declaration when it parses as specifiers, a type and
 //     a declarator followed by '=', ';', ',', '(', '{' or ':'.
 //
-// Strings in the tree (names, types' Text) may share memory with the
-// source: the caller must not modify the bytes passed to ParseFile.
+// ParseFile reads a string copy of the source, whose memory the strings in
+// the tree (names, types' Text) share. File.Src keeps the bytes passed in
+// (File.Text reads them), so the caller must not modify them.
+//
+// parse/README.md describes the files and how to add a statement,
+// expression or declaration form.
 //
 // # Diagnostics
 //

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -22,7 +23,8 @@ func dump(b *strings.Builder, n Node) {
 	if dumpDecl(b, n) || dumpStmt(b, n) || dumpExpr(b, n) {
 		return
 	}
-	b.WriteString("(?)")
+	// A node with no case above (a new form) prints as its type's name.
+	b.WriteString("(" + reflect.TypeOf(n).Elem().Name() + ")")
 }
 
 // list writes "(head items...)"; each item is a Node, a string written as

@@ -1,7 +1,5 @@
 package parse
 
-import "unsafe"
-
 // Expressions: precedence climbing for binary operators, recursive descent
 // for the rest. Template-argument lists set noGT so that '>' closes them
 // instead of comparing.
@@ -19,41 +17,21 @@ func (p *parser) parseExpr() Expr {
 }
 
 // parseAssign parses an assignment-expression (right associative), a
-// conditional or a throw. It is entered once per operand of every
-// expression, so the conditional and binary levels are inlined here
-// instead of being separate calls (parseCond remains for callers that
-// want a conditional-expression only), and the depth guard is released
-// without a defer.
+// conditional or a throw. The conditional and binary levels are parsed
+// here (parseCond remains for callers that want a conditional-expression
+// only), and most expressions end after their first operand.
 func (p *parser) parseAssign() Expr {
 	if !p.enter() {
 		p.leave()
 		return p.deepExpr()
 	}
-	x, f := p.leaf()
-	switch f {
-	case followClose:
-		// The frequent one-operand expression (`f(a, 0)`, `x[i]`,
-		// `return n;`): a leaf that no operator can follow.
-		p.leave()
-		return x
-	case followOther:
-		// Not a leaf (a leaf is no keyword, so it is never `throw`).
-		t := &p.toks[p.i]
-		if t.Kind == Identifier && t.cls&clsKeyword != 0 && p.isK(kwThrow) {
-			x = p.parseThrow()
-			p.leave()
-			return x
-		}
-		x = p.parseUnary()
-	case followPostfix:
-		// unaryOperand, written out.
-		p.depth++ // parsePostfix runs inside parseUnary's guard
-		x = p.parsePostfix(x)
-		p.depth--
+	defer p.leave()
+	if p.isK(kwThrow) {
+		return p.parseThrow()
 	}
+	x := p.unaryOperand()
 	switch pb := p.toks[p.i].pb; {
 	case closesExpr[pb]:
-		p.leave()
 		return x
 	case pb == '=':
 		// `x = ...`: '=' is neither a binary nor the conditional operator.
@@ -61,22 +39,16 @@ func (p *parser) parseAssign() Expr {
 		x = p.binaryRest(x, 1)
 		switch pb := p.toks[p.i].pb; {
 		case closesExpr[pb]:
-			// The frequent end after an operator (`a + b;`): no '?' and
-			// no assignment operator (a closer does not end in '=').
-			p.leave()
-			return x
+			return x // no '?' and no assignment operator
 		case pb == '?':
 			x = p.parseCondRest(x)
 		}
 	}
 	t := &p.toks[p.i]
 	if t.Kind != Punct || p.src[t.End-1] != '=' {
-		p.leave()
 		return x // every assignment operator ends in '='
 	}
-	x = p.parseAssignRest(x)
-	p.leave()
-	return x
+	return p.parseAssignRest(x)
 }
 
 // parseThrow parses `throw [expr]` at the keyword.
@@ -113,8 +85,8 @@ func (p *parser) parseAssignRest(x Expr) Expr {
 }
 
 // assignOp returns the canonical operator string for an assignment token.
-func assignOp(b []byte) string {
-	switch string(b) {
+func assignOp(b string) string {
+	switch b {
 	case "=":
 		return "="
 	case "+=":
@@ -168,8 +140,8 @@ func (p *parser) parseCondRest(x Expr) Expr {
 
 // binaryOp returns the canonical operator and its precedence (higher binds
 // tighter), or 0 when b is not a binary operator.
-func binaryOp(b []byte) (string, int) {
-	switch string(b) {
+func binaryOp(b string) (string, int) {
+	switch b {
 	case "||":
 		return "||", 1
 	case "&&":
@@ -222,7 +194,7 @@ var binaryOp1 = func() (t [256]struct {
 	prec uint8
 }) {
 	for c := range t {
-		op, prec := binaryOp([]byte{byte(c)})
+		op, prec := binaryOp(string(rune(c)))
 		t[c].op, t[c].prec = op, uint8(prec)
 	}
 	return t
@@ -231,7 +203,7 @@ var binaryOp1 = func() (t [256]struct {
 // prefixOp1 is prefixOp for the one-byte punctuators, indexed by ptok.pb.
 var prefixOp1 = func() (t [256]string) {
 	for c := range t {
-		t[c] = prefixOp([]byte{byte(c)})
+		t[c] = prefixOp(string(rune(c)))
 	}
 	return t
 }()
@@ -243,12 +215,7 @@ func (p *parser) parseBinary(minPrec int) Expr {
 
 // binaryRest parses the binary operators of precedence >= minPrec and
 // their right operands after the left operand x.
-//
-// The spans need x.Pos() and y.End(), interface calls: x.Pos() is asked
-// once (a BinaryExpr built here starts where x does), and a leaf operand's
-// end is p.lastEnd (leaf consumed it last and its span ends there).
 func (p *parser) binaryRest(x Expr, minPrec int) Expr {
-	xPos := -1 // x.Pos() once known (a position is never negative)
 	for {
 		t := &p.toks[p.i]
 		if t.Kind != Punct {
@@ -258,7 +225,7 @@ func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 		var prec int
 		if pb := t.pb; pb != 0 {
 			// A one-byte punctuator (or a canonical digraph, never an
-			// operator): one table load instead of a string switch.
+			// operator).
 			op, prec = binaryOp1[pb].op, int(binaryOp1[pb].prec)
 		} else {
 			op, prec = binaryOp(p.src[t.Start:t.End])
@@ -268,35 +235,11 @@ func (p *parser) binaryRest(x Expr, minPrec int) Expr {
 		}
 		opPos := int(t.Start)
 		p.next()
-		// unaryOperand, written out: a leaf before a closer needs no
-		// further test.
-		if xPos < 0 {
-			xPos = x.Pos()
-		}
-		y, f := p.leaf()
-		yEnd := p.lastEnd // y's end if y is the leaf
-		switch f {
-		case followOther:
-			y = p.parseUnary()
-			yEnd = -1
-		case followPostfix:
-			p.depth++ // parsePostfix runs inside parseUnary's guard
-			y = p.parsePostfix(y)
-			p.depth--
-			yEnd = -1
-		}
-		closed := f == followClose || closesExpr[p.toks[p.i].pb]
-		if !closed { // else no operator follows y
+		y := p.unaryOperand()
+		if !closesExpr[p.toks[p.i].pb] {
 			y = p.binaryRest(y, prec+1)
-			yEnd = -1
 		}
-		if yEnd < 0 {
-			yEnd = y.End()
-		}
-		x = p.newBinary(Span{xPos, yEnd}, op, opPos, x, y)
-		if closed {
-			return x // a closer is no operator: the loop would return at it
-		}
+		x = p.newBinary(Span{x.Pos(), y.End()}, op, opPos, x, y)
 	}
 }
 
@@ -326,16 +269,7 @@ func (p *parser) parseUnaryIn() Expr {
 		}
 		if op != "" {
 			p.next()
-			// unaryOperand, written out: `&x`, `-1`, `*p`.
-			x, f := p.leaf()
-			switch f {
-			case followOther:
-				x = p.parseUnary()
-			case followPostfix:
-				p.depth++ // parsePostfix runs inside parseUnary's guard
-				x = p.parsePostfix(x)
-				p.depth--
-			}
+			x := p.unaryOperand()
 			u := slot(&p.slabs.sUnaryExpr)
 			u.Span, u.Op, u.X = Span{start, x.End()}, op, x
 			return u
@@ -358,7 +292,7 @@ func (p *parser) parseUnaryIn() Expr {
 		if pt.cls&clsKeyword != 0 || pt.End-pt.Start == 9 && p.word() == "__alignof" {
 			switch w := p.word(); w {
 			case "sizeof", "alignof", "__alignof__", "_Alignof", "__alignof":
-				return p.parseSizeof(start, p.keep(w))
+				return p.parseSizeof(start, w)
 			case "new":
 				return p.parseNew(start)
 			case "delete":
@@ -366,7 +300,7 @@ func (p *parser) parseUnaryIn() Expr {
 			case "co_await", "co_yield":
 				p.next()
 				x := p.unaryOperand()
-				return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: p.keep(w), X: x})
+				return newNode(&p.slabs.sUnaryExpr, UnaryExpr{Span: Span{start, x.End()}, Op: w, X: x})
 			}
 		}
 		return p.parsePostfix(p.parseIdentExpr()) // parsePrimary's Identifier case
@@ -374,8 +308,8 @@ func (p *parser) parseUnaryIn() Expr {
 	return p.parsePostfix(p.parsePrimary())
 }
 
-func prefixOp(b []byte) string {
-	switch string(b) {
+func prefixOp(b string) string {
+	switch b {
 	case "+":
 		return "+"
 	case "-":
@@ -522,7 +456,7 @@ func (p *parser) typeNameAhead() string {
 		if t.Kind != Identifier {
 			return ""
 		}
-		return srcString(p.src, int(t.Start), int(t.End)) // an identifier is not empty
+		return p.src[t.Start:t.End] // an identifier is not empty
 	}
 	return p.qualifiedNameAhead()
 }
@@ -697,11 +631,9 @@ func (p *parser) parsePostfix(x Expr) Expr {
 		// decide those by the punctuator byte alone.
 		switch t.pb {
 		case '(':
-			// parseCall, written out: one frame less on the recursion
-			// path of nested calls.
 			var args []Expr
 			var lp, rp int
-			if p.mayBeMacroCall(x) && p.isMacroCall(x) {
+			if p.isMacroCall(x) {
 				args, lp, rp = p.parseMacroArgs()
 			} else {
 				args, lp, rp = p.parseArgs()
@@ -751,16 +683,7 @@ func (p *parser) parseIndex(x Expr) Expr {
 	lb := p.curStart()
 	p.next()
 	var idx Expr
-	if p.pbAt(1, ']') {
-		// `a[i]`, `v[0]`: a leaf before the ']' is the whole index, as
-		// parseExprIn -> parseExpr -> parseAssign would find it (at
-		// parseAssign's depth) without their three frames.
-		p.depth++
-		idx, _ = p.leaf()
-		p.depth--
-	}
 	switch {
-	case idx != nil:
 	case p.is("{"):
 		idx = p.parseInitList(nil)
 	default:
@@ -785,17 +708,10 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 	mark := len(list.items)
 	for t := &p.toks[p.i]; t.Kind != EOF && t.pb != ')'; t = &p.toks[p.i] {
 		before := p.i
-		// parseArg, written out: one frame less on the recursion path
-		// of nested calls.
-		if t.pb == '{' {
-			list.push(p.parseInitList(nil))
-		} else {
-			list.push(p.parseAssign())
-		}
-		// The argument is followed by ',' (the frequent case: one test),
-		// or by '...' and maybe ','. Anything else ends the list: the
-		// loop used to test for ')' again, which ends it too (after a
-		// token is skipped where the argument consumed none).
+		list.push(p.parseArg())
+		// The argument is followed by ',', or by '...' and maybe ','.
+		// Anything else ends the list (a token is skipped where the
+		// argument consumed none).
 		if p.toks[p.i].pb != ',' {
 			p.gotK(tkEllipsis)
 			if !p.is(",") {
@@ -807,18 +723,7 @@ func (p *parser) parseArgs() ([]Expr, int, int) {
 		}
 		p.next() // ','
 	}
-	var args []Expr
-	switch len(list.items) - mark {
-	case 0: // `f()`: nil, as finish returns
-	case 1:
-		// Most calls have one argument: finish's list (len == cap == 1,
-		// the stack slot cleared and popped) without its call.
-		args = append(carve(&p.slabs.argChunk, 1), list.items[mark])
-		list.items[mark] = nil
-		list.items = list.items[:mark]
-	default:
-		args = list.finish(mark)
-	}
+	args := list.finish(mark)
 	p.noGT = save
 	rp := p.curStart()
 	if !p.got(")") {
@@ -839,16 +744,6 @@ func (p *parser) isMacroCall(x Expr) bool {
 		return m.IsFunc
 	}
 	return isAllCaps(id.Name)
-}
-
-// mayBeMacroCall is isMacroCall's inlinable filter, false only where
-// isMacroCall is false: a callee that is no Ident, an empty name, or a
-// name whose first byte is a lower-case letter (most functions). Such a
-// name is no macro unless some macro name has its first byte and length
-// (macro asks maybeMacro first), and isAllCaps rejects it at that byte.
-func (p *parser) mayBeMacroCall(x Expr) bool {
-	id, ok := x.(*Ident)
-	return ok && id.Name != "" && (id.Name[0] < 'a' || p.maybeMacro(id.Name[0], len(id.Name)))
 }
 
 // parseMacroArgs parses the arguments of a macro invocation. An argument
@@ -907,23 +802,17 @@ func (p *parser) parseArg() Expr {
 
 // parseMember parses `.name`, `->name`, `.template f<T>`, `->~T`.
 //
-// The frequent member name of one identifier (`.x`, `->next`; no template,
-// operator, '~' or '::') is taken here: both tokens consumed as the
-// general path's (memberName) two p.next calls would, the name the source
-// view spanText would return. The operator, the name and the token after
-// it are read through one pointer after one bounds test (the name is never
-// the last, EOF, token, so the test fails only where memberName's would).
+// A member name of one identifier (`.x`, `->next`; no template, operator,
+// '~' or '::') is taken here, as memberName would take it.
 func (p *parser) parseMember(x Expr) Expr {
 	var arrow, ok bool
 	var name string
-	if toks, i := p.toks, p.i; uint(i)+2 < uint(len(toks)) {
-		op := (*ptok)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(toks)), uintptr(i)*unsafe.Sizeof(ptok{})))
-		t := (*ptok)(unsafe.Add(unsafe.Pointer(op), unsafe.Sizeof(ptok{})))
-		n := (*ptok)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(ptok{})))
+	if i := p.i; !p.general && i+2 < len(p.toks) {
+		op, t, n := &p.toks[i], &p.toks[i+1], &p.toks[i+2]
 		if t.Kind == Identifier && t.kw != kwTemplate && t.kw != kwOperator && n.kw != tkScope {
 			start, end := int(t.Start), int(t.End)
 			p.i, p.lastEnd = i+2, end
-			arrow, name = op.kw == tkArrow, srcString(p.src, start, end)
+			arrow, name = op.kw == tkArrow, p.src[start:end]
 			goto member
 		}
 	}
@@ -1028,5 +917,167 @@ var closesExpr = func() (t [256]bool) {
 	for _, c := range ")],;}:" {
 		t[c] = true
 	}
+	return t
+}()
+
+// The operand fast path (see unaryOperand): a plain identifier or a number
+// or character literal (a leaf) becomes its node directly instead of
+// through parseUnary, parseUnaryIn, parsePrimary, parseIdentExpr and
+// parseName. TestFastPathsAgree and TestLeafDeclinesSpecialWords check
+// that it builds exactly what they build.
+
+// What the token after a leaf operand does to it.
+const (
+	followEnds    uint8 = iota // nothing: the operand is complete, an operator may follow
+	followClose                // a one-byte punctuator in closesExpr: the assignment-expression ends too
+	followPostfix              // a call, subscript, member access, ++/-- or launch (parsePostfix)
+	followOther                // not a leaf, or '<', '::' or '{' after one: template arguments, a qualified name or a typed braced list (the general path)
+)
+
+// leaf is the operand fast path's first step. When the current token is a
+// leaf and the token after it lets it stand alone or take postfix
+// operators, it consumes the leaf and returns its node (an Ident or a
+// BasicLit, as parsePrimary builds them) and what that next token does to
+// it (followEnds, followClose or followPostfix). Otherwise it returns nil
+// and followOther, consuming nothing: the token is no leaf, a '<', '::' or
+// '{' follows, or parseUnary's depth guard would not let the operand in
+// (the general path then reports it).
+//
+// A leaf is an identifier outside the classes that parseUnaryIn and
+// parseIdentExpr dispatch on (keywords include auto, sizeof, new, this,
+// throw, ...; "__alignof" is the one word they test that has no class), a
+// number or a character literal; strings join with their neighbours
+// (parseStrings).
+func (p *parser) leaf() (Expr, uint8) {
+	if p.general || p.depth >= maxDepth || p.i+1 >= len(p.toks) {
+		return nil, followOther
+	}
+	t, n := &p.toks[p.i], &p.toks[p.i+1]
+	start, end := int(t.Start), int(t.End)
+	switch t.Kind {
+	case Identifier:
+		if t.cls&(clsKeyword|clsExprWord|clsBuiltin|clsOpWord) != 0 || p.word() == "__alignof" {
+			return nil, followOther
+		}
+		switch {
+		case n.pb == '<':
+			return p.leafBeforeLess(start, end)
+		case n.kw == tkScope:
+			return p.leafQualified(p.i)
+		}
+		f := follower(n)
+		if f == followOther {
+			return nil, f // '{': a typed braced list
+		}
+		p.next()
+		return p.newIdent(Span{start, end}, p.src[start:end]), f
+	case Number, Char:
+		f := follower(n)
+		if f == followOther {
+			return nil, f
+		}
+		p.next()
+		lit := slot(&p.slabs.sBasicLit)
+		lit.Span, lit.Kind, lit.Value = Span{start, end}, t.Kind, p.src[start:end]
+		return lit, f
+	}
+	return nil, followOther
+}
+
+// leafBeforeLess is leaf for an identifier it takes (see leaf) followed by
+// '<': a comparison `i < n` when the name is a variable, else possibly
+// template arguments `f<T>(x)`. It takes the leaf, with followEnds (the '<'
+// is then a binary operator), when the name is no template name and is in
+// scope, and otherwise returns nil and followOther, consuming nothing.
+//
+// Exactness: the general path (parseUnary -> parseUnaryIn -> parseIdentExpr
+// -> parseName) takes such a name (no keyword, expression word, builtin or
+// operator word) in parseName's loop and asks maybeTemplateArgs, whose
+// templateAhead answers false for a name that is no template name and is
+// in scope (it looks the name up with the parser at the '<', as here). No
+// '::' or '{' follows, so parseName returns Ident{Span{start, end}, name}
+// with the parser at the '<', and parsePostfix adds nothing at a '<'. The
+// depth guard parseUnary would pass is leaf's.
+func (p *parser) leafBeforeLess(start, end int) (Expr, uint8) {
+	name := p.src[start:end]
+	if p.isTemplateName(name) {
+		return nil, followOther
+	}
+	p.i++ // at the '<'
+	if p.inScope(name) == nil {
+		p.i--
+		return nil, followOther
+	}
+	p.lastEnd = end
+	return p.newIdent(Span{start, end}, name), followEnds
+}
+
+// leafQualified is leaf for an identifier it takes (see leaf, at index i)
+// followed by '::': it takes `a::b`, where b is an identifier that is no
+// keyword or operator word and the token after b lets the name stand alone
+// or take postfix operators (follower), as an Ident named as parseName
+// names it (spanText of the three tokens). Otherwise (`a::b::c`, `a::b<T>`,
+// `a::~b`, ...) it returns nil and followOther, consuming nothing.
+//
+// Exactness: the general path (parseUnary -> parseUnaryIn ->
+// parseIdentExpr -> parseName) takes a (no keyword, expression word,
+// builtin or operator word: plainName declines it only for the '::'),
+// then the '::' (qualifierFollows: an identifier follows) and b in
+// parseName's loop (no template, operator or '~' case applies to such a
+// b), finds neither '<' nor '::' after b and returns
+// Ident{spanFrom(start), spanText(start, lastEnd)} with the parser after
+// b; the token after b is no '{' (follower), so parseIdentExpr returns
+// it, and parsePostfix continues as leaf's caller does. The depth guard
+// parseUnary would pass is leaf's.
+func (p *parser) leafQualified(i int) (Expr, uint8) {
+	b := &p.toks[i+2] // '::' at i+1 is not the last (EOF) token
+	if b.Kind != Identifier || b.cls&(clsKeyword|clsOpWord) != 0 {
+		return nil, followOther
+	}
+	f := follower(&p.toks[i+3]) // nor is b
+	if f == followOther {
+		return nil, f
+	}
+	start, end := int(p.toks[i].Start), int(b.End)
+	p.i, p.lastEnd = i+3, end
+	return p.newIdent(Span{start, end}, p.spanText(start, end)), f
+}
+
+// follower classifies the token n after a leaf: a one-byte punctuator by
+// pb, anything else by its token id (followerKW is followEnds for every id
+// but the listed punctuators', so the kind need not be tested: pb and kw
+// are 0 for the other tokens without an id).
+func follower(n *ptok) uint8 {
+	f := followerKW[n.kw]
+	if n.pb != 0 {
+		f = followerPB[n.pb]
+	}
+	return f
+}
+
+// followerPB classifies the one-byte punctuators (by ptok.pb; digraphs are
+// canonical) after a leaf operand.
+var followerPB = func() (t [256]uint8) {
+	for c := range t {
+		if closesExpr[c] {
+			t[c] = followClose
+		}
+	}
+	for _, c := range "([." {
+		t[c] = followPostfix
+	}
+	for _, c := range "<{" {
+		t[c] = followOther
+	}
+	return t
+}()
+
+// followerKW classifies the multi-byte punctuators (by token id; those
+// without one, such as "==" or "+=", end the operand) after a leaf operand.
+var followerKW = func() (t [256]uint8) {
+	for _, k := range []uint8{tkArrow, tkInc, tkDec, tkLaunchOpen} {
+		t[k] = followPostfix
+	}
+	t[tkScope] = followOther
 	return t
 }()

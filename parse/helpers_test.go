@@ -1,6 +1,10 @@
 package parse
 
 import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -124,4 +128,14 @@ func verify(f *File) string {
 		}
 	}
 	return bad
+}
+
+// treeHash hashes everything parseFile returns, as TestEquivalence does.
+func treeHash(f *File) string {
+	h := sha256.New()
+	bw := bufio.NewWriter(h)
+	s := &serializer{w: bw, seen: map[ptrKey]int{}}
+	s.value(reflect.ValueOf(f))
+	bw.Flush()
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -1,5 +1,10 @@
 package parse
 
+// The one tree walker of bamgen. Every traversal (Inspect, WithStack, the
+// launch and callee helpers in tree.go, the analyses and the port) goes
+// through eachChild, so a node kind the parser learns is taught to every
+// stage in one place.
+
 // Inspect traverses the tree rooted at n in source order, calling f for
 // each node; when f returns false, n's children are skipped. Types
 // (*TypeRef) and parameters (*Param) are visited as nodes too. Unlike
@@ -8,17 +13,35 @@ func Inspect(n Node, f func(Node) bool) {
 	if isNilNode(n) || !f(n) {
 		return
 	}
-	switch n := n.(type) {
-	case *File:
-		for _, d := range n.Decls {
-			Inspect(d, f)
-		}
-	default:
-		if !inspectDecl(n, f) && !inspectStmt(n, f) {
-			inspectExpr(n, f)
-		}
-	}
+	eachChild(n, func(c Node) { Inspect(c, f) })
 }
+
+// WithStack is Inspect with ancestors, like go/ast/inspector's WithStack
+// in pre-order only: f gets the node and the nodes enclosing it, outermost
+// first (the root is stack[0]; n itself is not on the stack). The stack is
+// reused: copy it to keep it. Returning false skips n's children.
+func WithStack(n Node, f func(n Node, stack []Node) bool) {
+	w := stackWalker{f: f, stack: make([]Node, 0, 32)}
+	w.visit(n)
+}
+
+type stackWalker struct {
+	f     func(Node, []Node) bool
+	stack []Node
+}
+
+func (w *stackWalker) visit(n Node) {
+	if isNilNode(n) || !w.f(n, w.stack) {
+		return
+	}
+	w.stack = append(w.stack, n)
+	eachChild(n, w.visit)
+	w.stack = w.stack[:len(w.stack)-1]
+}
+
+// IsNil reports whether n is nil or a typed nil pointer (optional fields
+// hold both); the walkers skip such nodes.
+func IsNil(n Node) bool { return isNilNode(n) }
 
 // isNilNode reports a nil interface or a typed nil pointer, both of which
 // appear in optional fields.
@@ -38,43 +61,71 @@ func isNilNode(n Node) bool {
 		return n == nil
 	case *CatchClause:
 		return n == nil
+	case *FuncDecl:
+		return n == nil
+	case *RecordDecl:
+		return n == nil
 	}
 	return false
 }
 
-func inspectList[T Node](list []T, f func(Node) bool) {
+// eachChild calls visit for the children of n in source order; optional
+// children may be nil (the walkers skip them).
+func eachChild(n Node, visit func(Node)) {
+	switch n := n.(type) {
+	case *File:
+		eachOf(n.Decls, visit)
+	default:
+		if !declChildren(n, visit) && !stmtChildren(n, visit) {
+			exprChildren(n, visit)
+		}
+	}
+}
+
+func eachOf[T Node](list []T, visit func(Node)) {
 	for _, x := range list {
-		Inspect(x, f)
+		visit(x)
 	}
 }
 
-// walk visits optional children, skipping nil ones.
-func walk(f func(Node) bool, kids ...Node) {
-	for _, k := range kids {
-		Inspect(k, f)
+// Optional Expr and Stmt fields become Nodes through these, so that a nil
+// field is a nil Node, not a typed nil in an interface.
+func expr(e Expr) Node {
+	if e == nil {
+		return nil
 	}
+	return e
 }
 
-func inspectDecl(n Node, f func(Node) bool) bool {
+func stmt(s Stmt) Node {
+	if s == nil {
+		return nil
+	}
+	return s
+}
+
+func declChildren(n Node, visit func(Node)) bool {
 	switch n := n.(type) {
 	case *FuncDecl:
-		walk(f, n.Result)
-		inspectList(n.Params, f)
-		walk(f, n.Body)
+		visit(n.Result)
+		eachOf(n.Params, visit)
+		visit(n.Body)
 	case *Param:
-		walk(f, n.Type, n.Default)
+		visit(n.Type)
+		visit(expr(n.Default))
 	case *VarDeclGroup:
-		inspectList(n.Vars, f)
+		eachOf(n.Vars, visit)
 	case *VarDecl:
-		walk(f, n.Type, n.Init)
+		visit(n.Type)
+		visit(expr(n.Init))
 	case *NamespaceDecl:
-		inspectList(n.Decls, f)
+		eachOf(n.Decls, visit)
 	case *LinkageDecl:
-		inspectList(n.Decls, f)
+		eachOf(n.Decls, visit)
 	case *RecordDecl:
-		inspectList(n.Members, f)
+		eachOf(n.Members, visit)
 	case *TypedefDecl:
-		walk(f, n.Type)
+		visit(n.Type)
 	case *EnumDecl, *UsingDecl, *Opaque, *TypeRef:
 	default:
 		return false
@@ -82,40 +133,52 @@ func inspectDecl(n Node, f func(Node) bool) bool {
 	return true
 }
 
-func inspectStmt(n Node, f func(Node) bool) bool {
+func stmtChildren(n Node, visit func(Node)) bool {
 	switch n := n.(type) {
 	case *BlockStmt:
-		inspectList(n.Stmts, f)
+		eachOf(n.Stmts, visit)
 	case *DeclStmt:
-		walk(f, n.Record)
-		inspectList(n.Vars, f)
+		visit(n.Record)
+		eachOf(n.Vars, visit)
 	case *ExprStmt:
-		walk(f, n.X)
+		visit(expr(n.X))
 	case *IfStmt:
-		walk(f, n.Init, n.Cond, n.Then, n.Else)
+		visit(stmt(n.Init))
+		visit(expr(n.Cond))
+		visit(stmt(n.Then))
+		visit(stmt(n.Else))
 	case *ForStmt:
-		walk(f, n.Init, n.Cond, n.Post, n.Body)
+		visit(stmt(n.Init))
+		visit(expr(n.Cond))
+		visit(expr(n.Post))
+		visit(stmt(n.Body))
 	case *RangeForStmt:
-		walk(f, n.Var, n.Range, n.Body)
+		visit(n.Var)
+		visit(expr(n.Range))
+		visit(stmt(n.Body))
 	case *WhileStmt:
-		walk(f, n.Cond, n.Body)
+		visit(expr(n.Cond))
+		visit(stmt(n.Body))
 	case *DoStmt:
-		walk(f, n.Body, n.Cond)
+		visit(stmt(n.Body))
+		visit(expr(n.Cond))
 	case *SwitchStmt:
-		walk(f, n.Cond, n.Body)
+		visit(expr(n.Cond))
+		visit(stmt(n.Body))
 	case *CaseStmt:
-		walk(f, n.Value)
+		visit(expr(n.Value))
 	case *LabeledStmt:
-		walk(f, n.Stmt)
+		visit(stmt(n.Stmt))
 	case *ReturnStmt:
-		walk(f, n.X)
+		visit(expr(n.X))
 	case *DeclInStmt:
-		walk(f, n.Decl)
+		visit(n.Decl)
 	case *TryStmt:
-		walk(f, n.Body)
-		inspectList(n.Handlers, f)
+		visit(n.Body)
+		eachOf(n.Handlers, visit)
 	case *CatchClause:
-		walk(f, n.Param, n.Body)
+		visit(n.Param)
+		visit(n.Body)
 	case *BranchStmt, *EmptyStmt, *OpaqueStmt:
 	default:
 		return false
@@ -123,58 +186,56 @@ func inspectStmt(n Node, f func(Node) bool) bool {
 	return true
 }
 
-func inspectExpr(n Node, f func(Node) bool) bool {
+func exprChildren(n Node, visit func(Node)) {
 	switch n := n.(type) {
 	case *TemplateIdent:
-		inspectList(n.Args, f)
+		eachOf(n.Args, visit)
 	case *BinaryExpr:
-		walk(f, n.X, n.Y)
+		visit(expr(n.X))
+		visit(expr(n.Y))
 	case *UnaryExpr:
-		walk(f, n.X)
+		visit(expr(n.X))
 	case *CondExpr:
-		walk(f, n.Cond, n.Then, n.Else)
+		visit(expr(n.Cond))
+		visit(expr(n.Then))
+		visit(expr(n.Else))
 	case *ParenExpr:
-		walk(f, n.X)
+		visit(expr(n.X))
 	case *IndexExpr:
-		walk(f, n.X, n.Index)
+		visit(expr(n.X))
+		visit(expr(n.Index))
 	case *MemberExpr:
-		walk(f, n.X)
-		inspectList(n.Args, f)
+		visit(expr(n.X))
+		eachOf(n.Args, visit)
 	case *CallExpr:
-		walk(f, n.Fun)
-		inspectList(n.Args, f)
+		visit(expr(n.Fun))
+		eachOf(n.Args, visit)
 	case *LaunchExpr:
-		walk(f, n.Kernel)
-		inspectList(n.Config, f)
-		inspectList(n.Args, f)
+		visit(expr(n.Kernel))
+		eachOf(n.Config, visit)
+		eachOf(n.Args, visit)
 	case *CastExpr:
-		inspectCast(n, f)
+		// A functional cast `T(x)` and a C cast `(T)x` both have the type first.
+		visit(n.Type)
+		visit(expr(n.X))
 	case *SizeofExpr:
-		walk(f, n.Type, n.X)
+		visit(n.Type)
+		visit(expr(n.X))
 	case *InitListExpr:
-		walk(f, n.Type)
-		inspectList(n.Elems, f)
+		visit(n.Type)
+		eachOf(n.Elems, visit)
 	case *LambdaExpr:
-		inspectList(n.Params, f)
-		walk(f, n.Body)
+		eachOf(n.Params, visit)
+		visit(n.Body)
 	case *NewExpr:
-		walk(f, n.Type, n.Count)
-		inspectList(n.Args, f)
+		visit(n.Type) // new T[count](args) / new T[count]{elems}
+		visit(expr(n.Count))
+		eachOf(n.Args, visit)
 	case *DeleteExpr:
-		walk(f, n.X)
+		visit(expr(n.X))
 	case *ParenListExpr:
-		inspectList(n.Args, f)
-	case *Ident, *BasicLit, *OpaqueExpr:
-	default:
-		return false
+		eachOf(n.Args, visit)
 	}
-	return true
-}
-
-// inspectCast visits a cast's type and operand in source order: a
-// functional cast `T(x)` and a C cast `(T)x` both have the type first.
-func inspectCast(n *CastExpr, f func(Node) bool) {
-	walk(f, n.Type, n.X)
 }
 
 // Funcs returns every function in the file, including those in

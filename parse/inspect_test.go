@@ -106,3 +106,56 @@ func TestSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestWithStack checks the ancestors WithStack reports against the
+// containment of byte ranges, and that it visits what Inspect visits, in
+// the same order.
+func TestWithStack(t *testing.T) {
+	f := ParseFile("t.cu", []byte(inspectSrc+"void g(int *p, int n) { for (int i = 0; i < n; i++) int *q = new int[n]{i}; }\n"))
+	var inspected, stacked []Node
+	Inspect(f, func(n Node) bool { inspected = append(inspected, n); return true })
+	WithStack(f, func(n Node, stack []Node) bool {
+		stacked = append(stacked, n)
+		if len(stack) == 0 && n != Node(f) {
+			t.Errorf("%s has no ancestors", Dump(n))
+		}
+		for _, a := range stack {
+			if n.Pos() < a.Pos() || n.End() > a.End() {
+				t.Errorf("%s [%d,%d) lies outside its ancestor %T [%d,%d)", Dump(n), n.Pos(), n.End(), a, a.Pos(), a.End())
+			}
+		}
+		return true
+	})
+	if len(inspected) != len(stacked) {
+		t.Fatalf("Inspect visits %d nodes, WithStack %d", len(inspected), len(stacked))
+	}
+	for i := range inspected {
+		if inspected[i] != stacked[i] {
+			t.Fatalf("node %d: Inspect %T, WithStack %T", i, inspected[i], stacked[i])
+		}
+	}
+	// Pruning: no node inside a function body is visited.
+	WithStack(f, func(n Node, stack []Node) bool {
+		for _, a := range stack {
+			if _, ok := a.(*BlockStmt); ok {
+				t.Errorf("visited %T inside a pruned body", n)
+			}
+		}
+		_, body := n.(*BlockStmt)
+		return !body
+	})
+	// new T[n]{...}: the count comes before the initialiser, as in the source.
+	var order []string
+	Inspect(f, func(n Node) bool {
+		if ne, ok := n.(*NewExpr); ok {
+			order = append(order, f.Text(ne.Count))
+			for _, a := range ne.Args {
+				order = append(order, f.Text(a))
+			}
+		}
+		return true
+	})
+	if got := strings.Join(order, " "); got != "n {i}" {
+		t.Errorf("new children: %q", got)
+	}
+}

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -137,31 +138,6 @@ func TestLexRoundTripJunk(t *testing.T) {
 	}
 }
 
-// TestWordClass checks the hand-rolled reserved-word table against the maps
-// it is built from.
-func TestWordClass(t *testing.T) {
-	for w := range keywords {
-		if wordClassOf([]byte(w))&clsKeyword == 0 {
-			t.Errorf("%s: not a keyword", w)
-		}
-	}
-	for w := range specifierWords {
-		if wordClassOf([]byte(w))&clsSpec == 0 {
-			t.Errorf("%s: not a specifier", w)
-		}
-	}
-	for w := range builtinTypeWords {
-		if wordClassOf([]byte(w))&clsBuiltin == 0 {
-			t.Errorf("%s: not a builtin type", w)
-		}
-	}
-	for _, w := range []string{"x", "i", "threadIdx", "kernel", "float4", "iff", "int_", "_"} {
-		if c := wordClassOf([]byte(w)); c != 0 {
-			t.Errorf("%s: class %d", w, c)
-		}
-	}
-}
-
 // TestLineEndContinuations checks lineEnd's IndexByte search against the
 // byte-by-byte definition on every start offset of inputs full of
 // backslashes, '\r' and '\n'.
@@ -194,7 +170,7 @@ func TestLineEndContinuations(t *testing.T) {
 				src[k] = alphabet[c%len(alphabet)]
 				c /= len(alphabet)
 			}
-			l := &lexer{src: src}
+			l := &lexer{src: string(src)}
 			for i := 0; i <= n; i++ {
 				if got, want := l.lineEnd(i), ref(src, i); got != want {
 					t.Fatalf("lineEnd(%q, %d) = %d, want %d", src, i, got, want)
@@ -204,86 +180,51 @@ func TestLineEndContinuations(t *testing.T) {
 	}
 }
 
-// TestPunctMore checks run's shortcut: a punctuator starting with one of
-// its fPunct bytes is one byte long when the next byte is not in
-// punctMore, whatever follows.
-func TestPunctMore(t *testing.T) {
-	for c := 0; c < 256; c++ {
-		if fastClass[c] != fPunct {
-			continue
+// TestLexWordClasses checks that the classes and token ids the lexer gives
+// identifiers in the parser's view (run's filter, then classifyFast or
+// classifyWord) are wordInfo's, for every reserved word, words one byte
+// longer or shorter or with a changed byte, at every distance from the end
+// of the source (classifyFast reads 16 bytes from a word's start), and in
+// runs longer than the 256 words of one batch.
+func TestLexWordClasses(t *testing.T) {
+	var words []string
+	for w := range reservedWords {
+		words = append(words, w, w+"x", w[:len(w)-1]+"Z", "_"+w)
+		if len(w) > 1 {
+			words = append(words, w[:len(w)-1])
 		}
-		for d := 0; d < 256; d++ {
-			if punctMore[d] {
+		if len(w) > 8 {
+			words = append(words, w[:8]+"Q"+w[9:])
+		}
+	}
+	words = append(words, strings.Repeat("a", 40), "__launch_bounds_x", "__PRETTY_FUNCTION_")
+	check := func(src string) {
+		t.Helper()
+		l := lexAll(src, make([]ptok, 0, 16))
+		var prescans []int32
+		for k, pt := range l.view {
+			if pt.Kind != Identifier {
 				continue
 			}
-			for _, rest := range []string{"", "=", ">", ":", "<", "*", "%", "x"} {
-				src := append([]byte{byte(c), byte(d)}, rest...)
-				if n := punctLen(src, 0); n != 1 {
-					t.Errorf("punctLen(%q) = %d, want 1", src, n)
-				}
+			if prescanWord[pt.kw] {
+				prescans = append(prescans, int32(k))
+			}
+			w := src[pt.Start:pt.End]
+			cls, kw := wordInfo(w)
+			if pt.cls != cls || pt.kw != kw {
+				t.Fatalf("%q in %q: class %d id %d, want %d %d", w, src, pt.cls, pt.kw, cls, kw)
 			}
 		}
-		if n := punctLen([]byte{byte(c)}, 0); n != 1 {
-			t.Errorf("punctLen(%q) = %d at the end, want 1", string(rune(c)), n)
-		}
-	}
-}
-
-// TestPunct2 checks run's two-byte shortcut (punct2) against punctLen and
-// punctID for every pair of bytes and every third byte.
-func TestPunct2(t *testing.T) {
-	for c := 0; c < 256; c++ {
-		for d := 0; d < 256; d++ {
-			kw, ok := punct2(byte(c), byte(d))
-			if !ok {
-				continue
-			}
-			if isDigraph(byte(c), byte(d)) {
-				t.Errorf("punct2(%q) takes a digraph", []byte{byte(c), byte(d)})
-			}
-			if id := punctID([]byte{byte(c), byte(d)}); id != kw {
-				t.Errorf("punct2(%q) id = %d, punctID says %d", []byte{byte(c), byte(d)}, kw, id)
-			}
-			for e := -1; e < 256; e++ {
-				src := []byte{byte(c), byte(d)}
-				if e >= 0 {
-					src = append(src, byte(e), 'x')
-				}
-				if n := punctLen(src, 0); n != 2 {
-					t.Errorf("punctLen(%q) = %d, punct2 says 2", src, n)
-				}
-			}
+		if fmt.Sprint(prescans) != fmt.Sprint(l.prescans) {
+			t.Fatalf("%q: prescans %v, want %v", src, l.prescans, prescans)
 		}
 	}
-}
-
-// TestShiftLen checks shiftLen against punctLen and punctID on every
-// two-byte start and third byte (or none).
-func TestShiftLen(t *testing.T) {
-	for c := 0; c < 256; c++ {
-		for d := 0; d < 256; d++ {
-			for e := -1; e < 256; e++ {
-				src := []byte{byte(c), byte(d)}
-				if e >= 0 {
-					src = append(src, byte(e), 'x')
-				}
-				n, kw := shiftLen(src, 0)
-				if n == 0 {
-					if (c == '<' || c == '>') && d == c {
-						t.Fatalf("shiftLen(%q) = 0", src)
-					}
-					continue
-				}
-				if m := punctLen(src, 0); m != n {
-					t.Fatalf("shiftLen(%q) = %d, punctLen %d", src, n, m)
-				}
-				if id := punctID(src[:n]); id != kw {
-					t.Fatalf("shiftLen(%q) id = %d, punctID %d", src, kw, id)
-				}
-				if isDigraph(src[0], src[1]) {
-					t.Fatalf("shiftLen(%q) takes a digraph", src)
-				}
-			}
+	for _, w := range words {
+		for pad := 0; pad < 20; pad++ {
+			check(w + strings.Repeat(" ", pad))
+			check("x " + w + strings.Repeat("+", pad))
 		}
 	}
+	check(strings.Join(words, " "))
+	check(strings.Join(words, "\n"))
 }

@@ -1,12 +1,6 @@
 package parse
 
-import (
-	"bytes"
-	"encoding/binary"
-	"fmt"
-	"strings"
-	"unsafe"
-)
+import "strings"
 
 // Name knowledge. Without the headers bamgen cannot know every type, so it
 // combines what this file declares (a prescan before parsing, so order does
@@ -79,238 +73,72 @@ const (
 	clsExprWord             // clsOpWord and __func__, __FUNCTION__, __PRETTY_FUNCTION__ (see parseIdentExpr)
 )
 
-// classTable is a perfect hash table from reserved words to their class:
-// classMul is chosen so that every word has a slot of its own, so a lookup
-// is one probe and one comparison. It replaces a Go map on the hottest
-// lookup (an identifier with a reserved word's first byte and length, ~77k
-// per 2 MB of source).
-var classTable [1 << classBits]classEntry
+// wordEntry is what the lexer records in the view for a reserved word:
+// its class bits and its token id (tokid.go; kwNone if it has none).
+type wordEntry struct{ cls, kw uint8 }
 
-type classEntry struct {
-	word       string
-	head, next uint64 // wordChunk of bytes 0-7 and 8-15 of word
-	cls        uint8
-	kw         uint8 // token id (tokid.go), 0 if none
-	// view is the third word of the word's view entry (viewTail) in
-	// its low 32 bits, and viewPrescan if prescanWord[kw]: classifyFast
-	// stores the one and tests the other from one load.
-	view uint64
-}
+// reservedWords maps every word that has a class or a token id to them.
+// init builds it from the word tables above and tokIDText.
+var reservedWords = map[string]wordEntry{}
 
-// viewPrescan is the bit of classEntry.view set for prescan's words.
-const viewPrescan = 1 << 32
-
-const classBits = 10
-
-// classMul is classSlot's multiplier. Init checks that it still gives
-// every reserved word a slot of its own, and if the words changed so that
-// it does not, it panics naming one that does (see buildClassTable).
-const classMul = 0x1ab7bb591eb0068d
-
-// classSlot is the classTable slot of a word whose first two wordChunks
-// (bytes 0-7 and 8-15; the second is 0 for a word of at most 8 bytes)
-// are head and next. No two reserved words share both chunks: a word's
-// bytes are not 0, so two chunks of different words differ, or the
-// shorter word's length leaves zero bytes where the longer has its own
-// ("__restrict" and "__restrict__"); init checks that their xor differs
-// as well, so that it can be hashed without the length.
-func classSlot(head, next uint64, mul uint64) int {
-	return int((head ^ next) * mul >> (64 - classBits))
-}
-
-// wordChunk returns the bytes of src[from:end] (at most 8) as one
-// little-endian number, zero-padded: one load where the source has 8
-// bytes at from.
-func wordChunk(src []byte, from, end int) uint64 {
-	if from+8 > len(src) {
-		return wordChunkSlow(src[from:end])
-	}
-	v := binary.LittleEndian.Uint64(src[from : from+8])
-	if n := end - from; n < 8 {
-		v &= 1<<(8*uint(n)) - 1
-	}
-	return v
-}
-
-func wordChunkSlow(b []byte) uint64 {
-	var buf [8]byte
-	copy(buf[:], b)
-	return binary.LittleEndian.Uint64(buf[:])
-}
-
-// wordChunks returns the first two wordChunks of the word src[start:end]
-// (the second 0 for a word of at most 8 bytes).
-func wordChunks(src []byte, start, end int) (head, next uint64) {
-	head = wordChunk(src, start, end)
-	if end-start > 8 {
-		next = wordChunk(src, start+8, min(end, start+16))
-	}
-	return head, next
-}
-
-// classLookup returns the classTable entry of the word src[start:end], or
-// nil.
-func classLookup(src []byte, start, end int) *classEntry {
-	head, next := wordChunks(src, start, end)
-	e := &classTable[classSlot(head, next, classMul)]
-	if !e.spells(head, src, start, end) {
-		return nil
-	}
-	return e
-}
-
-// spells reports whether src[start:end], whose first wordChunk is head,
-// is e.word.
-func (e *classEntry) spells(head uint64, src []byte, start, end int) bool {
-	return head == e.head && end-start == len(e.word) && (end-start <= 8 || e.tailIs(src, start, end))
-}
-
-// tailIs reports whether src[start+8:end] is e.word[8:].
-func (e *classEntry) tailIs(src []byte, start, end int) bool {
-	if end-start <= 16 {
-		return wordChunk(src, start+8, end) == e.next
-	}
-	return e.word[8:] == string(src[start+8:end])
-}
-
-// classLens[c] has bit n set when a word in classTable starts with byte c
-// and is n bytes long: a two-load filter that rejects most ordinary
-// identifiers before hashing.
-var classLens [256]uint32
-
-// classEnds is run's sharper filter: classEnds[endsKey(first, last)] has
-// bit n set when a word in classTable of n bytes has that first and
-// last byte (first&63, last&31: 8 KiB; a key shared by other bytes only
-// lets more names through). Of the ~77k names per parse that classLens
-// passes, ~30k are no reserved word (uint64_t, cudaMalloc, argv, ...);
-// classEnds passes ~53k names, so ~24k fewer go to classifyFast.
-var classEnds [64 * 32]uint32
-
-// endsKey is the index in classEnds of a word's first and last byte.
-func endsKey(first, last byte) int { return int(first&63)<<5 | int(last&31) }
-
-// classWords collects the reserved words and their bits until
-// buildClassTable places them in classTable.
-var classWords = map[string]classEntry{}
-
-func addClass(w string, c uint8) { addWord(w, c, kwNone) }
+// reservedFirst[c] (reservedLast[c]) has bit n set when a reserved word
+// of n bytes starts (ends) with byte c: most identifiers are no reserved
+// word, and these reject most of them before the map lookup.
+var reservedFirst, reservedLast [256]uint32
 
 // addWord adds class bits c and, if not kwNone, token id kw to word w.
 func addWord(w string, c, kw uint8) {
 	if len(w) >= 32 {
-		panic("parse: reserved word too long for classLens: " + w)
+		panic("parse: reserved word too long for reservedFirst: " + w)
 	}
-	classLens[w[0]] |= 1 << len(w)
-	classEnds[endsKey(w[0], w[len(w)-1])] |= 1 << len(w)
-	e := classWords[w]
-	e.word = w
+	reservedFirst[w[0]] |= 1 << len(w)
+	reservedLast[w[len(w)-1]] |= 1 << len(w)
+	e := reservedWords[w]
 	e.cls |= c
 	if kw != kwNone {
 		e.kw = kw
 	}
-	classWords[w] = e
+	reservedWords[w] = e
 }
 
-// buildClassTable fills classTable. The multiplier is checked, not
-// searched (a search costs milliseconds at every start); if the words
-// changed and it no longer fits, init panics with one that does, to be
-// pasted into classMul.
-func buildClassTable() {
-	if keys := classKeys(); !isPerfectClassMul(keys, classMul) {
-		panic(fmt.Sprintf("parse: classMul gives two reserved words one classTable slot; use classMul = %#x", searchClassMul(keys)))
-	}
-	for w, e := range classWords {
-		e.head, e.next = wordChunks([]byte(w), 0, len(w))
-		e.view = uint64(viewTail(ptok{Kind: Identifier, cls: e.cls, kw: e.kw}))
-		if prescanWord[e.kw] {
-			e.view |= viewPrescan
-		}
-		classTable[classSlot(e.head, e.next, classMul)] = e
-	}
-}
-
-// classKey is what classSlot hashes: a word's first two wordChunks.
-type classKey struct{ head, next uint64 }
-
-// classKeys returns the classKey of every reserved word.
-func classKeys() []classKey {
-	keys := make([]classKey, 0, len(classWords))
-	for w := range classWords {
-		head, next := wordChunks([]byte(w), 0, len(w))
-		keys = append(keys, classKey{head, next})
-	}
-	return keys
-}
-
-// searchClassMul returns a multiplier that gives every key a slot of its
-// own, trying a fixed pseudo-random sequence (xorshift64).
-func searchClassMul(keys []classKey) uint64 {
-	x := uint64(0x9E3779B97F4A7C15)
-	for range 1 << 24 {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		if isPerfectClassMul(keys, x|1) {
-			return x | 1
-		}
-	}
-	panic("parse: no perfect hash for the reserved words: change classSlot or classBits")
-}
-
-// isPerfectClassMul reports whether classSlot with multiplier mul gives
-// every key a slot of its own.
-func isPerfectClassMul(keys []classKey, mul uint64) bool {
-	var used [len(classTable)]bool
-	for _, k := range keys {
-		h := classSlot(k.head, k.next, mul)
-		if used[h] {
-			return false
-		}
-		used[h] = true
-	}
-	return true
-}
-
-// wordClassOf returns the class bits of identifier b (0 for ordinary names).
-func wordClassOf(b []byte) uint8 {
-	cls, _ := wordInfo(b)
+// wordClassOf returns the class bits of identifier w (0 for ordinary names).
+func wordClassOf(w string) uint8 {
+	cls, _ := wordInfo(w)
 	return cls
 }
 
-// wordInfo returns the class bits and the token id of identifier b (0, 0
+// wordInfo returns the class bits and the token id of identifier w (0, 0
 // for ordinary names).
-func wordInfo(b []byte) (cls, kw uint8) {
-	if len(b) >= 32 || classLens[b[0]]&(1<<len(b)) == 0 {
-		return 0, 0 // no reserved word has this first byte and length
+func wordInfo(w string) (cls, kw uint8) {
+	if len(w) == 0 || len(w) >= 32 || reservedFirst[w[0]]&reservedLast[w[len(w)-1]]&(1<<len(w)) == 0 {
+		return 0, 0
 	}
-	if e := classLookup(b, 0, len(b)); e != nil {
-		return e.cls, e.kw
-	}
-	return 0, 0
+	e := reservedWords[w]
+	return e.cls, e.kw
 }
 
 func init() {
 	for w := range specifierWords {
-		addClass(w, clsSpec)
+		addWord(w, clsSpec, kwNone)
 	}
 	for w := range builtinTypeWords {
-		addClass(w, clsBuiltin)
+		addWord(w, clsBuiltin, kwNone)
 	}
 	for w := range keywords {
-		addClass(w, clsKeyword)
+		addWord(w, clsKeyword, kwNone)
 	}
 	for _, w := range []string{"offsetof", "__builtin_offsetof", "_Generic"} {
-		addClass(w, clsOpWord|clsExprWord)
+		addWord(w, clsOpWord|clsExprWord, kwNone)
 	}
 	for _, w := range []string{"__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"} {
-		addClass(w, clsExprWord)
+		addWord(w, clsExprWord, kwNone)
 	}
 	for id, w := range tokIDText {
 		if w != "" && (w[0] == '_' || w[0] >= 'a' && w[0] <= 'z') {
 			addWord(w, 0, uint8(id))
 		}
 	}
-	buildClassTable()
+	registerStmtKeywords()
 }
 
 // wellKnownTemplatePrefixes mark qualified names whose '<' opens template
@@ -451,348 +279,6 @@ func isAllCaps(w string) bool {
 }
 
 // ---------------------------------------------------------------------------
-// Macros
-
-// collectMacros records every #define (in active code) and learns which
-// object-like macros expand to declaration specifiers or to a type.
-//
-// The Macros come from a slab (see slot): one allocation per chunk
-// instead of one per #define.
-func (p *parser) collectMacros() {
-	var ms slab[Macro]
-	for _, k := range p.directs {
-		t := p.file.Tokens[k]
-		rest := defineNameEnd(p.src, t.Start, t.End)
-		if rest < 0 {
-			continue
-		}
-		raw := p.src[rest:t.End]
-		if m := slot(&ms); !defineText(raw, t, m) {
-			ms.buf = ms.buf[:len(ms.buf)-1] // m is still zero: the next #define takes it
-		} else {
-			p.file.Macros = append(p.file.Macros, m)
-			// A later #define of a name replaces the earlier one (as the
-			// map this table replaced did).
-			k := p.macroIdx.find(m.Name)
-			if k >= 0 {
-				p.macroDefs[k].m = m
-			} else {
-				k = p.macroIdx.add(m.Name)
-				p.macroDefs = append(p.macroDefs, macroDef{m: m})
-				// isMacroTok and macro filter on the first byte and
-				// length before the table lookup.
-				p.macroLens[len(m.Name)&31][m.Name[0]] = true
-			}
-			p.learnMacro(m, &p.macroDefs[k])
-		}
-	}
-}
-
-// defineNameEnd returns the offset after the name of the directive
-// [start,end) when that name is "define", else -1. It decides as
-// directiveNameAt's name compared with "define" would, without scanning
-// the name of every other directive: the name is "define" exactly when
-// its first six bytes spell it and the byte after them (if any before
-// end) is no identifier byte.
-func defineNameEnd(src []byte, start, end int) int {
-	i := directiveNameStart(src, start, end)
-	if end-i < len("define") || string(src[i:i+len("define")]) != "define" {
-		return -1
-	}
-	if j := i + len("define"); j == end || !isIdentChar(src[j]) {
-		return j
-	}
-	return -1
-}
-
-// lenBit is the bit of a name length in nameSet.lens (lengths of 63 and
-// more share the top bit).
-func lenBit(n int) uint64 { return 1 << min(n, 63) }
-
-// maybeMacro reports whether some macro name starts with c and has n
-// bytes (modulo 32). Macro names are few and mostly capitalised, so this
-// spares most identifiers the lookup. It is a table of bools rather than
-// of length bits because macro, which runs ~75k times per 2 MB, inlines
-// only with this cheapest form of the test.
-func (p *parser) maybeMacro(c byte, n int) bool { return p.macroLens[n&31][c] }
-
-// macro returns the macro #defined as name in this file, or nil.
-func (p *parser) macro(name string) *Macro {
-	if name != "" && p.macroLens[len(name)&31][name[0]] {
-		return p.macroNamed(name)
-	}
-	return nil
-}
-
-// macroNamed is macro after the filter: kept out so that macro inlines.
-//
-//go:noinline
-func (p *parser) macroNamed(name string) *Macro {
-	if k := p.macroIdx.find(name); k >= 0 {
-		return p.macroDefs[k].m
-	}
-	return nil
-}
-
-// macroDef is what the file #defines a macro name as: its last #define,
-// and what learnMacro learned from the name's #defines, kept with it so
-// that one lookup (macroDefOf) answers every question about the name.
-// There is no #undef: a later #define replaces m and leaves the values it
-// does not set. collectMacros fills these before the parse.
-type macroDef struct {
-	m    *Macro
-	spec []string // the specifiers an object-like macro expands to; nil when it is not one
-	attr int      // the attribute kind the macro expands to (attrLaunch ...); attrNone when none
-}
-
-// attrOf returns the attribute kind name expands to; attrNone when name is
-// no macro of this file or expands to no attribute.
-func (p *parser) attrOf(name string) int {
-	if d := p.macroDefOf(name); d != nil {
-		return d.attr
-	}
-	return attrNone
-}
-
-// specOf returns the specifiers name expands to; nil when name is no macro
-// of this file or expands to anything else. It does not inline (cost 89):
-// hot callers test maybeMacro first.
-func (p *parser) specOf(name string) []string {
-	if d := p.macroDefOf(name); d != nil {
-		return d.spec
-	}
-	return nil
-}
-
-// isDeclAttr reports whether a macro of attribute kind a stands where a
-// declaration's attributes go (attrStmt macros start statements).
-func isDeclAttr(a int) bool { return a != attrNone && a != attrStmt }
-
-// macroDefOf returns the macroDef of name, or nil when name is not
-// #defined in this file (macro(name) == nil).
-func (p *parser) macroDefOf(name string) *macroDef {
-	if name != "" && p.macroLens[len(name)&31][name[0]] {
-		return p.macroDefNamed(name)
-	}
-	return nil
-}
-
-// macroDefNamed is macroDefOf after the filter (see macroNamed).
-//
-//go:noinline
-func (p *parser) macroDefNamed(name string) *macroDef {
-	if k := p.macroIdx.find(name); k >= 0 {
-		return &p.macroDefs[k]
-	}
-	return nil
-}
-
-// defineText parses the text after `#define` of a #define directive t,
-// raw, into m, a zero Macro; false (m unchanged) when the text starts with
-// no name. The name, parameters and body view the source when the
-// directive has no continuation lines (the File keeps the source; see
-// ParseFile): no allocation for the ~1,000 directives of a 2 MB file
-// (their Macros come from collectMacros' slab).
-func defineText(raw []byte, t Token, m *Macro) bool {
-	text := joinContinuations(raw)
-	i := 0
-	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
-		i++
-	}
-	j := i
-	for j < len(text) && isIdentChar(text[j]) {
-		j++
-	}
-	if j == i {
-		return false
-	}
-	m.Span, m.Name = Span{t.Start, t.End}, text[i:j]
-	if j < len(text) && text[j] == '(' {
-		m.IsFunc = true
-		close := strings.IndexByte(text[j:], ')')
-		if close < 0 {
-			close = len(text) - j - 1
-		}
-		// strings.Split(list, ",") without the slice of pieces; Params
-		// stays nil when no piece is non-empty.
-		list := text[j+1 : j+close]
-		for {
-			prm, more := list, false
-			if c := strings.IndexByte(list, ','); c >= 0 {
-				prm, list, more = list[:c], list[c+1:], true
-			}
-			if prm = strings.TrimSpace(prm); prm != "" {
-				if m.Params == nil {
-					m.Params = make([]string, 0, strings.Count(list, ",")+2)
-				}
-				m.Params = append(m.Params, prm)
-			}
-			if !more {
-				break
-			}
-		}
-		j += close + 1
-	}
-	m.Body = strings.TrimSpace(text[min(j, len(text)):])
-	return true
-}
-
-// joinContinuations removes backslash-newlines. Without a backslash the
-// text is a view of b (the source; see defineText). Otherwise it is what
-// strings.ReplaceAll(strings.ReplaceAll(s, "\\\r\n", ""), "\\\n", "") was,
-// in one copy (the first pass only when there is a '\r', without which it
-// changes nothing).
-func joinContinuations(b []byte) string {
-	if bytes.IndexByte(b, '\\') < 0 {
-		if len(b) == 0 {
-			return ""
-		}
-		return unsafe.String(&b[0], len(b))
-	}
-	buf := make([]byte, 0, len(b))
-	if bytes.IndexByte(b, '\r') >= 0 {
-		buf = appendJoined(buf, b, "\r\n")
-		b = buf
-	}
-	buf = appendJoined(buf[:0], b, "\n")
-	return unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is not written again
-}
-
-// appendJoined appends src to dst without each backslash followed by nl,
-// as strings.ReplaceAll(src, "\\"+nl, "") would: the pattern has one
-// backslash, its first byte, so matches cannot overlap and the
-// leftmost-first scan from backslash to backslash finds the same ones.
-// dst may be src[:0] (it never gets ahead of the bytes read).
-func appendJoined(dst, src []byte, nl string) []byte {
-	for {
-		i := bytes.IndexByte(src, '\\')
-		if i < 0 {
-			return append(dst, src...)
-		}
-		dst = append(dst, src[:i]...)
-		if len(src)-i > len(nl) && string(src[i+1:i+1+len(nl)]) == nl {
-			src = src[i+1+len(nl):]
-			continue
-		}
-		dst = append(dst, '\\')
-		src = src[i+1:]
-	}
-}
-
-// learnMacro classifies an object-like macro body: all specifiers (or empty,
-// like `#define API`) makes the name a specifier; a type makes it a type.
-// d is m.Name's macroDef, which gets the same values as the maps.
-func (p *parser) learnMacro(m *Macro, d *macroDef) {
-	// defineText trimmed m.Body: only a body that loses a comment (and
-	// so gets shorter) can need trimming again.
-	body := m.Body
-	if b := stripComments(body); len(b) != len(body) {
-		body = strings.TrimSpace(b)
-	}
-	if p.learnAttrMacro(m, body, d) || m.IsFunc {
-		return
-	}
-	var specs []string
-	allSpecs, allType, first := true, false, true
-	// strings.FieldsSeq splits as strings.Fields does, without the slice.
-	for w := range strings.FieldsSeq(body) {
-		if first {
-			allType, first = true, false // allType starts true when there are words
-		}
-		switch {
-		case specifierWords[w]:
-			specs = append(specs, w)
-			allType = false
-		case w == `"C"` || w == `"C++"`:
-			allType = false // `#define KERNEL extern "C" __global__`
-		case builtinTypeWords[w] || w == "const" || w == "volatile" || w == "*":
-			allSpecs = false
-		case w == "__launch_bounds__" || strings.HasPrefix(w, "__launch_bounds__(") || strings.HasPrefix(w, "__attribute__"):
-			allType = false
-		default:
-			allSpecs, allType = false, false
-		}
-	}
-	if allSpecs {
-		d.spec = append([]string{}, specs...) // never nil: nil means none
-	} else if allType {
-		p.types.add(m.Name)
-	}
-}
-
-// learnAttrMacro classifies macros that stand for attributes, restrict,
-// pragmas or statement prefixes; true when m was one of them.
-func (p *parser) learnAttrMacro(m *Macro, body string, d *macroDef) bool {
-	// Every prefix and word below starts with one of these bytes: any
-	// other body (most: numbers, expressions) is none of them.
-	if body == "" || !attrMacroFirst[body[0]] {
-		return false
-	}
-	var a int
-	switch {
-	case strings.HasPrefix(body, "__launch_bounds__"):
-		a = attrLaunch
-	case hasAnyPrefix(body, "__attribute__", "__declspec", "alignas", "__align__", "[["):
-		a = attrOther
-	case m.IsFunc:
-		return false
-	case body == "__restrict__" || body == "__restrict" || body == "restrict":
-		a = attrRestrict
-	case hasAnyPrefix(body, "_Pragma", "__pragma", "if ", "if(", "for ", "for(", "while ", "while("):
-		a = attrStmt
-	default:
-		return false
-	}
-	d.attr = a
-	return true
-}
-
-// attrMacroFirst holds the first bytes of the prefixes and words
-// learnAttrMacro looks for.
-var attrMacroFirst = [256]bool{'_': true, 'a': true, '[': true, 'r': true, 'i': true, 'f': true, 'w': true}
-
-// Kinds of attribute-like macros.
-const (
-	attrNone     = iota
-	attrLaunch   // expands to __launch_bounds__(...)
-	attrOther    // expands to another attribute
-	attrRestrict // expands to __restrict__
-	attrStmt     // expands to a pragma or a statement prefix (`if (lane == 0)`)
-)
-
-func hasAnyPrefix(s string, prefixes ...string) bool {
-	for _, pre := range prefixes {
-		if strings.HasPrefix(s, pre) {
-			return true
-		}
-	}
-	return false
-}
-
-// stripComments drops /* */ and // comments from a macro body.
-func stripComments(s string) string {
-	if strings.IndexByte(s, '/') < 0 {
-		return s // both comment openers start with '/' (most bodies have none)
-	}
-	for {
-		i := strings.Index(s, "/*")
-		if i < 0 {
-			break
-		}
-		j := strings.Index(s[i+2:], "*/")
-		if j < 0 {
-			s = s[:i]
-			break
-		}
-		s = s[:i] + " " + s[i+2+j+2:]
-	}
-	if i := strings.Index(s, "//"); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
-
-// ---------------------------------------------------------------------------
 // Prescan
 
 // prescan walks the tokens once and records the names the file declares as
@@ -827,7 +313,7 @@ func (p *parser) wordIdx(i int) string {
 		return ""
 	}
 	t := &p.toks[i]
-	return unsafe.String(&p.src[t.Start], t.End-t.Start) // see wordAt
+	return p.src[t.Start:t.End] // see wordAt
 }
 
 // keywordIdx reports whether p.toks[i] is one of keywords: the class the
@@ -1004,4 +490,30 @@ func (p *parser) skipAnglesIdx(i int) int {
 		}
 	}
 	return i
+}
+
+// strIndex numbers strings in the order they are added.
+type strIndex struct {
+	keys []string       // the strings, in the order added
+	pos  map[string]int // the position of each in keys
+}
+
+// find returns the position of s in x.keys, or -1.
+func (x *strIndex) find(s string) int {
+	if k, ok := x.pos[s]; ok {
+		return k
+	}
+	return -1
+}
+
+// add adds s, which must not be in x.keys (find(s) < 0), and returns its
+// position.
+func (x *strIndex) add(s string) int {
+	if x.pos == nil {
+		x.pos = make(map[string]int)
+	}
+	k := len(x.keys)
+	x.keys = append(x.keys, s)
+	x.pos[s] = k
+	return k
 }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/bamgen/bamgen/diag"
 )
@@ -25,10 +24,16 @@ import (
 const maxDepth = 500
 
 // ParseFile parses one CUDA C++ translation unit. It always returns a File;
-// problems are in File.Diags. The File keeps src (and names in the tree may
-// share its memory), so src must not be modified afterwards.
-func ParseFile(name string, src []byte) *File {
-	l := lexAll(src, spareView(len(src)))
+// problems are in File.Diags. The File keeps src, so src must not be
+// modified afterwards; the parser reads a string copy of it, which the
+// names in the tree share.
+func ParseFile(name string, src []byte) *File { return parseFile(name, src, false) }
+
+// parseFile is ParseFile; general makes the parser take no fast path
+// (TestFastPathsAgree compares the two).
+func parseFile(name string, src []byte, general bool) *File {
+	text := string(src)
+	l := lexAll(text, spareView(len(src)))
 	f := &File{Src: diag.NewSource(name, src), Tokens: l.toks, Diags: l.diags}
 	if len(src) > math.MaxInt32 {
 		// The parser keeps offsets as int32 (see ptok): keep such a file
@@ -38,7 +43,8 @@ func ParseFile(name string, src []byte) *File {
 			Message: "declaration not understood (file of 2 GiB or more); kept as written"})
 		return f
 	}
-	p := newParser(f)
+	p := newParser(f, text)
+	p.general = general
 	p.toks, p.directs, p.digraphIdx, p.prescans = l.view, l.directs, l.digraphs, l.prescans
 	p.parseFile()
 	f.Diags = p.diags
@@ -47,7 +53,7 @@ func ParseFile(name string, src []byte) *File {
 }
 
 type parser struct {
-	src        []byte
+	src        string // the source (File.Src as a string)
 	file       *File
 	toks       []ptok  // non-trivia tokens, EOF last; may be split (see closeAngle)
 	directs    []int32 // index in File.Tokens of each Directive token
@@ -57,6 +63,7 @@ type parser struct {
 	lastEnd    int // end offset of the last consumed token (or half token)
 	diags      []diag.Diagnostic
 
+	general      bool // take no fast path: each gives what the general path gives (TestFastPathsAgree)
 	depth        int
 	deepReported bool
 	noGT         int      // >0 while parsing template arguments: '>' closes them
@@ -70,9 +77,7 @@ type parser struct {
 	inGroup      bool     // building a function pointer's text: "void (*)(int)"
 	callConvSkip bool     // building declarator text: drop calling-convention macros
 
-	identSlab []Ident
-	binSlab   []BinaryExpr
-	slabs     slabs
+	slabs slabs
 
 	names     map[string]string // interned type texts and other built strings (see keep)
 	types     *nameSet          // names declared as types in this file
@@ -108,10 +113,11 @@ type split struct {
 	pb, kw     byte
 }
 
-// newParser returns a parser for f; the caller sets toks and directs.
-func newParser(f *File) *parser {
+// newParser returns a parser for f, whose source is src; the caller sets
+// toks and directs.
+func newParser(f *File, src string) *parser {
 	p := &parser{
-		src:       f.Src.Bytes,
+		src:       src,
 		file:      f,
 		diags:     f.Diags,
 		names:     make(map[string]string, 256),
@@ -132,7 +138,7 @@ func spareView(n int) []ptok {
 }
 
 // spareToks keeps the token view of the last parse for the next one. The
-// view is the parser's largest allocation (16 bytes per token) and nothing
+// view is the parser's largest allocation (12 bytes per token) and nothing
 // in the tree refers to it; a fresh one costs page faults and garbage
 // collection work for every file. A sync.Pool loses it at most collections
 // (a 2 MB file allocates enough to trigger one or two), so this is one
@@ -162,7 +168,7 @@ func (p *parser) finishToks() {
 // the first-byte filter spares most identifiers the table lookup.
 func (p *parser) isMacroTok(k int) bool {
 	t := &p.toks[k]
-	return t.Kind == Identifier && p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) && p.macroIdx.find(unsafe.String(&p.src[t.Start], int(t.End-t.Start))) >= 0
+	return t.Kind == Identifier && p.maybeMacro(p.src[t.Start], int(t.End-t.Start)) && p.macroIdx.find(p.src[t.Start:t.End]) >= 0
 }
 
 // noteDigraph maps digraph tokens to the punctuator they spell, so the
@@ -251,6 +257,29 @@ func (p *parser) at(k int) *ptok {
 	return &p.toks[len(p.toks)-1]
 }
 
+// isK reports whether the current token has id k.
+func (p *parser) isK(k uint8) bool { return p.toks[p.i].kw == k }
+
+// gotK consumes the current token if it has id k.
+func (p *parser) gotK(k uint8) bool {
+	if p.toks[p.i].kw == k {
+		p.next()
+		return true
+	}
+	return false
+}
+
+// isAtK reports whether the token k ahead has id id (false before the
+// first token; past the end is the EOF token, which has none).
+func (p *parser) isAtK(k int, id uint8) bool {
+	return p.i+k >= 0 && p.at(k).kw == id
+}
+
+// textIsK reports whether p.toks[i] has id id.
+func (p *parser) textIsK(i int, id uint8) bool {
+	return i < len(p.toks) && p.toks[i].kw == id
+}
+
 func (p *parser) atEOF() bool { return p.toks[p.i].Kind == EOF }
 
 // next consumes the current token (never the EOF token).
@@ -261,17 +290,16 @@ func (p *parser) next() {
 	}
 }
 
-func (p *parser) textOf(t Token) []byte { return p.src[t.Start:t.End] }
+func (p *parser) textOf(t Token) string { return p.src[t.Start:t.End] }
 
 // textAt returns the text of p.toks[i].
-func (p *parser) textAt(i int) []byte { return p.src[p.toks[i].Start:p.toks[i].End] }
+func (p *parser) textAt(i int) string { return p.src[p.toks[i].Start:p.toks[i].End] }
 
-// pbAt is isAt(k, s) for a one-byte s: small enough to inline. (Past
-// either end of the view isAt is false for such s.)
+// pbAt reports whether the token k ahead is the one-byte punctuator c
+// (false past either end of the view).
 func (p *parser) pbAt(k int, c byte) bool {
-	toks := p.toks
-	j := uint(p.i + k) // a negative index wraps past len
-	return j < uint(len(toks)) && toks[j].pb == c
+	j := p.i + k
+	return j >= 0 && j < len(p.toks) && p.toks[j].pb == c
 }
 
 // isAt reports whether the token k ahead spells s (digraphs canonicalised).
@@ -324,12 +352,10 @@ func (p *parser) word() string {
 	if t.Kind != Identifier {
 		return ""
 	}
-	return unsafe.String(&p.src[t.Start], int(t.End-t.Start))
+	return p.src[t.Start:t.End]
 }
 
-// wordAt returns the identifier k tokens ahead, or "". The string views
-// the source bytes without copying: use it for comparisons and parser-local
-// maps, and keep only interned copies (p.keep) in the tree.
+// wordAt returns the identifier k tokens ahead, or "".
 func (p *parser) wordAt(k int) string {
 	if p.i+k < 0 {
 		return ""
@@ -338,28 +364,22 @@ func (p *parser) wordAt(k int) string {
 	if t.Kind != Identifier {
 		return ""
 	}
-	return unsafe.String(&p.src[t.Start], int(t.End-t.Start))
+	return p.src[t.Start:t.End]
 }
 
-// view returns the source bytes [start,end) as a string without copying
-// (see ParseFile: src must not change).
+// view returns the source text [start,end) ("" for an empty or reversed
+// range).
 func (p *parser) view(start, end int) string {
 	if end <= start {
 		return ""
 	}
-	return unsafe.String(&p.src[start], end-start)
+	return p.src[start:end]
 }
 
-// keep returns s, or an interned copy of it. A string that views the
-// source is returned as it is: the File keeps the source (see ParseFile),
-// the tree already shares its bytes (Ident names), and only the value of
-// a string is part of the result, so a view is as good as a copy and costs
-// no map lookup and no allocation. Other strings (built by concatenation)
-// are interned.
+// keep returns an interned copy of s, a string the parser built (by
+// concatenation): equal texts in the tree share one string. Source text
+// needs no interning (see view).
 func (p *parser) keep(s string) string {
-	if p.inSrc(unsafe.StringData(s)) {
-		return s
-	}
 	if k, ok := p.names[s]; ok {
 		return k
 	}
@@ -368,25 +388,15 @@ func (p *parser) keep(s string) string {
 	return k
 }
 
-// intern returns a shared string for b: a view when b is a range of the
-// source (see keep), else an interned copy; the map lookup does not
-// allocate.
+// intern returns a shared string for b, a text the parser built in a
+// scratch buffer; the map lookup does not allocate.
 func (p *parser) intern(b []byte) string {
-	if len(b) > 0 && p.inSrc(&b[0]) {
-		return unsafe.String(&b[0], len(b))
-	}
 	if s, ok := p.names[string(b)]; ok {
 		return s
 	}
 	s := string(b)
 	p.names[s] = s
 	return s
-}
-
-// inSrc reports whether d points into p.src (a string or slice that starts
-// there lies in it: the grammar only slices the source within its bounds).
-func (p *parser) inSrc(d *byte) bool {
-	return uintptr(unsafe.Pointer(d))-uintptr(unsafe.Pointer(unsafe.SliceData(p.src))) < uintptr(len(p.src))
 }
 
 // newlineBefore reports whether a newline separates the current token from
@@ -428,62 +438,46 @@ func (p *parser) inScope(name string) *Symbol {
 // nodes instead of one per node, which keeps the allocator and GC out of
 // the profile. Nodes are never freed individually, so this is safe.
 
-// slabSize bounds the lists listStack.finish carves (slabSize/8 items at
-// most).
-const slabSize = 256
-
 // chunkCap returns the capacity of the chunk that follows a full one of
-// capacity c, holding at least n items of the given size: chunks start at
-// 8 items and double up to chunkBytes, so a small file does not pay for 30
-// full chunks (about 230 KB cleared per ParseFile of a one-line kernel).
-func chunkCap(c, n int, size uintptr) int { return max(min(max(2*c, 8), chunkBytes/int(size)), n) }
+// capacity c and must hold at least n items: chunks start at 8 items and
+// double up to maxChunk, so a small file does not pay for large chunks.
+func chunkCap(c, n int) int { return max(min(max(2*c, 8), maxChunk), n) }
 
-// chunkBytes is the most bytes of a full chunk: what fills a block of the
-// runtime's 27264-byte size class. A block with pointers and over 512
-// bytes carries an 8-byte header, so 256 nodes of 32 bytes (8192 bytes)
-// took a 9472-byte block, of 112 bytes a 32768-byte one: 10-15% of the
-// tree's bytes were never used but still cleared. Blocks of this class
-// come three to a span (the 32768-byte class holds one, and a span per
-// chunk costs more allocator work).
-const chunkBytes = 27264 - 8
+// maxChunk is the most items of a chunk (unless one list needs more).
+const maxChunk = 512
 
 // slab hands out pointers into a chunk of preallocated values. A slot is
-// handed out once and never reused, so a new slot is still zero (fresh
-// from make): newIdent, newBinary and newTypeRef store only the fields
-// they set.
+// handed out once and never reused, so a new slot is still zero.
 type slab[T any] struct{ buf []T }
 
-// newNode stores v in s and returns a pointer to it. The slot is taken by
-// reslicing, not append: only the length is stored back, and the slab's
-// pointer (a write barrier while the collector runs) stays as it is.
-func newNode[T any](s *slab[T], v T) *T {
+// slot returns a pointer to the next (zero) slot of s; the caller sets
+// the fields it needs.
+func slot[T any](s *slab[T]) *T {
 	if len(s.buf) == cap(s.buf) {
-		s.buf = make([]T, 0, chunkCap(cap(s.buf), 1, unsafe.Sizeof(s.buf[0])))
+		s.buf = make([]T, 0, chunkCap(cap(s.buf), 1))
 	}
-	n := len(s.buf)
-	s.buf = s.buf[:n+1]
-	e := &s.buf[n]
+	s.buf = s.buf[:len(s.buf)+1]
+	return &s.buf[len(s.buf)-1]
+}
+
+// newNode stores v in the next slot of s and returns a pointer to it.
+func newNode[T any](s *slab[T], v T) *T {
+	e := slot(s)
 	*e = v
 	return e
 }
 
-// slot returns the next slot of s without storing a value into it, as
-// newNode(s, zero value) does: the slot is still zero (see slab), so the
-// caller stores only the fields it sets, in place. For the frequent
-// nodes with few fields set (CallExpr, MemberExpr, VarDecl, ...) that
-// costs less than newNode's value built and cleared on the stack and then
-// copied whole.
-func slot[T any](s *slab[T]) *T {
-	if len(s.buf) == cap(s.buf) {
-		s.buf = make([]T, 0, chunkCap(cap(s.buf), 1, unsafe.Sizeof(s.buf[0])))
-	}
+// one returns a one-element slice holding x, carved from slab s.
+func one[T any](s *slab[T], x T) []T {
+	newNode(s, x)
 	n := len(s.buf)
-	s.buf = s.buf[:n+1]
-	return &s.buf[n]
+	return s.buf[n-1 : n : n]
 }
 
 // slabs holds one slab per frequent node type.
 type slabs struct {
+	sIdent      slab[Ident]
+	sBinary     slab[BinaryExpr]
 	sCallExpr   slab[CallExpr]
 	sExprStmt   slab[ExprStmt]
 	sBasicLit   slab[BasicLit]
@@ -532,8 +526,7 @@ type slabs struct {
 // listStack builds node lists without growing a slice per list: a parse
 // function pushes its items on one shared stack (lists nested in an item
 // push above them and are finished first) and finish copies them into an
-// exactly sized slice carved from a chunk. That is one allocation per
-// many lists instead of two or three per list.
+// exactly sized slice carved from a chunk.
 type listStack[T any] struct {
 	items []T
 	chunk []T
@@ -543,68 +536,22 @@ func (s *listStack[T]) push(x T) { s.items = append(s.items, x) }
 
 // finish pops the items pushed since mark (len(s.items) then) as a list;
 // nil when there are none, as an appended-to nil slice would be.
-//
-// The popped stack slots are not cleared: a stale slot keeps its node
-// reachable only until a later push overwrites it or the parser, whose
-// stacks die with it at the end of ParseFile, is dropped. The nodes are
-// the tree's (or, rarely, those of an attempt that was backtracked), so
-// nothing outlives the parse; clearing cost a store and a write-barrier
-// test per item.
 func (s *listStack[T]) finish(mark int) []T {
 	items := s.items[mark:]
 	s.items = s.items[:mark]
-	n := len(items)
-	if n == 0 {
+	if len(items) == 0 {
 		return nil
 	}
-	c := s.chunk
-	k := len(c)
-	if n > slabSize/8 || k+n > cap(c) {
-		// Out of line (a tail call), so that no value of the common
-		// path is saved around an allocation.
-		return s.finishSlow(items)
-	}
-	c = c[:k+n]
-	s.chunk = c
-	out := c[k : k+n : k+n] // full slice: appending copies
-	// Lists here are short (most calls have one to three arguments,
-	// most blocks a few statements): a loop is cheaper than the
-	// runtime's typed copy, and one item needs no loop.
-	if n == 1 {
-		out[0] = items[0]
-		return out
-	}
-	for j, x := range items {
-		out[j] = x
-	}
-	return out
-}
-
-// finishSlow is finish's end for a long list (a slice of its own) or
-// when the chunk has no room for items (a new chunk).
-//
-//go:noinline
-func (s *listStack[T]) finishSlow(items []T) []T {
-	n := len(items)
-	if n > slabSize/8 {
-		return append([]T(nil), items...)
-	}
-	s.chunk = make([]T, n, chunkCap(cap(s.chunk), n, unsafe.Sizeof(items[0])))
-	out := s.chunk[:n:n]
-	for j, x := range items {
-		out[j] = x
-	}
-	return out
+	return append(carve(&s.chunk, len(items)), items...)
 }
 
 // carve returns an empty slice with room for n items, cut from *chunk (a
 // new chunk when it has less room). The room belongs to that slice alone,
 // so appending to it never touches another list. A list that grows past n
-// is reallocated by append as usual. It replaces the allocations that the
-// first appends to a nil slice make (1, 2, 4, 8 items).
+// is reallocated by append as usual.
 func carve[T any](chunk *[]T, n int) []T {
 	if cap(*chunk)-len(*chunk) < n {
-		*chunk = make([]T, 0, chunkCap(cap(*chunk), n, unsafe.Sizeof((*chunk)[0])))
+		*chunk = make([]T, 0, chunkCap(cap(*chunk), n))
 	}
 	k := len(*chunk)
 	*chunk = (*chunk)[:k+n]
@@ -612,44 +559,17 @@ func carve[T any](chunk *[]T, n int) []T {
 }
 
 // addSymbol appends the symbol {name, typ, decl, param} to the current
-// scope's symbols; the first 16 go to room carved from a chunk (with room
-// for 8, one function body in three grew its list through append's
-// allocations from the ninth local; 32 cost more bytes than the growths it
-// spares). A scope without symbols keeps a nil list.
-//
-// The common case, room in both the list and the Symbol slab, makes no
-// call, so the fields stay in their registers (a call on any path made
-// the compiler save them all at entry); addSymbolSlow, a tail call, does
-// the rest as addSymbol did before, with the same lists and capacities.
+// scope's symbols; the first 16 go to room carved from a chunk. A scope
+// without symbols keeps a nil list.
 func (p *parser) addSymbol(name string, typ *TypeRef, decl Node, param bool) {
-	s := p.scope
-	syms, slab := s.Symbols, p.slabs.sSymbol.buf
-	n, k := len(syms), len(slab)
-	if n == cap(syms) || k == cap(slab) {
-		p.addSymbolSlow(Symbol{Name: name, Type: typ, Decl: decl, Param: param})
-		return
-	}
-	slab = slab[:k+1]
-	p.slabs.sSymbol.buf = slab
-	e := &slab[k] // zero (see slot): only the fields are stored
-	e.Name, e.Type, e.Decl, e.Param = name, typ, decl, param
-	syms = syms[:n+1]
-	syms[n] = e
-	s.Symbols = syms
-	p.symNames |= symBit(name)
-}
-
-// addSymbolSlow is addSymbol when the scope's list is nil or full, or the
-// Symbol slab is.
-//
-//go:noinline
-func (p *parser) addSymbolSlow(sym Symbol) {
 	s := p.scope
 	if s.Symbols == nil {
 		s.Symbols = carve(&p.slabs.symChunk, 16)
 	}
-	s.Symbols = append(s.Symbols, newNode(&p.slabs.sSymbol, sym))
-	p.symNames |= symBit(sym.Name)
+	sym := slot(&p.slabs.sSymbol)
+	sym.Name, sym.Type, sym.Decl, sym.Param = name, typ, decl, param
+	s.Symbols = append(s.Symbols, sym)
+	p.symNames |= symBit(name)
 }
 
 // addSpec appends specifier w to ds.specs, the first ones in room carved
@@ -661,29 +581,14 @@ func (p *parser) addSpec(ds *declSpec, w string) {
 	ds.specs = append(ds.specs, w)
 }
 
-// one returns a one-element slice holding x, carved from slab s.
-func one[T any](s *slab[T], x T) []T { return unsafe.Slice(newNode(s, x), 1) }
-
 func (p *parser) newIdent(sp Span, name string) *Ident {
-	if len(p.identSlab) == cap(p.identSlab) {
-		p.identSlab = make([]Ident, 0, chunkCap(cap(p.identSlab), 1, unsafe.Sizeof(Ident{})))
-	}
-	// As newNode; the slot is zeroed (fresh from make), so only the
-	// fields are stored.
-	n := len(p.identSlab)
-	p.identSlab = p.identSlab[:n+1]
-	id := &p.identSlab[n]
+	id := slot(&p.slabs.sIdent)
 	id.Span, id.Name = sp, name
 	return id
 }
 
 func (p *parser) newBinary(sp Span, op string, opPos int, x, y Expr) *BinaryExpr {
-	if len(p.binSlab) == cap(p.binSlab) {
-		p.binSlab = make([]BinaryExpr, 0, chunkCap(cap(p.binSlab), 1, unsafe.Sizeof(BinaryExpr{})))
-	}
-	n := len(p.binSlab)
-	p.binSlab = p.binSlab[:n+1]
-	b := &p.binSlab[n]
+	b := slot(&p.slabs.sBinary)
 	b.Span, b.Op, b.OpPos, b.X, b.Y = sp, op, opPos, x, y
 	return b
 }
@@ -691,20 +596,15 @@ func (p *parser) newBinary(sp Span, op string, opPos int, x, y Expr) *BinaryExpr
 // ---------------------------------------------------------------------------
 // Backtracking
 
-// mark is the parser state a backtrack (reset) restores. It has four
-// fields, so the compiler keeps it in registers (a struct of five fields
-// lived in memory: cleared, stored and copied at every mark). The token
-// index and the length of the splits log share one word: each is below
-// 2^31, since the view has at most one entry per source byte (and EOF), a
-// split takes a byte off the front of a token (at most length-1 live
-// splits per token), and ParseFile parses no source of 2 GiB or more.
+// mark is the parser state a backtrack (reset) restores: the position,
+// the '>>' splits made, the diagnostics reported and the symbols declared
+// since.
 type mark struct {
-	lastEnd, diags, syms int
-	at                   uint64 // p.i<<32 | len(p.splits)
+	i, splits, lastEnd, diags, syms int
 }
 
 func (p *parser) mark() mark {
-	m := mark{lastEnd: p.lastEnd, diags: len(p.diags), at: uint64(p.i)<<32 | uint64(len(p.splits))}
+	m := mark{i: p.i, splits: len(p.splits), lastEnd: p.lastEnd, diags: len(p.diags)}
 	if p.scope != nil {
 		m.syms = len(p.scope.Symbols)
 	}
@@ -712,14 +612,14 @@ func (p *parser) mark() mark {
 }
 
 func (p *parser) reset(m mark) {
-	for splits := int(uint32(m.at)); len(p.splits) > splits; {
+	for len(p.splits) > m.splits {
 		s := p.splits[len(p.splits)-1]
 		p.toks[s.idx].Start = int32(s.start)
 		p.toks[s.idx].pb = s.pb
 		p.toks[s.idx].kw = s.kw
 		p.splits = p.splits[:len(p.splits)-1]
 	}
-	p.i, p.lastEnd = int(m.at>>32), m.lastEnd
+	p.i, p.lastEnd = m.i, m.lastEnd
 	p.diags = p.diags[:m.diags]
 	if p.scope != nil && len(p.scope.Symbols) > m.syms {
 		p.scope.Symbols = p.scope.Symbols[:m.syms]
@@ -752,7 +652,6 @@ func (p *parser) closeAngle() bool {
 // Nesting guard
 
 // enter guards one level of recursion; on false the caller must not recurse.
-// The common case is small enough to inline; tooDeep is the rare rest.
 func (p *parser) enter() bool {
 	p.depth++
 	if p.depth <= maxDepth {

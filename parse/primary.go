@@ -1,7 +1,5 @@
 package parse
 
-import "unsafe"
-
 // Primary expressions: literals, names (qualified, templated), parentheses,
 // lambdas, braced lists, named and functional casts.
 
@@ -93,9 +91,9 @@ func (p *parser) parseIdentExpr() Expr {
 		switch w {
 		case "this", "nullptr", "true", "false", "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__":
 			p.next()
-			return p.newIdent(Span{t.Start, t.End}, p.keep(w))
+			return p.newIdent(Span{t.Start, t.End}, w)
 		case "static_cast", "dynamic_cast", "const_cast", "reinterpret_cast":
-			return p.parseNamedCast(p.keep(w))
+			return p.parseNamedCast(w)
 		case "typename", "template":
 			p.next()
 			return p.parseName()
@@ -151,8 +149,10 @@ func (p *parser) typedInitList(x Expr) Expr {
 // parseName parses a possibly qualified name with template arguments:
 // `x`, `::x`, `std::max`, `f<T, 8>`, `std::numeric_limits<float>::max`.
 func (p *parser) parseName() Expr {
-	if x := p.plainName(); x != nil {
-		return x
+	if !p.general {
+		if x := p.plainName(); x != nil {
+			return x
+		}
 	}
 	start := p.curStart()
 	p.gotK(tkScope)
@@ -212,7 +212,7 @@ func (p *parser) plainName() *Ident {
 	}
 	start, end := int(t.Start), int(t.End)
 	p.next()
-	return p.newIdent(Span{start, end}, unsafe.String(&p.src[start], end-start))
+	return p.newIdent(Span{start, end}, p.src[start:end])
 }
 
 // qualifierFollows reports whether the token after the current '::' can

@@ -1,5 +1,7 @@
 package parse
 
+import "sort"
+
 // Statements. Each parser consumes the statement whole; on a malformed
 // statement it falls back to an OpaqueStmt that ends at the statement's ';'
 // or closing '}' so the rest of the body still parses.
@@ -74,71 +76,12 @@ func (p *parser) parseStmtIn() Stmt {
 	}
 	switch {
 	case t.Kind == Identifier:
-		if t.cls&clsKeyword != 0 { // only keywords start these statements
-			// The statements that start with a keyword, told by its
-			// token id (no call for the dispatch); the others (default
-			// without ':', a record without a definition of its own, the
-			// declaration keywords) go on below.
-			switch t.kw {
-			case kwIf:
-				return p.parseIf(start)
-			case kwFor:
-				return p.parseFor(start)
-			case kwWhile:
-				return p.parseWhile(start)
-			case kwDo:
-				return p.parseDo(start)
-			case kwSwitch:
-				return p.parseSwitch(start)
-			case kwCase:
-				return p.parseCase(start)
-			case kwDefault:
-				if p.pbAt(1, ':') {
-					p.next()
-					p.next()
-					return newNode(&p.slabs.sCase, CaseStmt{Span: p.spanFrom(start)})
-				}
-			case kwBreak, kwContinue, kwGoto:
-				return p.parseBranch(start)
-			case kwReturn, kwCoReturn:
-				return p.parseReturn(start)
-			case kwTry:
-				return p.parseTry(start)
-			case kwAsm, kwAsmUU, kwAsmU:
-				return p.parseAsm(start)
-			case kwStaticAssert, kwTypedef, kwUsing, kwTemplate, kwNamespace:
-				return p.declInStmt(start)
-			case kwStruct, kwClass, kwUnion, kwEnum:
-				if p.isRecordDef() && !p.recordDefWithDeclarator() {
-					return p.declInStmt(start)
-				}
+		if parse := stmtByID[t.kw]; parse != nil {
+			if s := parse(p, start); s != nil {
+				return s
 			}
 		}
-		// (Both pragma words start with '_'.)
-		if c := p.src[t.Start]; p.maybeMacro(c, int(t.End-t.Start)) || c == '_' && p.isPragmaWord() {
-			return p.macroWordStmt(start)
-		}
-		// A word that is no macro of the file, no _Pragma or __pragma,
-		// and starts no keyword statement. This is the path macroWordStmt
-		// takes for such a word, where stmtHead would find no macro (so
-		// attr is attrNone): macroStmt returns nil, a label needs a
-		// non-keyword, tryDeclStmtAt's keyword and exprFollows tests are
-		// as written here, and macroCallStmt is false without a macro.
-		// (It is written out here, not called: one frame less for most
-		// statements.)
-		if t.cls&clsKeyword == 0 {
-			if p.pbAt(1, ':') {
-				return p.parseLabeled(start)
-			}
-			if t.cls&^(clsOpWord|clsExprWord) == 0 && (p.exprFollows() || p.comparisonFollows()) {
-				return p.parseExprStmt(start)
-			}
-		} else if !startsDeclKeyword(t.kw) {
-			return p.parseExprStmt(start)
-		}
-		if d := p.declStmt(false); d != nil {
-			return d
-		}
+		return p.wordStmt(start)
 	case t.pb == '{':
 		return p.parseBlock()
 	case t.pb == ';':
@@ -152,12 +95,93 @@ func (p *parser) parseStmtIn() Stmt {
 	return p.parseExprStmt(start)
 }
 
-// macroWordStmt parses a statement that starts with a word that may be a
-// macro of the file (maybeMacro), _Pragma or __pragma, and starts no
-// keyword statement: the words whose statement depends on what the file
-// #defines them as (stmtHead). It is out of parseStmtIn, whose frame
-// then holds no headWord.
-func (p *parser) macroWordStmt(start int) Stmt {
+// stmtKeywords maps each keyword that starts a statement to the function
+// that parses the statement from the keyword on (start is the keyword's
+// offset). A function returns nil where its keyword starts no statement
+// of its own (`default` without ':', a record type that also declares
+// variables); parseStmt then goes on as for any other word. Every word
+// here is a keyword (clsKeyword) with a token id: tokid.go's, or one
+// that registerStmtKeywords gives it.
+var stmtKeywords = map[string]func(p *parser, start int) Stmt{
+	"if":            (*parser).parseIf,
+	"for":           (*parser).parseFor,
+	"while":         (*parser).parseWhile,
+	"do":            (*parser).parseDo,
+	"switch":        (*parser).parseSwitch,
+	"case":          (*parser).parseCase,
+	"default":       (*parser).parseDefault,
+	"break":         (*parser).parseBranch,
+	"continue":      (*parser).parseBranch,
+	"goto":          (*parser).parseBranch,
+	"return":        (*parser).parseReturn,
+	"co_return":     (*parser).parseReturn,
+	"try":           (*parser).parseTry,
+	"asm":           (*parser).parseAsm,
+	"__asm__":       (*parser).parseAsm,
+	"__asm":         (*parser).parseAsm,
+	"static_assert": (*parser).declInStmt,
+	"typedef":       (*parser).declInStmt,
+	"using":         (*parser).declInStmt,
+	"template":      (*parser).declInStmt,
+	"namespace":     (*parser).declInStmt,
+	"struct":        (*parser).parseRecordStmt,
+	"class":         (*parser).parseRecordStmt,
+	"union":         (*parser).parseRecordStmt,
+	"enum":          (*parser).parseRecordStmt,
+}
+
+// stmtByID is stmtKeywords indexed by the keyword's token id.
+var stmtByID [256]func(p *parser, start int) Stmt
+
+// registerStmtKeywords fills stmtByID and makes every word of
+// stmtKeywords a keyword with a token id (new ids follow tokid.go's).
+func registerStmtKeywords() {
+	words := make([]string, 0, len(stmtKeywords))
+	for w := range stmtKeywords {
+		words = append(words, w)
+	}
+	sort.Strings(words) // the same ids in every run
+	next := int(numTokIDs)
+	for _, w := range words {
+		_, kw := wordInfo(w)
+		if kw == kwNone {
+			if next > 255 {
+				panic("parse: more than 255 token ids")
+			}
+			kw, next = uint8(next), next+1
+		}
+		addWord(w, clsKeyword, kw)
+		stmtByID[kw] = stmtKeywords[w]
+	}
+}
+
+// parseDefault parses `default:` in a switch body; nil when no ':'
+// follows.
+func (p *parser) parseDefault(start int) Stmt {
+	if !p.pbAt(1, ':') {
+		return nil
+	}
+	p.next()
+	p.next()
+	return newNode(&p.slabs.sCase, CaseStmt{Span: p.spanFrom(start)})
+}
+
+// parseRecordStmt parses a local record definition that declares no
+// variable (`struct S { int a; };`) as a declaration; nil for any other
+// statement starting with struct, class, union or enum (a declaration
+// statement).
+func (p *parser) parseRecordStmt(start int) Stmt {
+	if p.isRecordDef() && !p.recordDefWithDeclarator() {
+		return p.declInStmt(start)
+	}
+	return nil
+}
+
+// wordStmt parses a statement that starts with a word that starts no
+// keyword statement: a pragma or statement-prefix macro, a label, a
+// declaration or an expression, told apart by what the file #defines the
+// word as (stmtHead) and what follows it.
+func (p *parser) wordStmt(start int) Stmt {
 	h := p.stmtHead()
 	if h.attr() == attrStmt || h.w == "_Pragma" || h.w == "__pragma" {
 		// macroStmt returns nil for any other word.
@@ -223,8 +247,7 @@ func (p *parser) opaqueStmt(start int, reason string) Stmt {
 }
 
 // expect consumes the one-byte punctuator c and reports whether it was
-// there; callers turn a missing token into an OpaqueStmt. (It is got for
-// one byte, small enough to inline.)
+// there; callers turn a missing token into an OpaqueStmt.
 func (p *parser) expect(c byte) bool {
 	if p.toks[p.i].pb == c {
 		p.next()
@@ -234,7 +257,7 @@ func (p *parser) expect(c byte) bool {
 }
 
 func (p *parser) parseLabeled(start int) Stmt {
-	label := p.keep(p.word())
+	label := p.word()
 	p.next()
 	p.next()
 	ls := &LabeledStmt{Label: label}
@@ -445,10 +468,10 @@ func (p *parser) parseCase(start int) Stmt {
 }
 
 func (p *parser) parseBranch(start int) Stmt {
-	bs := newNode(&p.slabs.sBranch, BranchStmt{Keyword: p.keep(p.word())})
+	bs := newNode(&p.slabs.sBranch, BranchStmt{Keyword: p.word()})
 	p.next()
 	if bs.Keyword == "goto" && p.isIdent() {
-		bs.Label = p.keep(p.word())
+		bs.Label = p.word()
 		p.next()
 	}
 	p.gotSemi()
@@ -553,9 +576,7 @@ func (p *parser) isMacroStmt(x Expr) bool {
 // headWord is what the statement parsers learn about the word a statement
 // starts with: its macro and attribute-macro kind, looked up once for
 // macroStmt, tryDeclStmt and macroCallStmt (a macro call statement,
-// `CUDA_CHECK(...)`, took six map lookups before). It holds the word's
-// macroDef rather than copies of its values: three words, which the
-// compiler keeps in registers.
+// `CUDA_CHECK(...)`, took six map lookups before).
 type headWord struct {
 	w   string    // the current identifier, or "" at any other token
 	def *macroDef // p.macroDefOf(w): nil unless w is #defined in the file
@@ -929,12 +950,7 @@ func (p *parser) blockDeclarators(ds *declSpec) []*VarDecl {
 		p.finishDeclarator(d, ds, sh)
 		v := p.newVar(ds, d)
 		p.parseVarInit(v, declBlock)
-		if p.scope != nil && d.bindings == nil {
-			// declareVar's common case, without the call.
-			p.addSymbol(v.Name, v.Type, v, false)
-		} else {
-			p.declareVar(v, d)
-		}
+		p.declareVar(v, d)
 		switch len(vars) {
 		case 0:
 			vars = one(&p.slabs.sVarPtr, v) // most declarations declare one
@@ -961,7 +977,7 @@ func (p *parser) declareVar(v *VarDecl, d *declarator) {
 		return
 	}
 	for _, b := range d.bindings {
-		name := p.intern(p.src[b.Start:b.Stop])
+		name := p.src[b.Start:b.Stop]
 		p.addSymbol(name, v.Type, v, false)
 	}
 }

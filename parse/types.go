@@ -1,9 +1,6 @@
 package parse
 
-import (
-	"sort"
-	"unsafe"
-)
+import "sort"
 
 // Types and declarators. A declaration is split the C++ way: a specifier
 // sequence (storage and CUDA specifiers, cv, the base type) shared by all
@@ -127,7 +124,7 @@ func (p *parser) oneWordBase(ds *declSpec) (took, ends bool) {
 		return false, false
 	}
 	start, end := int(t.Start), int(t.End)
-	w := srcString(p.src, start, end)
+	w := p.src[start:end]
 	if p.maybeMacro(w[0], len(w)) || n.Kind == Identifier && isAllCaps(w) {
 		return false, false
 	}
@@ -229,7 +226,7 @@ func (p *parser) nameSpec(ds *declSpec, w string) bool {
 	case ds.hasType:
 		return false
 	case p.unknownQualifier(w):
-		p.addSpec(ds, p.keep(w))
+		p.addSpec(ds, w)
 		p.next()
 	default:
 		p.parseNamedBase(ds)
@@ -262,7 +259,7 @@ func (p *parser) builtinBase(ds *declSpec) bool {
 			t, n := &toks[i], &toks[i+1]
 			start, end := int(t.Start), int(t.End)
 			if !(n.Kind == Identifier && n.cls&clsBuiltin != 0) && !p.maybeMacro(p.src[start], end-start) {
-				p.takeWordBase(ds, i, start, srcString(p.src, start, end))
+				p.takeWordBase(ds, i, start, p.src[start:end])
 				return !p.endsAt(n)
 			}
 		}
@@ -441,7 +438,7 @@ func (p *parser) parseNamedBase(ds *declSpec) {
 
 // skipTemplateArgs parses `<...>` in a type and discards the arguments.
 func (p *parser) skipTemplateArgs() bool {
-	if p.skipWordArgs() {
+	if !p.general && p.skipWordArgs() {
 		return true
 	}
 	// The arguments are thrown away, so their types need no text: building
@@ -625,7 +622,7 @@ func (p *parser) wordTypeArg() *TypeRef {
 	if p.maybeMacro(p.src[start], end-start) {
 		return nil
 	}
-	w := srcString(p.src, start, end)
+	w := p.src[start:end]
 	switch c := t.cls; {
 	case c&clsSpec != 0:
 		return nil
@@ -659,7 +656,7 @@ func (p *parser) wordTypeID() *TypeRef {
 	if p.maybeMacro(p.src[start], end-start) {
 		return nil
 	}
-	return p.wordType(i, start, srcString(p.src, start, end))
+	return p.wordType(i, start, p.src[start:end])
 }
 
 // wordType consumes token i, the word w at offset start, as a whole
@@ -711,7 +708,7 @@ func typeKeyword(kw uint8) bool {
 
 func init() {
 	for _, w := range []string{"const", "volatile", "struct", "class", "union", "enum", "typename", "decltype", "auto", "unsigned"} {
-		if cls, kw := wordInfo([]byte(w)); cls&clsBuiltin == 0 && !(cls&clsKeyword != 0 && typeKeyword(kw)) {
+		if cls, kw := wordInfo(w); cls&clsBuiltin == 0 && !(cls&clsKeyword != 0 && typeKeyword(kw)) {
 			panic("parse: startsType misses type word " + w)
 		}
 	}
@@ -758,7 +755,7 @@ func (p *parser) parseTypeID() *TypeRef {
 	// has no group: the path below does just that, without the
 	// declarator.
 	toks, i := p.toks, p.i
-	if j := p.plainOpsEnd(i); toks[j].pb == ')' || toks[j].pb == '>' || toks[j].pb == ',' {
+	if j := p.plainOpsEnd(i); !p.general && (toks[j].pb == ')' || toks[j].pb == '>' || toks[j].pb == ',') {
 		t := p.newTypeRef(ds)
 		sh := p.plainOps(t, i, j, int(toks[j].Start))
 		p.finishType(t, ds, sh.first, sh.last, sh.namePos)
@@ -829,7 +826,7 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 	// type-id's operators alone itself.)
 	toks, i := p.toks, p.i
 	j := p.plainOpsEnd(i)
-	if mode != declAbstract && j+1 < len(toks) {
+	if !p.general && mode != declAbstract && j+1 < len(toks) {
 		// A name (`x`, `*p`): an identifier of no keyword or specifier
 		// class that starts in lower case and that the macro filter rules
 		// out (ptrOperator's lower-case case returns false at it), with no
@@ -842,7 +839,7 @@ func (p *parser) declaratorShape(d *declarator, ds *declSpec, mode declMode) dec
 				sh := p.plainOps(d.typ, i, j, start)
 				p.i, p.lastEnd = j+1, end // p.next()
 				d.nameSpan = Span{start, end}
-				d.name = srcString(p.src, start, end)
+				d.name = p.src[start:end]
 				if n.pb == '[' || n.pb == '(' {
 					p.declSuffixes(d, mode)
 				}
@@ -902,26 +899,9 @@ func (p *parser) plainOps(ty *TypeRef, i, j, namePos int) declShape {
 	return declShape{i, j, namePos}
 }
 
-// typeRefChunk is the most TypeRefs in a chunk (see chunkBytes).
-const typeRefChunk = chunkBytes / int(unsafe.Sizeof(TypeRef{}))
-
-// newTypeRef returns a TypeRef with ds's base type, as newNode would, with
-// the fields stored into the zeroed slab slot (a declarator's TypeRef is
-// the most frequent node, and all but four of its 13 words stay zero).
-// It inlines into its callers (inliner cost 75 of 80: n is read once,
-// and the new chunk's length 0 is known without reading it back; the
-// chunk's capacity is chunkCap's, spelled out with a constant; the slot's
-// address is taken without &s.buf[n]'s bounds test, which the compiler
-// cannot drop after the reslice to n+1).
-
+// newTypeRef returns a new TypeRef with ds's base type.
 func (p *parser) newTypeRef(ds *declSpec) *TypeRef {
-	s := &p.slabs.sTypeRef
-	n := len(s.buf)
-	if n == cap(s.buf) {
-		s.buf, n = make([]TypeRef, 0, min(max(2*n, 8), typeRefChunk)), 0
-	}
-	s.buf = s.buf[:n+1]
-	t := (*TypeRef)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.buf)), uintptr(n)*unsafe.Sizeof(TypeRef{}))) // &s.buf[n]: n < n+1 needs no second bounds test
+	t := slot(&p.slabs.sTypeRef)
 	t.Base, t.BaseSpan, t.Const, t.Restrict = ds.base, ds.baseSpan, ds.isConst, ds.restrict
 	return t
 }
@@ -1119,7 +1099,7 @@ func (p *parser) declName(d *declarator) {
 			start, end := int(t.Start), int(t.End)
 			p.i, p.lastEnd = i+1, end // p.next()
 			d.nameSpan = Span{start, end}
-			d.name = srcString(p.src, start, end)
+			d.name = p.src[start:end]
 			return
 		}
 	}
@@ -1161,7 +1141,7 @@ func (p *parser) declName(d *declarator) {
 	if p.i == k0+1 {
 		// One identifier consumed (the common `x`): the name is that
 		// token, a view of the source, as spanText would return.
-		d.name = unsafe.String(&p.src[start], p.lastEnd-start)
+		d.name = p.src[start:p.lastEnd]
 		return
 	}
 	nameStart := start
@@ -1328,12 +1308,7 @@ func (p *parser) parseParam() *Param {
 // spans from the first type token to its last operator; a later declarator
 // (`int a, *b`) covers only its own operators (empty at its name when it
 // has none) so that ranges never overlap, which rewrites rely on.
-//
-// The common text, the base's (`int i`, `std::size_t n`), is taken here;
-// typeText builds any other out of line, so that this path saves no
-// registers around the text arena's allocation. (Inside discarded template
-// arguments no text is built: the text being built need not be emptied
-// first, as every text starts with startText.)
+// Inside discarded template arguments no text is built.
 func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) {
 	if p.noText > 0 {
 		ds.declared++
@@ -1365,7 +1340,7 @@ func (p *parser) finishType(t *TypeRef, ds *declSpec, first, last, namePos int) 
 func (p *parser) typeText(ds *declSpec, first, last int) (text string, end int) {
 	p.startText()
 	end = ds.typeEndOff
-	if ds.record == nil && first < 0 && p.oneWordType(ds) {
+	if !p.general && ds.record == nil && first < 0 && p.oneWordType(ds) {
 		// `int i`, `T x`: the text is the one type word, a view of the
 		// source, as the general path below would return.
 		return p.view(ds.typeOff, end), end
@@ -1481,7 +1456,7 @@ func (p *parser) oneWordType(ds *declSpec) bool {
 	if t.Kind != Identifier || int(t.End) != ds.typeEndOff || t.cls&clsSpec != 0 {
 		return false
 	}
-	w := srcString(p.src, int(t.Start), int(t.End))
+	w := p.src[t.Start:t.End]
 	return w != "__launch_bounds__" && (!p.maybeMacro(w[0], len(w)) || p.specOf(w) == nil)
 }
 
@@ -1493,7 +1468,7 @@ func (p *parser) spanText(start, end int) string {
 		// One token: the name shares the source's memory (ParseFile
 		// documents that src must not change afterwards).
 		if int(p.toks[k].Start) == start {
-			return unsafe.String(&p.src[start], end-start)
+			return p.src[start:end]
 		}
 		// More (a qualified name `std::min`): the same when the text
 		// reads as the source (spanView).
@@ -1520,9 +1495,11 @@ func (p *parser) appendText(start, end int, skipSpecs bool) {
 // appendPlain takes the common tokens first (types_plain.go); the loop
 // below goes on from the first token it leaves.
 func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) (kept bool) {
-	k, done := p.appendPlain(k, start, end)
-	if done {
-		return true
+	if !p.general {
+		var done bool
+		if k, done = p.appendPlain(k, start, end); done {
+			return true
+		}
 	}
 	kept = true
 	for ; k < len(p.toks); k++ {
@@ -1534,8 +1511,7 @@ func (p *parser) appendTextFrom(k, start, end int, skipSpecs bool) (kept bool) {
 		if off >= end || t.Kind == EOF {
 			break
 		}
-		// The token clipped to [start,end); the offsets, not a slice, go
-		// to appendSrc (fewer live values, no bounds checks here).
+		// The token clipped to [start,end).
 		whole := off >= start && stop <= end
 		off, stop = max(off, start), min(stop, end)
 		if off == stop {
@@ -1608,57 +1584,35 @@ func (p *parser) appendSrc(off, stop int) {
 	p.buf = append(p.buf, p.src[off:stop]...)
 }
 
-// startText empties the text being built (see appendSrc). p.buf is also
-// the arena of the texts bufText returned (see there): a text starts with
-// at least textRoom bytes of room in the current chunk, or in a new one.
+// startText empties the text being built (see appendSrc).
 func (p *parser) startText() {
 	p.buf = p.buf[:0]
-	if cap(p.buf) < textRoom {
-		p.buf = make([]byte, 0, textChunk)
-	}
 	p.bufSrc = -1
 }
 
-// Chunk sizes of the text arena (p.buf): a text longer than the room left
-// makes append move it to a larger array, which is as good.
-const (
-	textRoom  = 128
-	textChunk = 4096
-)
-
 // bufText returns the text built: a view of the source when it reads as
-// its source range (no copy, no map lookup), else the bytes of p.buf
-// themselves, which p.buf then leaves behind (it restarts after them, so
-// they are never written again: startText, appendSrc and appendPlain
-// write only from p.buf's start on, and append moves to a new array when
-// the chunk is full, leaving the old one to the texts that view it). Only
-// the value of a text is part of the result, so this is as good as
-// interning the copy, without intern's map lookup per text (~4,900 per
-// parse of the benchmark, most of them hits).
+// its source range, else an interned copy of p.buf.
 func (p *parser) bufText() string {
 	if p.bufSrc >= 0 {
 		return p.view(p.bufSrc, p.bufEnd)
 	}
-	b := p.buf
-	if len(b) == 0 {
+	if len(p.buf) == 0 {
 		return ""
 	}
-	p.buf = b[len(b):]
-	return unsafe.String(&b[0], len(b))
+	return p.intern(p.buf)
 }
 
-// notInType reports whether identifier txt, the text of p.toks[k] (whole,
+// notInType reports whether identifier w, the text of p.toks[k] (whole,
 // or clipped by a span's bounds), is a specifier, an attribute or a
 // calling convention rather than part of a type's text. The word class of
 // a whole token is precomputed, which spares map lookups per type token.
-func (p *parser) notInType(k int, txt []byte, whole bool) bool {
-	if len(txt) == 0 {
+func (p *parser) notInType(k int, w string, whole bool) bool {
+	if len(w) == 0 {
 		return false
 	}
-	w := unsafe.String(&txt[0], len(txt)) // views the source (see view)
 	cls := p.toks[k].cls
 	if !whole {
-		cls = wordClassOf(txt)
+		cls = wordClassOf(w)
 	}
 	if p.macro(w) != nil {
 		cls |= clsMacro
@@ -1735,8 +1689,7 @@ const (
 	spInGroup // a space before a one-byte '(' in a function pointer's group
 )
 
-// spacePairs[prev<<3|next] (classes < 8: the index needs no bounds check)
-// is spaceBefore's answer: between words; before '*' and '&' after a word
+// spacePairs[prev<<3|next] is spaceBefore's answer: between words; before '*' and '&' after a word
 // or '>'; after '*' and '&' before a word; after ','; and inside a group
 // (p.inGroup) between a word and a '(' piece of one byte.
 var spacePairs = func() (t [64]uint8) {
@@ -1762,4 +1715,202 @@ func (p *parser) tokIndexAt(off int) int {
 		k++
 	}
 	return k
+}
+
+// appendPlain is the common case of appendTextFrom: it takes the tokens
+// from k on while each one is plain, and returns the index of the first
+// token it did not take, with done set when appendTextFrom's general loop
+// would stop right there (the range or the tokens ended), so that it need
+// not run at all.
+//
+// Exactness: a token is plain when it lies wholly in [start,end) (so the
+// general loop neither stops at it nor clips it), is not empty, is not a
+// punctuator that origStart could move (one right after a '>' byte that no
+// earlier token covers), and is not an identifier that mayDropFromType lets
+// through to notInType. For such a token the general loop does nothing but
+// appendSrc(off, stop), which appendPlain does inline with the source range
+// (p.bufSrc, p.bufEnd) in locals: start the range, or extend it when the
+// piece is adjacent, or one blank away where spaceBefore puts a space; at
+// the first piece that leaves the range, copy the range to p.buf and
+// append from then on. kept stays true: no token taken here is dropped.
+// The token where it stops is the general loop's first: if that loop would
+// stop at it (its start, after origStart, at or past end, or EOF), done.
+//
+// With callConvSkip, mayDropFromType passes every identifier to
+// notInType, which can drop one only if it is a specifier, the 17-byte
+// __launch_bounds__, a macro, or all caps (then isTypeName decides). A
+// word that starts in lower case, or is a keyword or builtin type word
+// (each has a lower-case letter: checked in init), is none of these
+// unless the tests without callConvSkip say so.
+func (p *parser) appendPlain(k, start, end int) (int, bool) {
+	toks, src := p.toks, p.src
+	vs, ve := p.bufSrc, p.bufEnd
+	if vs < 0 && len(p.buf) > 0 {
+		vs = -2 // building in p.buf
+	}
+	skip := p.callConvSkip
+	for ; k < len(toks); k++ {
+		t := &toks[k]
+		off, stop := int(t.Start), int(t.End)
+		if t.Kind == Punct && off > 0 && src[off-1] == '>' && (k == 0 || int(toks[k-1].End) != off) {
+			break // origStart may move it: the general loop decides
+		}
+		if off >= end || t.Kind == EOF {
+			p.plainDone(vs, ve)
+			return k, true
+		}
+		if off < start || stop > end || off >= stop {
+			break // clipped or empty
+		}
+		if t.Kind == Identifier {
+			c := src[off]
+			if t.cls&clsSpec != 0 || stop-off == len("__launch_bounds__") || p.maybeMacro(c, stop-off) ||
+				skip && !(c >= 'a' && c <= 'z') && t.cls&(clsKeyword|clsBuiltin) == 0 {
+				break // maybe not in the type: the general loop decides
+			}
+		}
+		switch {
+		case vs == -1: // empty
+			vs, ve = off, stop
+			continue
+		case vs >= 0:
+			space := p.spaceBefore(src[ve-1], src[off], stop-off)
+			if !space && off == ve || space && off == ve+1 && src[ve] == ' ' {
+				ve = stop
+				continue
+			}
+			p.buf = append(p.buf[:0], src[vs:ve]...)
+			vs = -2
+		}
+		if p.spaceBefore(p.buf[len(p.buf)-1], src[off], stop-off) {
+			p.buf = append(p.buf, ' ')
+		}
+		p.buf = append(p.buf, src[off:stop]...)
+	}
+	p.plainDone(vs, ve)
+	return k, k == len(toks)
+}
+
+// plainDone stores appendPlain's state: the source range, or -1 when the
+// text is in p.buf or still empty.
+func (p *parser) plainDone(vs, ve int) {
+	if vs >= 0 {
+		p.bufSrc, p.bufEnd = vs, ve
+	} else {
+		p.bufSrc = -1
+	}
+}
+
+func init() {
+	for w := range keywords {
+		if isAllCaps(w) {
+			panic("parse: appendPlain assumes no keyword is all caps: " + w)
+		}
+	}
+	for w := range builtinTypeWords {
+		if isAllCaps(w) {
+			panic("parse: appendPlain assumes no builtin type word is all caps: " + w)
+		}
+	}
+}
+
+// spanView returns spanText(start, end) for a range that ends with token
+// k (its End is end) when that text is the source range itself (see
+// viewFrom); ok is false otherwise, and spanText builds the text.
+func (p *parser) spanView(k, start, end int) (string, bool) {
+	if _, ok := p.viewFrom(k, start, false); ok {
+		return p.src[start:end], true
+	}
+	return "", false
+}
+
+// viewFrom reports whether the tokens of a range [start, end) that ends
+// with token k (its End is end) read as the source range: walking back
+// from token k to the one that starts at start (returned), each token is
+// not empty and follows the one before it directly where spaceBefore puts
+// no space, or after exactly one blank where it puts one. With words, each
+// identifier must also be one that mayDropFromType lets through (then
+// appendTextFrom keeps every word), and no calling convention is skipped.
+// ok is false otherwise (the range starts inside a token, a token is
+// empty, a word may be dropped, or the text differs from the source).
+//
+// Exactness: appendTextFrom starts at the token that starts at start (the
+// one before it ends at or before start) and takes every token up to
+// token k whole (each lies in [start,end)); with skipSpecs false a
+// dropped word only clears kept, it is still appended. No token of the
+// range after the first is moved by origStart: it starts at the previous
+// token's End, or after a blank, so no '>' byte precedes it that no token
+// covers (a token split by closeAngle starts after such a byte, which
+// fails both tests). Each piece extends the source range exactly when the
+// tests here hold (appendSrc, appendPlain), and the token after k starts,
+// even by origStart, at or after token k's End: the text is
+// src[start:end], and with words appendTextFrom returns kept true.
+func (p *parser) viewFrom(k, start int, words bool) (int, bool) {
+	toks, src := p.toks, p.src
+	if words && p.callConvSkip {
+		return 0, false
+	}
+	for ; k >= 0; k-- {
+		t := &toks[k]
+		off, stop := int(t.Start), int(t.End)
+		if off >= stop || t.Kind == EOF || off < start {
+			return 0, false
+		}
+		if words && t.Kind == Identifier && (t.cls&clsSpec != 0 || stop-off == len("__launch_bounds__") || p.maybeMacro(src[off], stop-off)) {
+			return 0, false // mayDropFromType: notInType decides
+		}
+		if off == start {
+			return k, true
+		}
+		if k == 0 {
+			return 0, false
+		}
+		pe := int(toks[k-1].End)
+		if pe <= start {
+			return 0, false // the text would start after start
+		}
+		space := p.spaceBefore(src[pe-1], src[off], stop-off)
+		if !(!space && off == pe || space && off == pe+1 && src[pe] == ' ') {
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// viewRun is viewFrom with words for a range whose first token j is known:
+// it reports whether tokens j..k (j <= k, token j not empty) read as the
+// source from token j's Start to token k's End, each identifier one that
+// mayDropFromType lets through (no calling convention skipped). Walking
+// forward from a known first token needs neither viewFrom's start tests
+// nor its end test. Exactness: as viewFrom's, whose tests it makes per
+// token (token j's own word test included).
+func (p *parser) viewRun(j, k int) bool {
+	toks, src := p.toks, p.src
+	if p.callConvSkip {
+		return false
+	}
+	t := &toks[j]
+	pe := int(t.End)
+	for {
+		if t.Kind == Identifier {
+			off, stop := int(t.Start), int(t.End)
+			if t.cls&clsSpec != 0 || stop-off == len("__launch_bounds__") || p.maybeMacro(src[off], stop-off) {
+				return false // mayDropFromType: notInType decides
+			}
+		}
+		if j == k {
+			return true
+		}
+		j++
+		t = &toks[j]
+		off, stop := int(t.Start), int(t.End)
+		if off >= stop || t.Kind == EOF {
+			return false
+		}
+		space := p.spaceBefore(src[pe-1], src[off], stop-off)
+		if !(!space && off == pe || space && off == pe+1 && src[pe] == ' ') {
+			return false
+		}
+		pe = stop
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bamgen/bamgen/parse"
+	"github.com/bamgen/bamgen/transform/port"
 )
 
 // benchInput builds a realistic ~100 KB translation unit: the corpus
@@ -62,7 +63,7 @@ func BenchmarkPort(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		f := parse.ParseFile("bench.cu", src)
-		res, err := Port(f, Options{Auto: true})
+		res, err := RunParsed(f, Options{Port: port.Options{Auto: true}})
 		if err != nil || !res.Changed {
 			b.Fatalf("port failed: %v", err)
 		}
@@ -71,7 +72,7 @@ func BenchmarkPort(b *testing.B) {
 
 // BenchmarkPortOnly is BenchmarkPort without parsing: analysis, planning,
 // rewrites and Apply on an already parsed file (Port does not modify it).
-func BenchmarkPortOnly(b *testing.B) { benchParsedPort(b, Options{Auto: true}) }
+func BenchmarkPortOnly(b *testing.B) { benchParsedPort(b, Options{Port: port.Options{Auto: true}}) }
 
 // benchParsedPort ports an already parsed 100 KB input with opts.
 func benchParsedPort(b *testing.B, opts Options) {
@@ -80,7 +81,7 @@ func benchParsedPort(b *testing.B, opts Options) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Port(f, opts); err != nil {
+		if _, err := RunParsed(f, opts); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -98,4 +99,6 @@ func BenchmarkParseOnly(b *testing.B) {
 
 // BenchmarkPortRef is BenchmarkPortOnly with --ref: the cost of finding
 // scans and checking the array_ref rules.
-func BenchmarkPortRef(b *testing.B) { benchParsedPort(b, Options{Auto: true, Ref: true}) }
+func BenchmarkPortRef(b *testing.B) {
+	benchParsedPort(b, Options{Port: port.Options{Auto: true, Ref: true}})
+}

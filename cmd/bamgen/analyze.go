@@ -65,6 +65,7 @@ func (f *modelFlags) config() (analysis.ModelConfig, error) {
 func newAnalyzeCmd() *cobra.Command {
 	var asJSON bool
 	var model modelFlags
+	var build buildFlags
 	cmd := &cobra.Command{
 		Use:   "analyze FILE...",
 		Short: "Report kernels, their arrays, how each is indexed, and launch sites",
@@ -77,15 +78,22 @@ of a file (an error-severity diagnostic: the report may miss accesses or
 launches there), 2 on errors; warnings alone leave it 0.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runAnalyze(cmd, args, asJSON, &model)
+			if err := build.setupReports(); err != nil {
+				return err
+			}
+			if build.format == "sarif" {
+				return runAnalyzeSARIF(cmd, args, &build)
+			}
+			return runAnalyze(cmd, args, asJSON || build.format == "json", &model, &build)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (schema: docs/analyze.md)")
 	model.register(cmd)
+	build.registerReports(cmd)
 	return cmd
 }
 
-func runAnalyze(cmd *cobra.Command, paths []string, asJSON bool, model *modelFlags) error {
+func runAnalyze(cmd *cobra.Command, paths []string, asJSON bool, model *modelFlags, build *buildFlags) error {
 	var cfg *analysis.ModelConfig
 	if model.enabled {
 		c, err := model.config()
@@ -99,7 +107,7 @@ func runAnalyze(cmd *cobra.Command, paths []string, asJSON bool, model *modelFla
 		return err
 	}
 	files := make([]*analysis.File, len(sources))
-	parallelEach(len(sources), func(i int) {
+	build.each(cmd, len(sources), "analyzed", func(i int) {
 		files[i] = analysis.Analyze(parse.ParseFile(sources[i].Name, sources[i].Bytes))
 	})
 	if asJSON {

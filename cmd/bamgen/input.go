@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"runtime"
-	"sync"
 
 	"github.com/bamgen/bamgen/diag"
 )
@@ -58,26 +56,4 @@ func readSource(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: cannot read: %v [IO003]", path, err)
 	}
 	return b, nil
-}
-
-// parallelEach runs fn(0..n-1) on up to GOMAXPROCS goroutines. Callers
-// write results into slots by index, so output order stays deterministic.
-func parallelEach(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }

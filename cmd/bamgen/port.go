@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bamgen/bamgen/diag"
-	"github.com/bamgen/bamgen/parse"
 	"github.com/bamgen/bamgen/transform"
-	"github.com/bamgen/bamgen/transform/opt"
+	"github.com/bamgen/bamgen/transform/port"
+	"github.com/bamgen/bamgen/udiff"
 )
 
 func init() { subcommands = append(subcommands, newPortCmd) }
@@ -33,6 +33,7 @@ type portFlags struct {
 	asJSON bool
 	quiet  bool
 	opt    optFlags
+	build  buildFlags // --format, --depfile, --line-directives, -j (build.go)
 }
 
 func newPortCmd() *cobra.Command {
@@ -59,6 +60,7 @@ then. See docs/port.md.`,
 	}
 	fl := cmd.Flags()
 	f.opt.register(cmd)
+	f.build.registerPort(cmd)
 	fl.StringArrayVar(&f.arrays, "array", nil, "port pointer parameter `NAME` of every kernel, or KERNEL:NAME (repeatable)")
 	fl.BoolVar(&f.auto, "auto", false, "choose arrays indexed data-dependently or allocated with input-sized buffers")
 	fl.BoolVar(&f.ref, "ref", false, "read read-only arrays through bam::array_ref in loops where each thread scans them (off by default, also with --opt auto)")
@@ -81,8 +83,7 @@ type portedFile struct {
 }
 
 func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
-	rewrites, err := f.opt.options()
-	if err != nil {
+	if err := f.build.setupPort(f, len(paths)); err != nil {
 		return err
 	}
 	opts, err := f.options(len(paths))
@@ -94,8 +95,9 @@ func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
 		return err
 	}
 	results := make([]portedFile, len(sources))
-	parallelEach(len(sources), func(i int) {
-		results[i] = portOne(sources[i], opts, f.config, rewrites)
+	f.build.each(cmd, len(sources), "ported", func(i int) {
+		res, err := transform.Run(sources[i].Name, sources[i].Bytes, opts)
+		results[i] = portedFile{src: sources[i], res: res, err: err}
 	})
 	var errs []error
 	for _, r := range results {
@@ -106,12 +108,20 @@ func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
+	if err := f.build.finishPort(results, f); err != nil {
+		return err
+	}
 	return emitPort(cmd, results, f)
 }
 
-// options validates flag combinations and builds the transform options.
+// options validates flag combinations and builds the pipeline's options:
+// every flag is parsed here, once.
 func (f *portFlags) options(nfiles int) (transform.Options, error) {
 	var o transform.Options
+	rewrites, err := f.opt.parse()
+	if err != nil {
+		return o, err
+	}
 	switch {
 	case f.output != "" && nfiles != 1:
 		return o, fmt.Errorf("-o takes exactly one input file, got %d", nfiles)
@@ -133,13 +143,14 @@ func (f *portFlags) options(nfiles int) (transform.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	o = transform.Options{Arrays: f.arrays, Auto: f.auto, Counts: counts, Ref: f.ref}
+	o = transform.Options{Port: port.Options{Arrays: f.arrays, Auto: f.auto, Counts: counts, Ref: f.ref},
+		Opt: rewrites, FindConfig: f.config == ""}
 	if f.config != "" {
-		cfg, err := transform.LoadConfig(f.config)
+		cfg, err := port.LoadConfig(f.config)
 		if err != nil {
 			return o, fmt.Errorf("--config: %w", err)
 		}
-		o.Config = cfg
+		o.Port.Config = cfg
 	}
 	return o, nil
 }
@@ -187,52 +198,6 @@ func parseCounts(list []string) (map[string]string, error) {
 	return out, nil
 }
 
-// portOne parses and ports one file with its config.
-func portOne(src *diag.Source, opts transform.Options, explicitConfig string, rewrites *opt.Options) portedFile {
-	if explicitConfig == "" {
-		cfg, err := transform.FindConfig(src.Name)
-		if err != nil {
-			return portedFile{src: src, err: err}
-		}
-		opts.Config = cfg
-	}
-	pf := parse.ParseFile(src.Name, src.Bytes)
-	if rewrites != nil {
-		opts.Opt = optHook(pf, *rewrites)
-	}
-	res, err := transform.Port(pf, opts)
-	if err != nil {
-		return portedFile{src: src, err: err}
-	}
-	res.Diags = append(portRelevantParseDiags(pf, res), res.Diags...)
-	return portedFile{src: pf.Src, res: res}
-}
-
-// portRelevantParseDiags keeps parser diagnostics inside functions the port
-// touches: an unparsed region elsewhere does not affect the result, and
-// one inside a ported kernel has already refused the arrays it hides.
-func portRelevantParseDiags(pf *parse.File, res *transform.Result) []diag.Diagnostic {
-	var out []diag.Diagnostic
-	for _, d := range pf.Diags {
-		for _, ch := range res.Choices {
-			if fn := findFunc(pf, ch.Kernel); fn != nil && d.Pos >= fn.Pos() && d.Pos < fn.End() {
-				out = append(out, d)
-				break
-			}
-		}
-	}
-	return out
-}
-
-func findFunc(pf *parse.File, name string) *parse.FuncDecl {
-	for _, fn := range pf.Funcs() {
-		if fn.Name == name && fn.Body != nil {
-			return fn
-		}
-	}
-	return nil
-}
-
 // emitPort prints diagnostics and writes results according to the mode.
 func emitPort(cmd *cobra.Command, results []portedFile, f *portFlags) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -242,7 +207,7 @@ func emitPort(cmd *cobra.Command, results []portedFile, f *portFlags) error {
 		pending = pending || r.res.Changed
 	}
 	if f.asJSON {
-		if err := writePortJSON(stdout, results); err != nil {
+		if err := writePortReport(stdout, results, f); err != nil {
 			return err
 		}
 	} else {
@@ -263,16 +228,10 @@ func emitPort(cmd *cobra.Command, results []portedFile, f *portFlags) error {
 }
 
 func visible(ds []diag.Diagnostic, quiet bool) []diag.Diagnostic {
-	if !quiet {
-		return ds
+	if quiet {
+		return diag.WithoutNotes(ds)
 	}
-	var out []diag.Diagnostic
-	for _, d := range ds {
-		if d.Severity != diag.Note {
-			out = append(out, d)
-		}
-	}
-	return out
+	return ds
 }
 
 // writeResults puts each result where the flags say.
@@ -281,7 +240,7 @@ func writeResults(stdout io.Writer, results []portedFile, f *portFlags) error {
 		out := r.res.Output
 		switch {
 		case f.diff:
-			stdout.Write(transform.UnifiedDiff(r.src.Name+".orig", r.src.Name, r.src.Bytes, out))
+			stdout.Write(udiff.Unified(r.src.Name+".orig", r.src.Name, r.src.Bytes, out))
 		case f.check:
 			if r.res.Changed && !f.asJSON {
 				fmt.Fprintln(stdout, r.src.Name)
@@ -350,10 +309,10 @@ type portJSON struct {
 }
 
 type portFileJSON struct {
-	File        string             `json:"file"`
-	Changed     bool               `json:"changed"`
-	Choices     []transform.Choice `json:"choices"`
-	Diagnostics []diag.JSON        `json:"diagnostics"`
+	File        string        `json:"file"`
+	Changed     bool          `json:"changed"`
+	Choices     []port.Choice `json:"choices"`
+	Diagnostics []diag.JSON   `json:"diagnostics"`
 }
 
 func writePortJSON(w io.Writer, results []portedFile) error {
@@ -361,7 +320,7 @@ func writePortJSON(w io.Writer, results []portedFile) error {
 	for _, r := range results {
 		fj := portFileJSON{File: r.src.Name, Changed: r.res.Changed, Choices: r.res.Choices, Diagnostics: []diag.JSON{}}
 		if fj.Choices == nil {
-			fj.Choices = []transform.Choice{}
+			fj.Choices = []port.Choice{}
 		}
 		for _, d := range diag.Sorted(r.res.Diags) {
 			fj.Diagnostics = append(fj.Diagnostics, r.src.ToJSON(d))

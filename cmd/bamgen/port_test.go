@@ -228,7 +228,7 @@ func TestRuntimeInstallAndFlags(t *testing.T) {
 		t.Errorf("reinstall: exit %d: %s", code, errOut)
 	}
 	code, out, _ := runMain(t, "flags", "--prefix", dir)
-	want := "-std=c++17 -I" + filepath.Join(dir, "include") + " -L" + filepath.Join(dir, "lib") + " -lbam -lpthread\n"
+	want := "-std=c++17 -I" + filepath.Join(dir, "include") + " -L" + filepath.Join(dir, "build") + " -lbam -lpthread\n"
 	if code != 0 || out != want {
 		t.Errorf("flags: exit %d %q, want %q", code, out, want)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	bamcmake "github.com/bamgen/bamgen/cmake"
 	bamruntime "github.com/bamgen/bamgen/runtime"
 )
 
@@ -46,6 +47,11 @@ files) so ported code can be built without a bamgen checkout:
     make -C third_party/bam            # builds third_party/bam/build/libbam.a
     nvcc $(bamgen flags --prefix third_party/bam) ported.cu -o app
 
+It also writes bamgen's CMake package (DIR/lib/cmake/bamgen): with
+CMAKE_PREFIX_PATH=DIR, find_package(bamgen) gives bamgen_port(), which ports
+a target's sources at build time with this bamgen, and bam::bam, the
+runtime built for the project's CUDA architectures (docs/cmake.md).
+
 Each file is written atomically and only when its content changed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -59,7 +65,11 @@ Each file is written atomically and only when its content changed.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "bamgen: runtime installed in %s (%d files written); build it with: make -C %s\n", prefix, n, prefix)
+			m, err := installCMakePackage(prefix)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "bamgen: runtime installed in %s (%d files written); build it with: make -C %s, or from CMake: find_package(bamgen) with CMAKE_PREFIX_PATH=%s\n", prefix, n+m, prefix, prefix)
 			return nil
 		},
 	}
@@ -105,6 +115,32 @@ func installRuntime(src fs.FS, prefix string) (int, error) {
 	return written, err
 }
 
+// installCMakePackage writes bamgen's CMake package under prefix, with
+// bamgenTool.cmake naming this executable (the bamgen whose runtime was
+// installed), and returns how many files it wrote.
+func installCMakePackage(prefix string) (int, error) {
+	dir := filepath.Join(prefix, filepath.FromSlash(bamcmake.InstallDir))
+	n, err := installRuntime(bamcmake.Files(), dir)
+	if err != nil {
+		return n, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return n, fmt.Errorf("cannot find the bamgen executable for the CMake package: %v", err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	quoted := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`).Replace(filepath.ToSlash(exe))
+	tool := []byte("# Written by bamgen runtime install: the bamgen these runtime sources came from.\n" +
+		"set(_bamgen_installed_by \"" + quoted + "\")\n")
+	p := filepath.Join(dir, "bamgenTool.cmake")
+	if old, err := os.ReadFile(p); err == nil && string(old) == string(tool) {
+		return n, nil
+	}
+	return n + 1, writeFileAtomic(p, tool)
+}
+
 func newFlagsCmd() *cobra.Command {
 	var prefix string
 	var cflagsOnly, libsOnly bool
@@ -114,15 +150,27 @@ func newFlagsCmd() *cobra.Command {
 		Long: `flags prints the nvcc compile and link flags for code produced by
 'bamgen port': the C++ standard the runtime needs, its include directory and
 its library. DIR is where the runtime was installed ('bamgen runtime install
---prefix DIR' then 'make -C DIR', or 'make install PREFIX=DIR'); default ` + defaultPrefix + `.
+--prefix DIR' then 'make -C DIR': the library is DIR/build/libbam.a; or
+'make install PREFIX=DIR': DIR/lib/libbam.a); default ` + defaultPrefix + `.
+The flags are the same before and after the library is built; until it is,
+a warning on stderr says how to build it.
 
-    nvcc -arch=sm_80 $(bamgen flags --prefix DIR) ported.cu -o app`,
+    nvcc -arch=sm_80 $(bamgen flags --prefix DIR) ported.cu -o app
+    nvcc -arch=sm_80 $(bamgen flags --cflags --prefix DIR) -c ported.cu   # compile only
+    nvcc -arch=sm_80 ported.o $(bamgen flags --libs --prefix DIR) -o app  # link`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cflagsOnly && libsOnly {
 				return fmt.Errorf("--cflags and --libs cannot be combined; give neither for both")
 			}
-			cflags, libs := runtimeFlags(prefix)
+			cflags, libs, lib, built := runtimeFlags(prefix)
+			if !cflagsOnly && !built {
+				how := "make -C " + prefix
+				if !isSourceTree(prefix) {
+					how = "'bamgen runtime install --prefix " + prefix + "' then 'make -C " + prefix + "'"
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "bamgen: warning: %s does not exist yet; build it with %s (compiling with -c needs only --cflags)\n", lib, how)
+			}
 			switch {
 			case cflagsOnly:
 				fmt.Fprintln(cmd.OutOrStdout(), strings.Join(cflags, " "))
@@ -140,17 +188,32 @@ its library. DIR is where the runtime was installed ('bamgen runtime install
 	return cmd
 }
 
-// runtimeFlags returns compile and link flags for a runtime under prefix.
-// The library is in DIR/lib after `make install`, in DIR/build after
-// `make -C DIR` on an installed source tree; the existing one wins.
-func runtimeFlags(prefix string) (cflags, libs []string) {
+// runtimeFlags returns compile and link flags for a runtime under prefix,
+// and where libbam.a is (built: whether it exists there yet). An installed
+// runtime ('make install', or CMake's install) has it in DIR/lib; a source
+// tree ('bamgen runtime install', or the repository's runtime/cuda) gets it
+// in DIR/build from 'make -C DIR'. The flags name that directory before the
+// library is built too, so they stay the same afterwards.
+func runtimeFlags(prefix string) (cflags, libs []string, lib string, built bool) {
 	libDir := filepath.Join(prefix, "lib")
-	if _, err := os.Stat(filepath.Join(libDir, "libbam.a")); err != nil {
-		if _, err := os.Stat(filepath.Join(prefix, "build", "libbam.a")); err == nil {
-			libDir = filepath.Join(prefix, "build")
-		}
+	switch {
+	case exists(filepath.Join(libDir, "libbam.a")):
+	case exists(filepath.Join(prefix, "build", "libbam.a")) || isSourceTree(prefix):
+		libDir = filepath.Join(prefix, "build")
 	}
+	lib = filepath.Join(libDir, "libbam.a")
 	cflags = []string{"-std=c++17", "-I" + filepath.Join(prefix, "include")}
 	libs = []string{"-L" + libDir, "-lbam", "-lpthread"}
-	return cflags, libs
+	return cflags, libs, lib, exists(lib)
+}
+
+// isSourceTree reports whether dir holds the runtime's sources and Makefile
+// (where 'make -C dir' builds dir/build/libbam.a).
+func isSourceTree(dir string) bool {
+	return exists(filepath.Join(dir, "Makefile")) && exists(filepath.Join(dir, "src", "runtime.cu"))
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

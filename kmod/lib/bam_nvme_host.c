@@ -2,9 +2,14 @@
 /*
  * User-space NVMe host library over /dev/bam_nvmeN; see bam_nvme_host.h.
  *
- * The NVMe memory page size is fixed at 4 KiB (CC.MPS = 0), which every
- * controller supports (CAP.MPSMIN = 0 is checked). Host pages may be larger;
- * bus addresses are looked up per byte offset, so that does not matter.
+ * The module owns the admin queue: it resets and enables the controller
+ * (BAM_IOC_ENABLE, 4 KiB NVMe pages, CC.MPS = 0) and runs admin commands
+ * (BAM_IOC_ADMIN); on the last close it shuts the controller down and
+ * disables it before it unmaps and unpins anything. This library therefore
+ * never frees memory the controller may still use before the file is
+ * closed: queue memory whose deletion failed stays mapped until then.
+ * Host pages may be larger than 4 KiB; bus addresses are looked up per
+ * byte offset, so that does not matter.
  */
 #define _GNU_SOURCE
 #include "bam_nvme_host.h"
@@ -28,17 +33,10 @@
 #define PRP_PER_PAGE (NVME_PAGE / 8u)
 /* One PRP list page per command: PRP1 plus 512 list entries. */
 #define MAX_XFER_PRP (PRP_PER_PAGE * NVME_PAGE)
-#define ADMIN_DEPTH 32u
 #define DEFAULT_DEPTH 64u
 #define DEFAULT_TIMEOUT_MS 5000u
 
-/* Register fields spec.h does not name. */
-#define CAP_CSS_NVM(cap) (((cap) >> 37) & 1u)
-#define CC_SHN_NORMAL (1u << 14)
-#define CC_SHN_MASK (3u << 14)
-#define CSTS_SHST(csts) (((csts) >> 2) & 3u)
-#define CSTS_SHST_DONE 2u
-#define CSTS_GONE 0xffffffffu
+#define MAX_ADMIN_TIMEOUT_MS 60000u
 
 /* Identify data offsets (NVMe 1.4, figures 247 and 249). */
 #define IDC_VID 0
@@ -61,15 +59,18 @@ struct bam_nvme_dev {
 	uint32_t admin_timeout_ms;
 	uint32_t io_timeout_ms;
 
-	pthread_mutex_t lock; /* admin queue, qid bitmap, qp list */
-	struct bam_nvme_dma admin_mem; /* ASQ | ACQ | identify buffer */
-	struct bam_nvme_sqe *asq;
-	struct bam_nvme_cqe *acq;
-	uint16_t asq_tail, acq_head, next_acid;
-	uint8_t aphase;
-	int admin_broken;
+	pthread_mutex_t lock; /* qid bitmap, qp and orphan lists */
+	struct bam_nvme_dma admin_mem; /* identify buffer */
 	uint8_t *qid_used; /* [io_queues + 1] */
 	struct bam_nvme_qp *qps;
+	struct orphan *orphans;
+};
+
+/* Memory of a queue whose deletion failed: the controller may still write
+ * it, so it stays mapped until close() has stopped the controller. */
+struct orphan {
+	struct orphan *next;
+	struct bam_nvme_dma mem;
 };
 
 struct bam_nvme_qp {
@@ -135,23 +136,12 @@ static uint32_t rd32(const struct bam_nvme_dev *dev, uint32_t reg)
 	return *(volatile uint32_t *)(dev->bar + reg);
 }
 
-static void wr32(struct bam_nvme_dev *dev, uint32_t reg, uint32_t val)
-{
-	*(volatile uint32_t *)(dev->bar + reg) = val;
-}
-
-/* 64-bit registers as two 32-bit accesses, low first (NVMe allows it). */
+/* 64-bit registers as two 32-bit reads, low first (NVMe allows it). */
 static uint64_t rd64(const struct bam_nvme_dev *dev, uint32_t reg)
 {
 	uint64_t lo = rd32(dev, reg);
 
 	return lo | (uint64_t)rd32(dev, reg + 4) << 32;
-}
-
-static void wr64(struct bam_nvme_dev *dev, uint32_t reg, uint64_t val)
-{
-	wr32(dev, reg, (uint32_t)val);
-	wr32(dev, reg + 4, (uint32_t)(val >> 32));
 }
 
 /* Queue entries must be in memory before the doorbell write reaches the
@@ -298,6 +288,18 @@ void bam_nvme_dma_free(struct bam_nvme_dev *dev, struct bam_nvme_dma *buf)
 	memset(buf, 0, sizeof(*buf));
 }
 
+/* Give back the memory of @buf without unmapping it from the controller:
+ * only after the file was closed (the module has unmapped everything). */
+static void release_mem(struct bam_nvme_dma *buf)
+{
+	if (!buf->bus)
+		return;
+	if (!buf->gpu && !buf->borrowed)
+		munmap(buf->vaddr, buf->size);
+	free(buf->bus);
+	memset(buf, 0, sizeof(*buf));
+}
+
 /* Is [off, off+len) of @buf one run of bus addresses? */
 static int dma_contiguous(const struct bam_nvme_dma *buf, size_t off, size_t len)
 {
@@ -312,113 +314,56 @@ static int dma_contiguous(const struct bam_nvme_dma *buf, size_t off, size_t len
 
 /* ---- admin queue ----------------------------------------------------- */
 
-static int admin_locked(struct bam_nvme_dev *dev, struct bam_nvme_sqe *cmd, uint32_t *result)
-{
-	struct bam_nvme_cqe *slot = &dev->acq[dev->acq_head];
-	struct bam_nvme_cqe cqe;
-	uint16_t status;
-
-	if (dev->admin_broken)
-		return fail(-EIO, "admin opcode %#x: admin queue unusable after a timeout",
-			    cmd->opcode);
-	cmd->cid = dev->next_acid++;
-	dev->asq[dev->asq_tail] = *cmd;
-	dev->asq_tail = (uint16_t)((dev->asq_tail + 1) % ADMIN_DEPTH);
-	ring(bam_nvme_sq_doorbell(dev, 0), dev->asq_tail);
-
-	if (wait_cqe(slot, dev->aphase, dev->admin_timeout_ms)) {
-		dev->admin_broken = 1;
-		return fail(-ETIMEDOUT, "admin opcode %#x: no completion in %u ms (CSTS %#x)",
-			    cmd->opcode, dev->admin_timeout_ms, rd32(dev, BAM_NVME_REG_CSTS));
-	}
-	cqe = *slot;
-	if (++dev->acq_head == ADMIN_DEPTH) {
-		dev->acq_head = 0;
-		dev->aphase ^= 1;
-	}
-	ring(bam_nvme_cq_doorbell(dev, 0), dev->acq_head);
-
-	if (cqe.cid != cmd->cid) {
-		dev->admin_broken = 1;
-		return fail(-EIO, "admin opcode %#x: completion for cid %u, expected %u",
-			    cmd->opcode, cqe.cid, cmd->cid);
-	}
-	if (result)
-		*result = cqe.result;
-	status = BAM_NVME_STATUS(cqe.status);
-	if (status)
-		return fail(status, "admin opcode %#x (status %#x)", cmd->opcode, status);
-	return 0;
-}
-
+/* The module runs admin commands on its own admin queue; it refuses
+ * commands a queue set-up does not need unless the caller has
+ * CAP_SYS_ADMIN (EPERM). */
 int bam_nvme_admin(struct bam_nvme_dev *dev, struct bam_nvme_sqe *cmd, uint32_t *result)
 {
-	int ret;
+	struct bam_kmod_admin arg;
 
-	pthread_mutex_lock(&dev->lock);
-	ret = admin_locked(dev, cmd, result);
-	pthread_mutex_unlock(&dev->lock);
-	return ret;
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.version = BAM_KMOD_ABI_VERSION;
+	arg.timeout_ms = dev->admin_timeout_ms;
+	memcpy(arg.cmd, cmd, sizeof(arg.cmd));
+	if (ioctl(dev->fd, BAM_IOC_ADMIN, &arg) < 0) {
+		int err = -errno;
+
+		if (err == -ETIMEDOUT)
+			return fail(err, "admin opcode %#x: no completion in %u ms (CSTS %#x)",
+				    cmd->opcode, dev->admin_timeout_ms,
+				    rd32(dev, BAM_NVME_REG_CSTS));
+		if (err == -EIO)
+			return fail(err, "admin opcode %#x: admin queue unusable after a timeout",
+				    cmd->opcode);
+		return fail(err, "admin opcode %#x", cmd->opcode);
+	}
+	if (result)
+		*result = arg.result;
+	if (arg.status)
+		return fail(arg.status, "admin opcode %#x (status %#x)", cmd->opcode, arg.status);
+	return 0;
 }
 
 /* ---- controller bring-up --------------------------------------------- */
 
-static int wait_ready(struct bam_nvme_dev *dev, uint32_t want)
-{
-	uint32_t to = BAM_NVME_CAP_TO(dev->cap);
-	uint32_t timeout_ms = (to ? to : 1) * 500u;
-	uint64_t deadline = now_ms() + timeout_ms;
-
-	for (;;) {
-		uint32_t csts = rd32(dev, BAM_NVME_REG_CSTS);
-
-		if (csts == CSTS_GONE)
-			return fail(-ENODEV, "controller registers read all ones");
-		if ((csts & BAM_NVME_CSTS_RDY) == want)
-			return 0;
-		if (want && (csts & BAM_NVME_CSTS_CFS))
-			return fail(-EIO, "controller fatal status while enabling");
-		if (now_ms() > deadline)
-			return fail(-ETIMEDOUT, "CSTS.RDY did not become %u in %u ms (CAP.TO)",
-				    want, timeout_ms);
-		usleep(1000);
-	}
-}
-
-static int ctrl_disable(struct bam_nvme_dev *dev)
-{
-	uint32_t cc = rd32(dev, BAM_NVME_REG_CC);
-
-	if (cc == CSTS_GONE)
-		return fail(-ENODEV, "controller registers read all ones");
-	if (cc & BAM_NVME_CC_EN)
-		wr32(dev, BAM_NVME_REG_CC, cc & ~BAM_NVME_CC_EN);
-	return wait_ready(dev, 0);
-}
-
 static int ctrl_enable(struct bam_nvme_dev *dev)
 {
-	uint64_t asq = bam_nvme_dma_addr(&dev->admin_mem, 0);
-	uint64_t acq = bam_nvme_dma_addr(&dev->admin_mem, NVME_PAGE);
-	int ret;
+	struct bam_kmod_enable arg;
 
 	if (BAM_NVME_CAP_MPSMIN(dev->cap) != 0)
 		return fail(-EOPNOTSUPP, "controller minimum page size %u bytes (need 4096)",
 			    4096u << BAM_NVME_CAP_MPSMIN(dev->cap));
-	if (!CAP_CSS_NVM(dev->cap))
-		return fail(-EOPNOTSUPP, "controller lacks the NVM command set");
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.version = BAM_KMOD_ABI_VERSION;
+	if (ioctl(dev->fd, BAM_IOC_ENABLE, &arg) < 0) {
+		int err = -errno;
 
-	ret = ctrl_disable(dev);
-	if (ret)
-		return ret;
-	wr32(dev, BAM_NVME_REG_AQA, (ADMIN_DEPTH - 1) << 16 | (ADMIN_DEPTH - 1));
-	wr64(dev, BAM_NVME_REG_ASQ, asq);
-	wr64(dev, BAM_NVME_REG_ACQ, acq);
-	/* No interrupts are used: mask them all (pin-based/MSI only). */
-	wr32(dev, BAM_NVME_REG_INTMS, ~0u);
-	wr32(dev, BAM_NVME_REG_CC, BAM_NVME_CC_CSS_NVM | BAM_NVME_CC_MPS(12) |
-				   BAM_NVME_CC_IOSQES | BAM_NVME_CC_IOCQES | BAM_NVME_CC_EN);
-	return wait_ready(dev, 1);
+		return fail(err, "enabling the controller (CSTS %#x)",
+			    rd32(dev, BAM_NVME_REG_CSTS));
+	}
+	return 0;
 }
 
 static void copy_str(char *dst, const uint8_t *src, size_t n)
@@ -445,9 +390,9 @@ static int identify(struct bam_nvme_dev *dev, uint32_t cns, uint32_t nsid, const
 
 	cmd.opcode = BAM_NVME_ADMIN_IDENTIFY;
 	cmd.nsid = nsid;
-	cmd.prp1 = bam_nvme_dma_addr(&dev->admin_mem, 2 * NVME_PAGE);
+	cmd.prp1 = bam_nvme_dma_addr(&dev->admin_mem, 0);
 	cmd.cdw10 = cns;
-	*data = (const uint8_t *)dev->admin_mem.vaddr + 2 * NVME_PAGE;
+	*data = (const uint8_t *)dev->admin_mem.vaddr;
 	memset((void *)*data, 0, NVME_PAGE);
 	return bam_nvme_admin(dev, &cmd, NULL);
 }
@@ -522,6 +467,8 @@ int bam_nvme_open(const char *path, const struct bam_nvme_opts *opts,
 	int ret;
 
 	*out = NULL;
+	if (o.admin_timeout_ms > MAX_ADMIN_TIMEOUT_MS)
+		o.admin_timeout_ms = MAX_ADMIN_TIMEOUT_MS;
 	if (o.io_queues > 65535)
 		return fail(-EINVAL, "io_queues %u (max 65535)", o.io_queues);
 	dev = calloc(1, sizeof(*dev));
@@ -555,52 +502,34 @@ int bam_nvme_open(const char *path, const struct bam_nvme_opts *opts,
 	dev->info.doorbell_stride = 4u << BAM_NVME_CAP_DSTRD(dev->cap);
 	dev->info.max_queue_depth = BAM_NVME_CAP_MQES(dev->cap) + 1;
 
-	ret = bam_nvme_dma_alloc(dev, 3 * NVME_PAGE, &dev->admin_mem);
+	ret = bam_nvme_dma_alloc(dev, NVME_PAGE, &dev->admin_mem);
 	if (ret)
 		goto out_unmap_bar;
-	dev->asq = dev->admin_mem.vaddr;
-	dev->acq = (struct bam_nvme_cqe *)((uint8_t *)dev->admin_mem.vaddr + NVME_PAGE);
-	dev->aphase = 1;
-
 	ret = ctrl_enable(dev);
 	if (ret)
-		goto out_free_admin;
+		goto out_close_fd;
 	ret = identify_all(dev);
 	if (ret)
-		goto out_disable;
+		goto out_close_fd;
 	ret = set_queue_count(dev, o.io_queues ? o.io_queues : 64);
 	if (ret)
-		goto out_disable;
+		goto out_close_fd;
 	*out = dev;
 	return 0;
 
-out_disable:
-	ctrl_disable(dev);
-out_free_admin:
-	bam_nvme_dma_free(dev, &dev->admin_mem);
 out_unmap_bar:
 	munmap((void *)dev->bar, dev->bar_size);
+	dev->bar = NULL;
 out_close_fd:
+	/* The module stops the controller before it unpins anything. */
 	close(dev->fd);
+	release_mem(&dev->admin_mem);
+	if (dev->bar)
+		munmap((void *)dev->bar, dev->bar_size);
 out_free_dev:
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 	return ret;
-}
-
-/* Normal shutdown (lets a real SSD flush its cache), then disable. */
-static void ctrl_shutdown(struct bam_nvme_dev *dev)
-{
-	uint32_t cc = rd32(dev, BAM_NVME_REG_CC);
-	uint64_t deadline = now_ms() + dev->admin_timeout_ms;
-
-	if (cc == CSTS_GONE || !(cc & BAM_NVME_CC_EN))
-		return;
-	wr32(dev, BAM_NVME_REG_CC, (cc & ~CC_SHN_MASK) | CC_SHN_NORMAL);
-	while (CSTS_SHST(rd32(dev, BAM_NVME_REG_CSTS)) != CSTS_SHST_DONE &&
-	       now_ms() < deadline)
-		usleep(1000);
-	ctrl_disable(dev);
 }
 
 void bam_nvme_close(struct bam_nvme_dev *dev)
@@ -609,10 +538,21 @@ void bam_nvme_close(struct bam_nvme_dev *dev)
 		return;
 	while (dev->qps)
 		bam_nvme_qp_destroy(dev->qps);
-	ctrl_shutdown(dev);
-	bam_nvme_dma_free(dev, &dev->admin_mem);
 	munmap((void *)dev->bar, dev->bar_size);
+	/*
+	 * Closing the file shuts the controller down, disables it and clears
+	 * bus mastering before the module unmaps and unpins; only then is the
+	 * memory it may have used given back.
+	 */
 	close(dev->fd);
+	release_mem(&dev->admin_mem);
+	while (dev->orphans) {
+		struct orphan *o = dev->orphans;
+
+		dev->orphans = o->next;
+		release_mem(&o->mem);
+		free(o);
+	}
 	free(dev->qid_used);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
@@ -807,11 +747,22 @@ int bam_nvme_qp_destroy(struct bam_nvme_qp *qp)
 	pthread_mutex_unlock(&dev->lock);
 
 	ret = bam_nvme_delete_io_queues(dev, qp->qid);
-	/* If the controller kept the queues, it may still write into this
-	 * memory: leave it mapped (freed at close) rather than reuse it. */
-	if (!ret)
+	if (!ret) {
 		bam_nvme_dma_free(dev, &qp->mem);
-	bam_nvme_qid_free(dev, qp->qid);
+		bam_nvme_qid_free(dev, qp->qid);
+	} else {
+		/* The controller may still use the queues and this memory: keep
+		 * both (and the queue id) until close() has stopped it. */
+		struct orphan *o = malloc(sizeof(*o));
+
+		if (o) {
+			o->mem = qp->mem;
+			pthread_mutex_lock(&dev->lock);
+			o->next = dev->orphans;
+			dev->orphans = o;
+			pthread_mutex_unlock(&dev->lock);
+		}
+	}
 	free(qp->busy);
 	free(qp);
 	return ret;

@@ -7,7 +7,10 @@
  *   bam_nvme_test perm  DEV    non-root and capability-less opens refused
  *   bam_nvme_test death DEV    owner killed with queues live: pins released, ctrl off
  *   bam_nvme_test hold  DEV DIR  hold the device across an unbind (see init)
- *   bam_nvme_test smoke DEV    bring-up and one write/read
+ *   bam_nvme_test smoke DEV NAME  bring-up and one write/read, check NAME
+ *   bam_nvme_test bigmap DEV   64 GiB map of absent memory (max_map_mb=65536)
+ *   bam_nvme_test security DEV DMA isolation, one owner, pin accounting,
+ *                              admin filter, stale handles, racing MAP
  *   bam_nvme_test timeout DEV  controller disabled under the library
  *   bam_nvme_test reload KO PCI N  rmmod/insmod/bind/use N times
  *
@@ -27,6 +30,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -1032,9 +1036,707 @@ static int cmd_hold(const char *path, const char *dir)
 	return failures != 0;
 }
 
+/* ---- security: isolation, ownership, accounting (issue 20) ------------ */
+
+/* Physical address of the page at @va in process @pid (root only). */
+static uint64_t phys_of(pid_t pid, const void *va)
+{
+	char p[64];
+	uint64_t e = 0;
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/pagemap", (int)pid);
+	fd = open(p, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &e, 8, (off_t)((uintptr_t)va / 4096) * 8) != 8)
+		e = 0;
+	close(fd);
+	if (!(e >> 63) || !(e & ((1ull << 55) - 1)))
+		return 0;
+	return (e & ((1ull << 55) - 1)) * 4096 + (uintptr_t)va % 4096;
+}
+
+/* Have the controller read one 4 KiB block into bus address @bus (which
+ * the caller knows is not mapped any more). Returns the NVMe status (0
+ * if the controller reported success), or -1 if nothing completed. */
+static int read_to_bus(struct bam_nvme_qp *qp, uint32_t lbasz, uint64_t lba, uint64_t bus)
+{
+	struct bam_nvme_dma fake = { .size = 4096, .page_size = 4096, .bus = &bus, .npages = 1 };
+	struct bam_nvme_cqe cqe;
+	uint16_t cid;
+
+	if (bam_nvme_qp_submit_rw(qp, BAM_NVME_CMD_READ, lba, 4096 / lbasz, &fake, 0, &cid))
+		return -1;
+	if (bam_nvme_qp_poll(qp, &cqe, 10000))
+		return -1;
+	return BAM_NVME_STATUS(cqe.status);
+}
+
+static int all_bytes(const void *p, int c, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != (uint8_t)c)
+			return 0;
+	return 1;
+}
+
+static long status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+	size_t n = strlen(key);
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = atol(line + n + 1);
+	fclose(f);
+	return v;
+}
+
+static int map_one(int fd, void *va, size_t len, uint64_t *addrs, uint64_t *handle)
+{
+	struct bam_kmod_map m;
+
+	map_init(&m, va, len, addrs, len / 4096);
+	if (ioctl(fd, BAM_IOC_MAP_HOST, &m))
+		return -errno;
+	*handle = m.handle;
+	return 0;
+}
+
+/* The controller reads into pages right after UNMAP returned, into pages
+ * unmapped and munmapped (and reused), and into another process's page by
+ * its physical address: nothing may land. */
+static void sec_dma(const char *path)
+{
+	struct bam_nvme_dev *dev = open_lib(path, 2);
+	const struct bam_nvme_ctrl_info *info = bam_nvme_info(dev);
+	uint32_t lbasz = info->lba_size;
+	const uint64_t lba = 2048;
+	struct bam_nvme_dma wb, rb;
+	struct bam_nvme_qp *qp;
+	int fd = bam_nvme_fd(dev), round, landed = 0, errors = 0, st, ok;
+	uint64_t handle, addrs[16];
+	int pfd[2], gfd[2];
+	pid_t pid;
+
+	if (bam_nvme_qp_create(dev, 8, &qp) || bam_nvme_dma_alloc(dev, 4096, &wb) ||
+	    bam_nvme_dma_alloc(dev, 4096, &rb))
+		die("sec: setup", -EIO);
+	memset(wb.vaddr, 0xc3, 4096);
+	ok = !bam_nvme_write(qp, lba, 4096 / lbasz, &wb, 0) &&
+	     !bam_nvme_read(qp, lba, 4096 / lbasz, &rb, 0) && all_bytes(rb.vaddr, 0xc3, 4096);
+	check(ok, "sec.dma_setup", "%s", bam_nvme_errmsg());
+
+	/* 1. Right after UNMAP: the page is still the process's. */
+	for (round = 0; round < 20; round++) {
+		char *v = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+		memset(v, 0x5a, 4096);
+		if (map_one(fd, v, 4096, addrs, &handle) || do_unmap(fd, handle)) {
+			errors++;
+		} else {
+			st = read_to_bus(qp, lbasz, lba, addrs[0]);
+			if (st < 0)
+				errors++;
+			if (!all_bytes(v, 0x5a, 4096))
+				landed++;
+		}
+		munmap(v, 4096);
+	}
+	check(!landed && !errors, "sec.no_dma_after_unmap",
+	      "%d of 20 reads landed in unmapped pages, %d setup errors", landed, errors);
+
+	/* 2. After munmap: the pages go back and are reused by new memory. */
+	landed = errors = 0;
+	for (round = 0; round < 10; round++) {
+		char *v = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		char *reuse;
+		int i;
+
+		memset(v, 0x11, 16 * 4096);
+		if (map_one(fd, v, 16 * 4096, addrs, &handle) || do_unmap(fd, handle)) {
+			errors++;
+			munmap(v, 16 * 4096);
+			continue;
+		}
+		munmap(v, 16 * 4096);
+		reuse = mmap(NULL, 256 * 4096, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		memset(reuse, 0x22, 256 * 4096);
+		for (i = 0; i < 16; i++)
+			if (read_to_bus(qp, lbasz, lba, addrs[i]) < 0)
+				errors++;
+		if (!all_bytes(reuse, 0x22, 256 * 4096))
+			landed++;
+		munmap(reuse, 256 * 4096);
+	}
+	check(!landed && !errors, "sec.no_dma_after_munmap_reuse",
+	      "%d of 10 rounds saw a write in reused memory, %d errors", landed, errors);
+
+	/* 3. A process that never opened the device: its page by physical
+	 * address (what the controller would reach without translation). */
+	if (pipe(pfd) == 0 && pipe(gfd) == 0) {
+		pid = fork();
+		if (pid == 0) {
+			char *v = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+			uint64_t va = (uintptr_t)v;
+			char c;
+
+			memset(v, 0x33, 4096);
+			close(pfd[0]);
+			close(gfd[1]);
+			if (write(pfd[1], &va, 8) != 8)
+				_exit(3);
+			/* wait until the parent is done: EOF on gfd */
+			while (read(gfd[0], &c, 1) > 0)
+				;
+			_exit(all_bytes(v, 0x33, 4096) ? 0 : 1);
+		}
+		{
+			uint64_t va = 0, phys = 0;
+
+			close(pfd[1]);
+			close(gfd[0]);
+			if (read(pfd[0], &va, 8) == 8)
+				phys = phys_of(pid, (void *)(uintptr_t)va);
+			close(pfd[0]);
+			st = phys ? read_to_bus(qp, lbasz, lba, phys) : -2;
+			close(gfd[1]);
+			waitpid(pid, &ok, 0);
+			check(phys && st >= -1 && WIFEXITED(ok) && WEXITSTATUS(ok) == 0,
+			      "sec.no_dma_to_other_process", "phys %#llx status %d child %#x",
+			      (unsigned long long)phys, st, ok);
+		}
+	}
+
+	/* The queue still works for mapped memory. */
+	memset(rb.vaddr, 0, 4096);
+	ok = !bam_nvme_read(qp, lba, 4096 / lbasz, &rb, 0) && all_bytes(rb.vaddr, 0xc3, 4096);
+	check(ok, "sec.queue_works_after_blocked_dma", "%s", bam_nvme_errmsg());
+	bam_nvme_dma_free(dev, &rb);
+	bam_nvme_dma_free(dev, &wb);
+	bam_nvme_qp_destroy(qp);
+	bam_nvme_close(dev);
+}
+
+/*
+ * The admin SQ lives in the module's domain at the first IOVA it allocates
+ * (the top of its 39-bit space: 0x7fffffe000, CQ a page above). Read a
+ * block full of Format NVM commands there and ring the admin SQ doorbell:
+ * had the controller been able to write the SQ, it would now format the
+ * namespace, bypassing the CAP_SYS_ADMIN filter. The data must survive.
+ */
+static void sec_admin_sq(const char *path)
+{
+	const uint64_t sq_iova = 0x7fffffe000ull, keep = 4096, planted = 8192;
+	struct bam_nvme_dev *dev = open_lib(path, 2);
+	uint32_t lbasz = bam_nvme_info(dev)->lba_size;
+	struct bam_nvme_dma buf;
+	struct bam_nvme_qp *qp;
+	volatile uint32_t *bar = bam_nvme_bar(dev);
+	uint32_t *sqe;
+	int i, st, ok;
+
+	if (bam_nvme_qp_create(dev, 8, &qp) || bam_nvme_dma_alloc(dev, 4096, &buf))
+		die("sec: admin sq setup", -EIO);
+	memset(buf.vaddr, 0xa5, 4096);
+	ok = !bam_nvme_write(qp, keep, 4096 / lbasz, &buf, 0);
+	for (i = 0, sqe = buf.vaddr; i < 64; i++, sqe += 16) {
+		memset(sqe, 0, 64);
+		sqe[0] = 0x80 | 0x4242u << 16; /* Format NVM */
+		sqe[1] = 1;                    /* namespace 1 */
+	}
+	ok = ok && !bam_nvme_write(qp, planted, 4096 / lbasz, &buf, 0);
+	st = ok ? read_to_bus(qp, lbasz, planted, sq_iova) : -3;
+	/* the doorbell page is the owner's: ring SQ 0 as if 31 were queued */
+	bar[0x1000 / 4] = 31;
+	usleep(300000);
+	bam_nvme_dma_free(dev, &buf);
+	bam_nvme_qp_destroy(qp);
+	bam_nvme_close(dev);
+
+	dev = open_lib(path, 2);
+	if (bam_nvme_qp_create(dev, 8, &qp) || bam_nvme_dma_alloc(dev, 4096, &buf))
+		die("sec: admin sq reopen", -EIO);
+	memset(buf.vaddr, 0, 4096);
+	ok = ok && !bam_nvme_read(qp, keep, 4096 / lbasz, &buf, 0) && all_bytes(buf.vaddr, 0xa5, 4096);
+	check(ok, "sec.admin_sq_not_device_writable", "read into the admin SQ: status %d; data %s",
+	      st, all_bytes(buf.vaddr, 0xa5, 4096) ? "kept" : "gone (formatted?)");
+	bam_nvme_dma_free(dev, &buf);
+	bam_nvme_qp_destroy(qp);
+	bam_nvme_close(dev);
+}
+
+/* One owner: a second open is EBUSY while the first is open. */
+static void sec_open(const char *path)
+{
+	int fd = open(path, O_RDWR), fd2, err, fd3;
+
+	fd2 = open(path, O_RDWR);
+	err = fd2 < 0 ? errno : 0;
+	check(fd >= 0 && fd2 < 0 && err == EBUSY, "sec.second_open_ebusy",
+	      "first %d second %d errno %d", fd, fd2, err);
+	if (fd2 >= 0)
+		close(fd2);
+	if (fd >= 0)
+		close(fd);
+	fd3 = open(path, O_RDWR);
+	check(fd3 >= 0, "sec.open_after_close", "errno %d", errno);
+	if (fd3 >= 0)
+		close(fd3);
+}
+
+static int drop_caps(uint64_t mask)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	int i;
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	for (i = 0; i < 2; i++) {
+		d[i].effective &= ~(uint32_t)(mask >> (32 * i));
+		d[i].permitted &= ~(uint32_t)(mask >> (32 * i));
+	}
+	return syscall(SYS_capset, &h, d) ? -1 : 0;
+}
+
+static int admin_errno(int fd, uint32_t cdw0, uint32_t cdw10, uint64_t prp1, uint16_t *status)
+{
+	struct bam_kmod_admin a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.version = BAM_KMOD_ABI_VERSION;
+	a.timeout_ms = 5000;
+	a.cmd[0] = cdw0;
+	a.cmd[1] = 1; /* nsid */
+	a.cmd[6] = (uint32_t)prp1;
+	a.cmd[7] = (uint32_t)(prp1 >> 32);
+	a.cmd[10] = cdw10;
+	if (ioctl(fd, BAM_IOC_ADMIN, &a))
+		return errno;
+	if (status)
+		*status = a.status;
+	return 0;
+}
+
+/* Without CAP_SYS_ADMIN (but with CAP_SYS_RAWIO): the admin commands a
+ * queue set-up needs work, others are EPERM, registers are read-only. */
+static int unprivileged_admin_child(const char *path)
+{
+	struct bam_kmod_enable en = { sizeof(en), BAM_KMOD_ABI_VERSION, 0, 0 };
+	volatile uint32_t *bar;
+	uint64_t addrs[1], handle;
+	uint16_t st = 0xffff;
+	char *idbuf;
+	volatile int bad = 0;
+	int fd;
+
+	if (drop_caps(1ull << CAP_SYS_ADMIN))
+		return 100;
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return 101;
+	if (ioctl(fd, BAM_IOC_ENABLE, &en))
+		return 102;
+	idbuf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (map_one(fd, idbuf, 4096, addrs, &handle))
+		return 103;
+	/* identify controller: allowed */
+	if (admin_errno(fd, 0x06, 1, addrs[0], &st) || st || !idbuf[4])
+		bad |= 1;
+	/* set features number of queues: allowed */
+	if (admin_errno(fd, 0x09, 0x07, 0, &st))
+		bad |= 2;
+	/* format NVM, sanitize, firmware commit, vendor, set features (write
+	 * cache), get log page: EPERM */
+	if (admin_errno(fd, 0x80, 0, 0, NULL) != EPERM || admin_errno(fd, 0x84, 0, 0, NULL) != EPERM ||
+	    admin_errno(fd, 0x10, 0, 0, NULL) != EPERM || admin_errno(fd, 0xc0, 0, 0, NULL) != EPERM ||
+	    admin_errno(fd, 0x09, 0x06, 0, NULL) != EPERM ||
+	    admin_errno(fd, 0x09, 0x80000007, 0, NULL) != EPERM ||
+	    admin_errno(fd, 0x02, 0, addrs[0], NULL) != EPERM)
+		bad |= 4;
+	/* fused or SGL admin commands: EINVAL for everyone */
+	if (admin_errno(fd, 0x06 | 1 << 8, 1, addrs[0], NULL) != EINVAL)
+		bad |= 8;
+	bar = mmap(NULL, 0x2000, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (bar == MAP_FAILED)
+		return 104;
+	if (bar[BAM_NVME_REG_VS / 4] < 0x10000)
+		bad |= 16;
+	/* a doorbell write is fine (CQ head of queue 0 at its current value
+	 * would confuse the module's queue: write an unused I/O queue's) */
+	signal(SIGBUS, on_sigbus);
+	if (sigsetjmp(bus_jmp, 1) == 0) {
+		bar[BAM_NVME_REG_CC / 4] = 0; /* must not reach the register */
+		bad |= 32;
+	}
+	if (!(bar[BAM_NVME_REG_CC / 4] & BAM_NVME_CC_EN))
+		bad |= 64;
+	return bad;
+}
+
+/* Pins are charged to RLIMIT_MEMLOCK (VmPin), once per page. */
+static int memlock_child(const char *path)
+{
+	struct rlimit rl = { 1 << 20, 1 << 20 };
+	uint64_t *addrs = calloc(512, 8), h1, h2, h3;
+	char *buf = mmap(NULL, 512 * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	int fd, bad = 0, ret;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 100;
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return 101;
+	if (map_one(fd, buf, 256 * 4096, addrs, &h1) || status_kb("VmPin") != 1024)
+		bad |= 1;
+	/* the same pages again: counted once */
+	if (map_one(fd, buf, 256 * 4096, addrs, &h2) || status_kb("VmPin") != 1024)
+		bad |= 2;
+	/* one page more than the limit */
+	ret = map_one(fd, buf + 256 * 4096, 4096, addrs, &h3);
+	if (ret != -ENOMEM || status_kb("VmPin") != 1024)
+		bad |= 4;
+	if (do_unmap(fd, h1) || status_kb("VmPin") != 1024 || do_unmap(fd, h2) ||
+	    status_kb("VmPin") != 0)
+		bad |= 8;
+	close(fd);
+	rl.rlim_cur = rl.rlim_max = 0;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 102;
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return 103;
+	ret = map_one(fd, buf, 4096, addrs, &h1);
+	if (ret != -ENOMEM || status_kb("VmPin") != 0)
+		bad |= 16;
+	close(fd);
+	return bad;
+}
+
+struct racer {
+	struct bam_kmod_map *m;
+	volatile int stop;
+};
+
+static void *size_racer(void *arg)
+{
+	struct racer *r = arg;
+	static const uint32_t sizes[] = { sizeof(struct bam_kmod_map), 8, 4096, 16,
+					  sizeof(struct bam_kmod_map) + 8 };
+	unsigned int i = 0;
+
+	while (!r->stop)
+		__atomic_store_n(&r->m->size, sizes[i++ % 5], __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* MAP with another thread changing its size field: every success returns
+ * a handle, nothing stays pinned. */
+static void sec_race(int fd, const char *path)
+{
+	static union { struct bam_kmod_map m; char pad[4096]; } u;
+	char *buf = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	uint64_t addrs[4];
+	struct racer r = { &u.m, 0 };
+	int i, ok = 0, nohandle = 0, leftover = 0, other = 0;
+	pthread_t th;
+
+	pthread_create(&th, NULL, size_racer, &r);
+	for (i = 0; i < 3000; i++) {
+		memset(&u, 0, sizeof(u));
+		map_init(&u.m, buf, 4 * 4096, addrs, 4);
+		if (ioctl(fd, BAM_IOC_MAP_HOST, &u.m) == 0) {
+			ok++;
+			if (!u.m.handle)
+				nohandle++;
+			else if (do_unmap(fd, u.m.handle))
+				leftover++;
+		} else if (errno != EINVAL && errno != E2BIG) {
+			other++;
+		}
+	}
+	r.stop = 1;
+	pthread_join(th, NULL);
+	check(ok > 0 && !nohandle && !leftover && !other && dev_attr(path, "mappings") == 0 &&
+		      dev_attr(path, "pinned_pages") == 0,
+	      "sec.racing_map_size", "%d ok, %d without handle, %d unmap errors, %d odd errnos, %ld maps left",
+	      ok, nohandle, leftover, other, dev_attr(path, "mappings"));
+	munmap(buf, 4 * 4096);
+}
+
+/* A handle once unmapped names nothing, even when its index is reused. */
+static void sec_stale(int fd, const char *path)
+{
+	char *buf = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	uint64_t addrs[1], ha = 0, hb = 0, forged;
+	int ok;
+
+	ok = !map_one(fd, buf, 4096, addrs, &ha) && !do_unmap(fd, ha) &&
+	     !map_one(fd, buf + 4096, 4096, addrs, &hb);
+	forged = (hb & 0xffffffffull) | (((hb >> 32) + 1) << 32);
+	check(ok && ha != hb && do_unmap(fd, ha) == -ENOENT && do_unmap(fd, forged) == -ENOENT &&
+		      do_unmap(fd, ha & 0xffffffffull) == -ENOENT &&
+		      dev_attr(path, "mappings") == 1 && !do_unmap(fd, hb),
+	      "sec.stale_handle_refused", "ha %#llx hb %#llx maps %ld", (unsigned long long)ha,
+	      (unsigned long long)hb, dev_attr(path, "mappings"));
+	munmap(buf, 2 * 4096);
+}
+
+/* One page aliased at many addresses (BAMTEST_ALIASES, default 1024; the
+ * identity boot uses 65000, as in the issue's attack): refused cleanly,
+ * every time. */
+static void sec_alias(int fd, const char *path, long pins0)
+{
+	const char *env = getenv("BAMTEST_ALIASES");
+	const int n = env && atoi(env) > 0 && atoi(env) <= 65000 ? atoi(env) : 1024;
+	uint64_t *addrs = calloc(n, 8), h[17];
+	int mfd = (int)syscall(SYS_memfd_create, "bamalias", 0), i, refused = 0, j;
+	char *base;
+
+	if (mfd < 0 || ftruncate(mfd, 4096)) {
+		check(0, "sec.alias_refused", "memfd: %s", strerror(errno));
+		return;
+	}
+	base = mmap(NULL, (size_t)n * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (i = 0; i < n; i++)
+		mmap(base + (size_t)i * 4096, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		     mfd, 0);
+	base[0] = 1;
+	for (i = 0; i < 33; i++) {
+		uint64_t hh;
+
+		refused += map_one(fd, base, (size_t)n * 4096, addrs, &hh) == -EEXIST;
+	}
+	printf("BAMTEST: INFO one page at %d addresses, mapped 33 times\n", n);
+	check(refused == 33 && dev_attr(path, "pinned_pages") == 0 && pins_outstanding() == pins0,
+	      "sec.alias_refused", "%d of 33 refused, pinned %ld, pins %ld (was %ld)", refused,
+	      dev_attr(path, "pinned_pages"), pins_outstanding(), pins0);
+	/* 16 mappings of one page are fine, the 17th is not */
+	for (i = 0; i < 16; i++)
+		if (map_one(fd, base, 4096, addrs, &h[i]))
+			break;
+	j = map_one(fd, base, 4096, addrs, &h[16]);
+	check(i == 16 && j == -EEXIST, "sec.page_map_limit", "%d mapped, 17th: %d", i, j);
+	while (i--)
+		do_unmap(fd, h[i]);
+	munmap(base, (size_t)n * 4096);
+	close(mfd);
+	free(addrs);
+}
+
+/* MAP from another process (the fd inherited) is refused. */
+static void sec_other_mm(int fd)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char *v = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		uint64_t a[1], h;
+
+		_exit(map_one(fd, v, 4096, a, &h) == -EPERM ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "sec.map_from_other_process_refused",
+	      "status %#x", st);
+}
+
+/* The PCI command register of the function behind @fd. */
+static int pci_command(const struct bam_kmod_info *info)
+{
+	char p[128];
+	uint16_t cmd = 0;
+	int fd;
+
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%04x:%02x:%02x.%x/config", info->pci_domain,
+		 info->pci_bus, info->pci_devfn >> 3, info->pci_devfn & 7);
+	fd = open(p, O_RDONLY);
+	if (fd < 0 || pread(fd, &cmd, 2, 4) != 2)
+		cmd = 0xffff;
+	if (fd >= 0)
+		close(fd);
+	return cmd;
+}
+
+/* MSI-X table offset in BAR0, or -1 (from config space). */
+static long msix_table_in_bar0(const struct bam_kmod_info *info)
+{
+	char p[128];
+	uint8_t cfg[256];
+	int fd, pos, guard = 48;
+
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%04x:%02x:%02x.%x/config", info->pci_domain,
+		 info->pci_bus, info->pci_devfn >> 3, info->pci_devfn & 7);
+	fd = open(p, O_RDONLY);
+	if (fd < 0 || pread(fd, cfg, 256, 0) != 256) {
+		if (fd >= 0)
+			close(fd);
+		return -2;
+	}
+	close(fd);
+	for (pos = cfg[0x34] & ~3; pos && guard--; pos = cfg[pos + 1] & ~3) {
+		if (cfg[pos] == 0x11) {
+			uint32_t t;
+
+			memcpy(&t, cfg + pos + 4, 4);
+			return (t & 7) ? -1 : (long)(t & ~7u);
+		}
+	}
+	return -1;
+}
+
+static int exit_with_live_mappings(const char *path)
+{
+	struct bam_nvme_dev *dev = open_lib(path, 2);
+	struct bam_nvme_dma buf, extra;
+	struct bam_nvme_qp *qp;
+
+	if (bam_nvme_qp_create(dev, 8, &qp) || bam_nvme_dma_alloc(dev, 64 << 10, &buf) ||
+	    bam_nvme_dma_alloc(dev, 1 << 20, &extra) || bam_nvme_read(qp, 0, 8, &buf, 0))
+		return 2;
+	/* no close, no unmap, no queue deletion: plain exit */
+	exit(0);
+}
+
+static int cmd_security(const char *path)
+{
+	long pins0 = pins_outstanding();
+	struct bam_kmod_info info;
+	volatile uint32_t *bar;
+	int fd, st, cmd;
+	long tbl;
+	pid_t pid;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.version = BAM_KMOD_ABI_VERSION;
+	sec_open(path);
+	sec_dma(path);
+	sec_admin_sq(path);
+
+	fd = open(path, O_RDWR);
+	if (!check(fd >= 0 && !ioctl(fd, BAM_IOC_INFO, &info), "sec.open", "%s", strerror(errno)))
+		return 1;
+	{
+		char p[300], mode[32] = "";
+		FILE *f;
+
+		snprintf(p, sizeof(p), "%s/iommu", sysfs_dir(path));
+		f = fopen(p, "r");
+		if (f) {
+			if (!fgets(mode, sizeof(mode), f))
+				mode[0] = 0;
+			fclose(f);
+		}
+		check(!strcmp(mode, "own-domain\n"), "sec.own_iommu_domain", "sysfs iommu: '%s'", mode);
+	}
+	sec_race(fd, path);
+	sec_stale(fd, path);
+	sec_alias(fd, path, pins0);
+	sec_other_mm(fd);
+	tbl = msix_table_in_bar0(&info);
+	printf("BAMTEST: INFO MSI-X table at %ld in BAR0, bar0_size %llu\n", tbl,
+	       (unsigned long long)info.bar0_size);
+	check(tbl == -1 || (tbl >= 0 && info.bar0_size <= (uint64_t)tbl), "sec.msix_table_not_mappable",
+	      "table at %ld, mappable %llu", tbl, (unsigned long long)info.bar0_size);
+	close(fd);
+
+	pid = fork();
+	if (pid == 0)
+		_exit(unprivileged_admin_child(path));
+	waitpid(pid, &st, 0);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "sec.admin_needs_cap_sys_admin",
+	      "child status %#x (bits: 1 identify, 2 set queues, 4 privileged allowed, 8 fused, "
+	      "16 VS read, 32 CC write allowed, 64 CC changed)", st);
+
+	pid = fork();
+	if (pid == 0)
+		_exit(memlock_child(path));
+	waitpid(pid, &st, 0);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "sec.pins_charged_to_memlock",
+	      "child status %#x (bits: 1 VmPin, 2 counted once, 4 over limit, 8 unmap, 16 limit 0)", st);
+
+	pid = fork();
+	if (pid == 0)
+		_exit(exit_with_live_mappings(path));
+	waitpid(pid, &st, 0);
+	fd = open(path, O_RDWR);
+	bar = fd < 0 ? MAP_FAILED : mmap(NULL, 0x2000, PROT_READ, MAP_SHARED, fd, 0);
+	cmd = pci_command(&info);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0 && bar != MAP_FAILED &&
+		      !(bar[BAM_NVME_REG_CC / 4] & BAM_NVME_CC_EN) &&
+		      !(bar[BAM_NVME_REG_CSTS / 4] & BAM_NVME_CSTS_RDY) && !(cmd & 4) &&
+		      dev_attr(path, "pinned_pages") == 0 && pins_outstanding() == pins0,
+	      "sec.exit_with_live_mappings", "status %#x CC %#x CSTS %#x PCI command %#x pinned %ld",
+	      st, bar == MAP_FAILED ? 0 : bar[BAM_NVME_REG_CC / 4],
+	      bar == MAP_FAILED ? 0 : bar[BAM_NVME_REG_CSTS / 4], cmd, dev_attr(path, "pinned_pages"));
+	if (bar != MAP_FAILED)
+		munmap((void *)bar, 0x2000);
+	if (fd >= 0)
+		close(fd);
+	return failures != 0;
+}
+
+/* ---- bigmap --------------------------------------------------------- */
+
+/* With max_map_mb=65536 (its bound): one map of 64 GiB that is not there
+ * ends in a clean errno (the per-map arrays stay under INT_MAX). */
+static int cmd_bigmap(const char *path)
+{
+	const size_t len = 64ull << 30, n = len / 4096;
+	struct bam_kmod_info info;
+	struct bam_kmod_map m;
+	char *res;
+	uint64_t *addrs;
+	int fd, ret, err;
+
+	fd = open(path, O_RDWR);
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.version = BAM_KMOD_ABI_VERSION;
+	if (!check(fd >= 0 && !ioctl(fd, BAM_IOC_INFO, &info) && info.max_map_bytes == len,
+		   "module.max_map_mb_65536", "fd %d max_map_bytes %llu", fd,
+		   (unsigned long long)info.max_map_bytes))
+		return 1;
+	res = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	addrs = mmap(NULL, n * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		     -1, 0);
+	map_init(&m, res, len, addrs, n);
+	ret = ioctl(fd, BAM_IOC_MAP_HOST, &m);
+	err = errno;
+	check(res != MAP_FAILED && addrs != MAP_FAILED && ret < 0 && (err == EFAULT || err == ENOMEM) &&
+		      dev_attr(path, "pinned_pages") == 0,
+	      "module.max_map_of_absent_memory", "ret %d errno %d (%s)", ret, err, strerror(err));
+	map_init(&m, res, len + 4096, addrs, n + 1);
+	expect_errno(fd, BAM_IOC_MAP_HOST, &m, E2BIG, "module.max_map_plus_one_page");
+	close(fd);
+	return failures != 0;
+}
+
 /* ---- smoke ----------------------------------------------------------- */
 
-static int cmd_smoke(const char *path)
+/* Bring-up and one write/read; prints a PASS or FAIL line for @name
+ * unless @name is NULL (the reload loop reports for itself). */
+static int cmd_smoke(const char *path, const char *name)
 {
 	struct bam_nvme_dev *dev = open_lib(path, 1);
 	struct io_ctx io = { dev, bam_nvme_info(dev)->lba_size, bam_nvme_info(dev)->nlbas };
@@ -1045,15 +1747,15 @@ static int cmd_smoke(const char *path)
 
 	if (bam_nvme_qp_create(dev, 8, &qp) || bam_nvme_dma_alloc(dev, 8192, &wb) ||
 	    bam_nvme_dma_alloc(dev, 8192, &rb))
-		die("smoke setup", -EIO);
+		die(name ? name : "smoke setup", -EIO);
 	ok = rw_verify(&io, qp, &wb, &rb, (uint64_t)getpid() % 1000, 8, 0, 0, getpid(),
 		       why, sizeof(why));
-	if (!ok) {
-		printf("smoke: %s\n", why);
-		return 1;
-	}
 	bam_nvme_close(dev);
-	return 0;
+	if (name)
+		check(ok, name, "%s", why);
+	else if (!ok)
+		printf("BAMTEST: INFO smoke: %s\n", why);
+	return !ok;
 }
 
 /* ---- reload ---------------------------------------------------------- */
@@ -1108,7 +1810,7 @@ static int cmd_reload(const char *ko, const char *pci, int n)
 		}
 		for (t = 0; t < 500 && access("/dev/bam_nvme0", F_OK); t++)
 			usleep(10000);
-		if (cmd_smoke("/dev/bam_nvme0")) {
+		if (cmd_smoke("/dev/bam_nvme0", NULL)) {
 			snprintf(why, sizeof(why), "#%d I/O after rebind failed", i);
 			break;
 		}
@@ -1134,13 +1836,17 @@ int main(int argc, char **argv)
 		return cmd_death(argv[2]);
 	if (argc >= 4 && !strcmp(argv[1], "hold"))
 		return cmd_hold(argv[2], argv[3]);
-	if (argc >= 3 && !strcmp(argv[1], "smoke"))
-		return cmd_smoke(argv[2]);
+	if (argc >= 4 && !strcmp(argv[1], "smoke"))
+		return cmd_smoke(argv[2], argv[3]);
+	if (argc >= 3 && !strcmp(argv[1], "bigmap"))
+		return cmd_bigmap(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "security"))
+		return cmd_security(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "timeout"))
 		return cmd_timeout(argv[2]);
 	if (argc >= 5 && !strcmp(argv[1], "reload"))
 		return cmd_reload(argv[2], argv[3], atoi(argv[4]));
-	fprintf(stderr, "usage: %s io|abi|perm|death|smoke|timeout DEV | hold DEV DIR | reload KO PCI N\n",
+	fprintf(stderr, "usage: %s io|abi|perm|death|timeout|security DEV | smoke DEV NAME | hold DEV DIR | reload KO PCI N\n",
 		argv[0]);
 	return 2;
 }

@@ -30,10 +30,10 @@ func (r *rewriter) clawareLoop(loop *parse.ForStmt, epl string) bool {
 	}
 	v := loop.Init.(*parse.DeclStmt).Vars[0]
 	lanes := r.opts.LanesPerLine
-	r.replaceInit(v, fmt.Sprintf("bam::by_line_first<%d>(%s)", lanes, epl), "claware")
-	step := analysis.Unparen(loop.Post).(*parse.BinaryExpr)
+	r.replaceInit(v, fmt.Sprintf("bam::by_line_first<%d>(%s)", lanes, epl), Claware)
+	step := parse.UnparenCasts(loop.Post).(*parse.BinaryExpr)
 	next := fmt.Sprintf("bam::by_line_next<%d>(%s, %s, %s)", lanes, v.Name, epl, r.file.Parse.Text(step.Y))
-	r.edit(loop.Post.Pos(), loop.Post.End(), v.Name+" = "+r.convertTo(v, v.Init, next), "claware")
+	r.edit(loop.Post.Pos(), loop.Post.End(), v.Name+" = "+r.convertTo(v, v.Init, next), Claware)
 	return true
 }
 
@@ -77,16 +77,16 @@ func (r *rewriter) loopBoundOK(loop *parse.ForStmt) bool {
 // launch's thread count: gridDim.x * blockDim.x (either order, casts
 // allowed), or a local initialised to it and never changed.
 func (r *rewriter) stepsByThreadCount(post parse.Expr, name string) bool {
-	b, ok := analysis.Unparen(post).(*parse.BinaryExpr)
+	b, ok := parse.UnparenCasts(post).(*parse.BinaryExpr)
 	if !ok || b.Op != "+=" {
 		return false
 	}
-	id, ok := analysis.Unparen(b.X).(*parse.Ident)
+	id, ok := parse.UnparenCasts(b.X).(*parse.Ident)
 	return ok && id.Name == name && r.isThreadCount(b.Y)
 }
 
 func (r *rewriter) isThreadCount(e parse.Expr) bool {
-	e = analysis.Unparen(e)
+	e = parse.UnparenCasts(e)
 	if id, ok := e.(*parse.Ident); ok && r.fn.Decl.Scope != nil {
 		sym := r.fn.Decl.Scope.Lookup(id.Name, id.Pos())
 		if sym == nil || sym.Param {
@@ -96,7 +96,7 @@ func (r *rewriter) isThreadCount(e parse.Expr) bool {
 		return ok && v.Init != nil && r.fn.Definitions(id.Name) == 1 && r.isThreadCount(initExpr(v.Init))
 	}
 	m, ok := e.(*parse.BinaryExpr)
-	return ok && m.Op == "*" && ((isDim(m.X, "gridDim") && isDim(m.Y, "blockDim")) || (isDim(m.X, "blockDim") && isDim(m.Y, "gridDim")))
+	return ok && m.Op == "*" && ((parse.IsBuiltinX(m.X, "gridDim") && parse.IsBuiltinX(m.Y, "blockDim")) || (parse.IsBuiltinX(m.X, "blockDim") && parse.IsBuiltinX(m.Y, "gridDim")))
 }
 
 // initExpr is the value of an initialiser (`= x` or `{x}`).
@@ -107,24 +107,14 @@ func initExpr(e parse.Expr) parse.Expr {
 	return e
 }
 
-// isDim matches `name.x`, through casts and parentheses.
-func isDim(e parse.Expr, name string) bool {
-	m, ok := analysis.Unparen(e).(*parse.MemberExpr)
-	if !ok || m.Arrow || m.Name != "x" {
-		return false
-	}
-	id, ok := analysis.Unparen(m.X).(*parse.Ident)
-	return ok && id.Name == name
-}
-
 // loopBound returns n of `name < n` or `n > name`.
 func loopBound(cond parse.Expr, name string) parse.Expr {
-	b, ok := analysis.Unparen(cond).(*parse.BinaryExpr)
+	b, ok := parse.UnparenCasts(cond).(*parse.BinaryExpr)
 	if !ok {
 		return nil
 	}
 	isVar := func(e parse.Expr) bool {
-		id, ok := analysis.Unparen(e).(*parse.Ident)
+		id, ok := parse.UnparenCasts(e).(*parse.Ident)
 		return ok && id.Name == name
 	}
 	switch {
@@ -171,7 +161,7 @@ func (r *rewriter) clawareLoopBodyOK(loop *parse.ForStmt) bool {
 // declaredBefore reports whether e names a local (or parameter) declared
 // before the loop: writes to it persist from one index to the next.
 func (r *rewriter) declaredBefore(e parse.Expr, loop *parse.ForStmt) bool {
-	id, ok := analysis.Unparen(e).(*parse.Ident)
+	id, ok := parse.UnparenCasts(e).(*parse.Ident)
 	if !ok || r.fn.Decl.Scope == nil {
 		return false
 	}

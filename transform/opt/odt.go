@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bamgen/bamgen/analysis"
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 )
 
@@ -29,9 +30,9 @@ func (r *rewriter) odt() {
 				"with v the warp id or the thread id", r.name())
 		return
 	}
-	ok := r.checkBlockers("odt", m.Blockers, m.StrayIndex)
+	ok := r.checkBlockers(ODT, m.Blockers, m.StrayIndex)
 	if !w.WarpForm {
-		ok = r.checkBlockers("odt", nil, nil, m.WarpSync) && ok
+		ok = r.checkBlockers(ODT, nil, nil, m.WarpSync) && ok
 	}
 	ok = r.odtArraysOK(w) && ok
 	ok = r.odtLoopOK(w) && ok
@@ -105,7 +106,7 @@ func (r *rewriter) odtLaunchArgsPure(w *analysis.CSRWalk, nIndex int) bool {
 // tiles). The offsets may be ported too: the runtime stages them once to
 // build the first vertex list, and the walk reads them through the cache.
 func (r *rewriter) odtArraysOK(w *analysis.CSRWalk) bool {
-	for _, p := range r.opts.Ported[r.name()] {
+	for _, p := range r.ported.Params[r.name()] {
 		if p == w.Edges {
 			return true
 		}
@@ -187,7 +188,7 @@ func (r *rewriter) flagStore(w *analysis.CSRWalk, b *parse.BinaryExpr) bool {
 // outerLocal names the local or parameter e refers to if it is declared
 // outside the walk, else "".
 func (r *rewriter) outerLocal(w *analysis.CSRWalk, e parse.Expr) string {
-	id, ok := analysis.Unparen(e).(*parse.Ident)
+	id, ok := parse.UnparenCasts(e).(*parse.Ident)
 	if !ok || r.fn.Decl.Scope == nil {
 		return ""
 	}
@@ -202,7 +203,7 @@ func (r *rewriter) outerLocal(w *analysis.CSRWalk, e parse.Expr) string {
 }
 
 func (r *rewriter) isConst(e parse.Expr) bool {
-	if id, ok := analysis.Unparen(e).(*parse.Ident); ok && (id.Name == "true" || id.Name == "false") {
+	if id, ok := parse.UnparenCasts(e).(*parse.Ident); ok && (id.Name == "true" || id.Name == "false") {
 		return true
 	}
 	_, ok := r.fn.ConstValue(e)
@@ -229,7 +230,7 @@ func (r *rewriter) odtOutsideOK(w *analysis.CSRWalk, s parse.Stmt) bool {
 		ok := r.pure(s.Cond, s) && (s.Init == nil || r.idempotent(s.Init))
 		return r.odtOutsideOK(w, s.Then) && r.odtOutsideOK(w, s.Else) && ok
 	}
-	if contains(s, w.Loop) {
+	if parse.Within(w.Loop, s) {
 		r.refuse(CodeUnsafeWrites, s.Pos(), s.End(), "odt does not apply to kernel %s: the neighbour walk is nested in this loop or switch, "+
 			"whose iterations odt cannot split into tiles", r.name())
 		return false
@@ -270,11 +271,11 @@ func (r *rewriter) idempotent(s parse.Stmt) bool {
 // idempotentExpr accepts `x = CONST` stores, `flag = vote(flag)` and pure
 // expressions; anything else is reported.
 func (r *rewriter) idempotentExpr(e parse.Expr, at parse.Node) bool {
-	if b, ok := analysis.Unparen(e).(*parse.BinaryExpr); ok && b.Op == "=" {
+	if b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr); ok && b.Op == "=" {
 		if r.isConst(b.Y) && r.pureLvalue(b.X) {
 			return true
 		}
-		if _, isLocal := analysis.Unparen(b.X).(*parse.Ident); isLocal && r.pure(b.Y, at) {
+		if _, isLocal := parse.UnparenCasts(b.X).(*parse.Ident); isLocal && r.pure(b.Y, at) {
 			return true // a local recomputed from pure values (e.g. a warp vote of a flag)
 		}
 	}
@@ -287,7 +288,7 @@ func (r *rewriter) idempotentExpr(e parse.Expr, at parse.Node) bool {
 }
 
 func (r *rewriter) pureLvalue(e parse.Expr) bool {
-	switch x := analysis.Unparen(e).(type) {
+	switch x := parse.UnparenCasts(e).(type) {
 	case *parse.UnaryExpr:
 		return x.Op == "*" && r.pureQuiet(x.X)
 	case *parse.IndexExpr:
@@ -317,7 +318,7 @@ func (r *rewriter) pureQuiet(e parse.Expr) bool {
 		case *parse.UnaryExpr:
 			ok = ok && n.Op != "++" && n.Op != "--"
 		case *parse.CallExpr:
-			ok = ok && analysis.IsPureCall(analysis.CalleeName(n.Fun))
+			ok = ok && analysis.IsPureCall(parse.CalleeName(n.Fun))
 		case *parse.NewExpr, *parse.DeleteExpr, *parse.LambdaExpr, *parse.OpaqueExpr:
 			ok = false
 		}
@@ -343,7 +344,7 @@ func (r *rewriter) vertexCountParam(w *analysis.CSRWalk) int {
 		default:
 			return true
 		}
-		if id, ok := analysis.Unparen(x).(*parse.Ident); ok && id.Name == w.Vertex.Name {
+		if id, ok := parse.UnparenCasts(x).(*parse.Ident); ok && id.Name == w.Vertex.Name {
 			idx = r.paramIndex(y)
 		}
 		return true
@@ -352,7 +353,7 @@ func (r *rewriter) vertexCountParam(w *analysis.CSRWalk) int {
 }
 
 func (r *rewriter) paramIndex(e parse.Expr) int {
-	id, ok := analysis.Unparen(e).(*parse.Ident)
+	id, ok := parse.UnparenCasts(e).(*parse.Ident)
 	if !ok {
 		return -1
 	}
@@ -370,10 +371,10 @@ func (r *rewriter) odtEdits(w *analysis.CSRWalk, nIndex int) {
 	body := r.fn.Decl.Body
 	reads := r.tileReads(w)
 	if len(reads) > 0 {
-		r.edit(body.Pos()+1, body.Pos()+1, fmt.Sprintf(" bam::odt_tile bam_tile(%s);", w.Edges), "odt")
+		r.edit(body.Pos()+1, body.Pos()+1, fmt.Sprintf(" bam::odt_tile bam_tile(%s);", w.Edges), ODT)
 	}
 	r.edit(body.Pos()+1, body.Pos()+1, " auto bam_body = [&](const unsigned long long bam_v, const unsigned long long bam_lo, "+
-		"const unsigned long long bam_hi) {", "odt")
+		"const unsigned long long bam_hi) {", ODT)
 	r.redefineVertex(w)
 	r.clampWalk(w)
 	driver := fmt.Sprintf("bam::odt_for_each_tile(bam_plan, %s, %s.size(), %s.elems_per_line(), bam_body)", w.RowPtr, w.Edges, w.Edges)
@@ -381,7 +382,7 @@ func (r *rewriter) odtEdits(w *analysis.CSRWalk, nIndex int) {
 		// The walk's reads of the edge array go through the tile view: one
 		// pin per tile instead of a cache probe per vertex.
 		for _, ix := range reads {
-			r.edit(ix.X.Pos(), ix.X.End(), "bam_tile", "odt")
+			r.edit(ix.X.Pos(), ix.X.End(), "bam_tile", ODT)
 		}
 		driver = fmt.Sprintf("bam::odt_for_each_tile(bam_plan, %s, bam_tile, bam_body)", w.RowPtr)
 		if guard := r.vertexGuard(w); guard != "" {
@@ -391,9 +392,9 @@ func (r *rewriter) odtEdits(w *analysis.CSRWalk, nIndex int) {
 				"bam::odt_for_each_tile(bam_plan, %s, bam_tile, bam_body, bam_active)", guard, w.RowPtr)
 		}
 	}
-	r.edit(body.End()-1, body.End()-1, "}; "+driver+"; ", "odt")
+	r.edit(body.End()-1, body.End()-1, "}; "+driver+"; ", ODT)
 	ps := r.fn.Decl.ParamsSpan
-	r.edit(ps.End()-1, ps.End()-1, ", const bam::odt_plan bam_plan", "odt")
+	r.edit(ps.End()-1, ps.End()-1, ", const bam::odt_plan bam_plan", ODT)
 	r.threadPlan(w, nIndex)
 }
 
@@ -415,13 +416,13 @@ func (r *rewriter) tileReads(w *analysis.CSRWalk) []*parse.IndexExpr {
 		if !ok || lvalues[ix] {
 			return true
 		}
-		arr, okA := analysis.Unparen(ix.X).(*parse.Ident)
-		idx, okI := analysis.Unparen(ix.Index).(*parse.Ident)
+		arr, okA := parse.UnparenCasts(ix.X).(*parse.Ident)
+		idx, okI := parse.UnparenCasts(ix.Index).(*parse.Ident)
 		if !okA || !okI || arr.Name != w.Edges || idx.Name != w.IVar ||
 			r.fn.Decl.Scope.Lookup(arr.Name, arr.Pos()) != edges || r.fn.Decl.Scope.Lookup(idx.Name, idx.Pos()) != loopVar {
 			return true
 		}
-		if r.opts.Edited != nil && r.opts.Edited(ix.Pos(), ix.End()) {
+		if edit.Touches(r.ported.Edited, ix.Pos(), ix.End()) {
 			return true
 		}
 		out = append(out, ix)
@@ -433,7 +434,7 @@ func (r *rewriter) tileReads(w *analysis.CSRWalk) []*parse.IndexExpr {
 // changesVar reports an assignment, increment or address-of of name in n.
 func (r *rewriter) changesVar(n parse.Node, name string) bool {
 	isVar := func(e parse.Expr) bool {
-		id, ok := analysis.Unparen(e).(*parse.Ident)
+		id, ok := parse.UnparenCasts(e).(*parse.Ident)
 		return ok && id.Name == name
 	}
 	found := false
@@ -490,14 +491,14 @@ func (r *rewriter) redefineVertex(w *analysis.CSRWalk) {
 	m := r.mapping
 	switch {
 	case !w.WarpForm:
-		r.replaceInit(w.Vertex, "bam_v", "odt")
+		r.replaceInit(w.Vertex, "bam_v", ODT)
 	case m.Tid != nil && mentions(m.Warp.Init, m.Tid.Name):
-		r.replaceInit(m.Tid, "bam_v * 32ull + bam::lane_id()", "odt")
+		r.replaceInit(m.Tid, "bam_v * 32ull + bam::lane_id()", ODT)
 	case m.Tid != nil:
-		r.replaceInit(m.Tid, "bam_v * 32ull + bam::lane_id()", "odt")
-		r.replaceInit(m.Warp, "bam_v", "odt")
+		r.replaceInit(m.Tid, "bam_v * 32ull + bam::lane_id()", ODT)
+		r.replaceInit(m.Warp, "bam_v", ODT)
 	default:
-		r.replaceInit(m.Warp, "bam_v", "odt")
+		r.replaceInit(m.Warp, "bam_v", ODT)
 	}
 }
 
@@ -509,10 +510,10 @@ func (r *rewriter) clampWalk(w *analysis.CSRWalk) {
 		step := src.Text(w.Loop.Post.(*parse.BinaryExpr).Y)
 		first = fmt.Sprintf("bam::odt_first_strided(%s, bam_lo, %s)", src.Text(w.Init), step)
 	} else {
-		r.edit(w.Loop.Post.Pos(), w.Loop.Post.End(), w.IVar+" += 32", "odt")
+		r.edit(w.Loop.Post.Pos(), w.Loop.Post.End(), w.IVar+" += 32", ODT)
 	}
-	r.edit(w.Init.Pos(), w.Init.End(), r.loopVarConversion(w, first), "odt")
-	r.edit(w.Loop.Cond.Pos(), w.Loop.Cond.End(), fmt.Sprintf("(%s) && %s < bam_hi", src.Text(w.Loop.Cond), w.IVar), "odt")
+	r.edit(w.Init.Pos(), w.Init.End(), r.loopVarConversion(w, first), ODT)
+	r.edit(w.Loop.Cond.Pos(), w.Loop.Cond.End(), fmt.Sprintf("(%s) && %s < bam_hi", src.Text(w.Loop.Cond), w.IVar), ODT)
 }
 
 // loopVarConversion converts the clamped start to the loop variable's type.
@@ -535,9 +536,9 @@ func (r *rewriter) threadPlan(w *analysis.CSRWalk, nIndex int) {
 		arg := func(i int) string { return r.launchArg(l.Expr, i) }
 		grid, block := l.Expr.Config[0], l.Expr.Config[1]
 		plan := fmt.Sprintf("bam::odt_plan_of(%s, %s, %s)", arg(rowIdx), arg(nIndex), arg(edgeIdx))
-		r.edit(grid.Pos(), grid.End(), fmt.Sprintf("bam::odt_grid(%s, %s)", plan, src.Text(block)), "odt")
-		r.edit(block.Pos(), block.End(), fmt.Sprintf("bam::odt_block(%s, %s)", src.Text(l.Expr.Kernel), src.Text(block)), "odt")
-		r.edit(l.Expr.Rparen, l.Expr.Rparen, ", "+plan, "odt")
+		r.edit(grid.Pos(), grid.End(), fmt.Sprintf("bam::odt_grid(%s, %s)", plan, src.Text(block)), ODT)
+		r.edit(block.Pos(), block.End(), fmt.Sprintf("bam::odt_block(%s, %s)", src.Text(l.Expr.Kernel), src.Text(block)), ODT)
+		r.edit(l.Expr.Rparen, l.Expr.Rparen, ", "+plan, ODT)
 	}
 }
 
@@ -552,15 +553,10 @@ func (r *rewriter) paramPos(name string) int {
 
 // launchArg is the text argument i will have after the port.
 func (r *rewriter) launchArg(l *parse.LaunchExpr, i int) string {
-	if r.opts.LaunchArg != nil {
-		return r.opts.LaunchArg(l, i)
+	if args, ok := r.ported.LaunchArgs[l]; ok {
+		return args[i]
 	}
 	return r.file.Parse.Text(l.Args[i])
-}
-
-// contains reports whether inner lies inside outer.
-func contains(outer, inner parse.Node) bool {
-	return outer.Pos() <= inner.Pos() && inner.End() <= outer.End()
 }
 
 // vertexGuard returns the body of a predicate on bam_v the driver can test
@@ -604,7 +600,7 @@ scan:
 			if x.Init != nil || x.Else != nil || !r.pureQuiet(x.Cond) {
 				break scan
 			}
-			if contains(x.Then, w.Loop) {
+			if parse.Within(w.Loop, x.Then) {
 				add("(%s)", x.Cond)
 				break scan
 			}
@@ -619,7 +615,7 @@ scan:
 	if len(checks) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s %s = static_cast<%s>(bam_v); return %s;", vt.Text, w.Vertex.Name, vt.Text, strings.Join(checks, " && "))
+	return fmt.Sprintf("%s %s = static_cast<%s>(bam_v); return %s;", vt.Text, w.Vertex.Name, strings.TrimPrefix(vt.Text, "const "), strings.Join(checks, " && "))
 }
 
 // pureDecls: every initializer of the declaration is side-effect free.

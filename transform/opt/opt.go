@@ -16,30 +16,72 @@ package opt
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/bamgen/bamgen/analysis"
 	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
-	"github.com/bamgen/bamgen/transform"
 )
 
-// Options selects the rewrite and its parameters.
+// Kind is an access-pattern rewrite, as --opt names it.
+type Kind int
+
+const (
+	None      Kind = iota // no rewrite (what auto chooses when none applies)
+	Claware               // cache-line-aware work assignment (thesis §6.2)
+	Transpose             // transposed warp order (§6.3.2)
+	Coarsen               // warp coarsening (§6.3.3)
+	ODT                   // on-demand implicit tiling (§6.3.4)
+	Auto                  // choose by the kernel's shape
+)
+
+// Kinds lists the rewrites --opt accepts, in the order help texts name them.
+var Kinds = []Kind{Claware, Transpose, Coarsen, ODT, Auto}
+
+func (k Kind) String() string {
+	switch k {
+	case None:
+		return "none"
+	case Claware:
+		return "claware"
+	case Transpose:
+		return "transpose"
+	case Coarsen:
+		return "coarsen"
+	case ODT:
+		return "odt"
+	case Auto:
+		return "auto"
+	default:
+		return fmt.Sprintf("Kind(%d)", int(k))
+	}
+}
+
+// Options selects the rewrite and its parameters. Make it with Parse, which
+// validates it and fills in the defaults.
 type Options struct {
-	Kind         string // "claware", "transpose", "coarsen", "odt" or "auto"
-	LanesPerLine int    // claware: lanes per cache line (32, 16, 8); 0 means 32
-	Stride       int    // transpose: vertex stride; 0 means 128
-	Coarsen      int    // coarsen: vertices per warp; 0 means 8
-	// Ported maps each kernel to the parameters that became bam::array;
-	// line geometry comes from them.
-	Ported map[string][]string
-	// LaunchArg returns the text argument i of launch l will have after
-	// the port (odt adds arguments built from them); nil means unchanged.
-	LaunchArg func(l *parse.LaunchExpr, i int) string
-	// Edited reports whether the port already changes bytes in [start,
-	// end) (e.g. --ref reads an access through an array_ref); a rewrite
-	// leaves such spans alone. nil means nothing is edited.
-	Edited func(start, end int) bool
+	Kind         Kind
+	LanesPerLine int // claware: lanes per cache line (32, 16, 8)
+	Stride       int // transpose: vertex stride
+	Coarsen      int // coarsen: vertices per warp
+}
+
+// Ported is what the port decided, handed to the rewrites as data: they
+// run on the same original bytes, and their edits are applied together
+// with the port's.
+type Ported struct {
+	// Params maps each kernel to the parameters that became bam::array;
+	// only those kernels are rewritten, and line geometry comes from them.
+	Params map[string][]string
+	// LaunchArgs holds, per launch, the text each argument has after the
+	// port (odt adds arguments built from them). A launch that is not in
+	// the map keeps its arguments as written.
+	LaunchArgs map[*parse.LaunchExpr][]string
+	// Edited are the byte ranges the port changes (e.g. --ref reads an
+	// access through an array_ref); a rewrite leaves them alone.
+	Edited []edit.Span
 }
 
 // Diagnostic codes of this package; docs/rewrites.md explains each.
@@ -53,42 +95,36 @@ const (
 	CodeNotPorted    = "OPT006" // no bam::array to take line geometry from
 	CodeNotCSR       = "OPT007" // odt: no CSR neighbour walk found
 	CodeUnsafeWrites = "OPT008" // odt: per-vertex writes cannot be combined across tiles
-	CodeBadOption    = "OPT009" // an option value is out of range
+	CodeBadOption    = "OPT009" // an option value is out of range; Parse reports it as a usage error before any file is read, so no diagnostic carries it
 	CodeNoBody       = "OPT010" // kernel has no body in this file
 )
-
-// Kinds lists the rewrites --opt accepts.
-var Kinds = []string{"claware", "transpose", "coarsen", "odt", "auto"}
 
 // Result is what running the rewrites on one file produced.
 type Result struct {
 	Diags []diag.Diagnostic
-	Edits []transform.Edit
+	Edits []edit.Edit
 	// Applied maps each rewritten kernel to the rewrite applied to it.
-	Applied map[string]string
+	Applied map[string]Kind
 }
 
-// Run applies opts.Kind to every kernel of the file that has ported arrays
-// (or, for an explicit kind, to every kernel) and explains each decision.
-func Run(af *analysis.File, opts Options) Result {
-	res := Result{Applied: map[string]string{}}
-	if err := opts.Validate(); err != nil {
-		res.Diags = append(res.Diags, diag.Diagnostic{Severity: diag.Error, Code: CodeBadOption, Message: err.Error()})
-		return res
-	}
+// Run applies opts.Kind to every kernel of the file that has ported
+// parameters and explains each decision. af is the file's analysis, made
+// once by the pipeline; opts comes from Parse.
+func Run(af *analysis.File, opts Options, ported Ported) Result {
+	res := Result{Applied: map[string]Kind{}}
 	for _, k := range af.Kernels() {
-		if len(opts.Ported[k.Decl.Name]) == 0 {
+		if len(ported.Params[k.Decl.Name]) == 0 {
 			continue // only ported kernels touch storage; the others are left alone
 		}
-		r := &rewriter{file: af, fn: k, opts: opts, mapping: analysis.KernelMapping(k)}
+		r := &rewriter{file: af, fn: k, opts: opts, ported: ported, mapping: analysis.KernelMapping(k)}
 		kind := opts.Kind
-		if kind == "auto" {
+		if kind == Auto {
 			kind = r.choose()
 		}
-		if kind != "" {
+		if kind != None {
 			r.run(kind)
 		}
-		if opts.Kind == "auto" && kind != "" && len(r.edits) == 0 {
+		if opts.Kind == Auto && kind != None && len(r.edits) == 0 {
 			kind = r.fallback(kind)
 		}
 		res.Diags = append(res.Diags, r.diags...)
@@ -100,12 +136,45 @@ func Run(af *analysis.File, opts Options) Result {
 	return res
 }
 
-// Validate checks the options and fills in defaults.
-func (o *Options) Validate() error {
-	switch o.Kind {
-	case "claware", "transpose", "coarsen", "odt", "auto":
-	default:
-		return fmt.Errorf("unknown --opt %q; use one of %s", o.Kind, strings.Join(Kinds, ", "))
+// Parse reads --opt (KIND, transpose=STRIDE or coarsen=K) and
+// --lanes-per-line into checked options with defaults filled in. The
+// errors are usage errors, worded for the command line.
+func Parse(spec string, lanesPerLine int) (Options, error) {
+	name, arg, hasArg := strings.Cut(spec, "=")
+	o := Options{LanesPerLine: lanesPerLine}
+	for _, k := range Kinds {
+		if k.String() == name {
+			o.Kind = k
+		}
+	}
+	if hasArg {
+		n, err := strconv.Atoi(arg)
+		if err != nil || n <= 0 {
+			return o, fmt.Errorf("--opt %s: %q is not a positive whole number", spec, arg)
+		}
+		switch o.Kind {
+		case Transpose:
+			o.Stride = n
+		case Coarsen:
+			o.Coarsen = n
+		case None, Claware, ODT, Auto:
+			return o, fmt.Errorf("--opt %s: only transpose=STRIDE and coarsen=K take a number", spec)
+		default:
+			panic("opt.Parse: unhandled kind " + o.Kind.String())
+		}
+	}
+	return o, o.validate(name)
+}
+
+// validate checks the options and fills in defaults; name is the kind as
+// written, for the message when it is unknown.
+func (o *Options) validate(name string) error {
+	if o.Kind == None {
+		names := make([]string, len(Kinds))
+		for i, k := range Kinds {
+			names[i] = k.String()
+		}
+		return fmt.Errorf("unknown --opt %q; use one of %s", name, strings.Join(names, ", "))
 	}
 	switch o.LanesPerLine {
 	case 0:

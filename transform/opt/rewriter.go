@@ -8,8 +8,8 @@ import (
 
 	"github.com/bamgen/bamgen/analysis"
 	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
-	"github.com/bamgen/bamgen/transform"
 )
 
 // rewriter applies one access-pattern rewrite to one kernel.
@@ -17,63 +17,68 @@ type rewriter struct {
 	file    *analysis.File
 	fn      *analysis.Function
 	opts    Options
+	ported  Ported
 	mapping *analysis.Mapping
 	diags   []diag.Diagnostic
-	edits   []transform.Edit
+	edits   []edit.Edit
 }
 
 func (r *rewriter) name() string { return r.fn.Decl.Name }
 
 // choose picks a rewrite by the kernel's shape and says why.
-func (r *rewriter) choose() string {
+func (r *rewriter) choose() Kind {
 	m := r.mapping
 	switch {
 	case analysis.FindCSRWalk(r.fn, m) != nil:
 		r.note(r.fn.Decl.NameSpan.Start, "kernel %s walks CSR neighbour lists: choosing odt (one warp per edge-list tile)", r.name())
-		return "odt"
+		return ODT
 	case m.Warp != nil:
 		r.note(r.fn.Decl.NameSpan.Start, "kernel %s assigns one warp per item: choosing transpose (stride %d)", r.name(), r.opts.Stride)
-		return "transpose"
+		return Transpose
 	case m.Tid != nil:
 		r.note(r.fn.Decl.NameSpan.Start, "kernel %s is element-wise (one thread per element): choosing claware", r.name())
-		return "claware"
+		return Claware
 	default:
 		r.note(r.fn.Decl.NameSpan.Start, "kernel %s: no variable holds the thread id (blockIdx.x * blockDim.x + threadIdx.x) "+
 			"or the warp id, so no access-pattern rewrite can be shown legal; it is ported as written", r.name())
-		return ""
+		return None
 	}
 }
 
 // fallback tries the next best rewrite when --opt auto's first choice was
 // refused: a warp-per-vertex walk that odt cannot tile can still be
-// transposed. It returns the kind applied, or "" for none.
-func (r *rewriter) fallback(refused string) string {
-	if refused != "odt" || r.mapping.Warp == nil {
+// transposed. It returns the kind applied, or None.
+func (r *rewriter) fallback(refused Kind) Kind {
+	if refused != ODT || r.mapping.Warp == nil {
 		r.note(r.fn.Decl.NameSpan.Start, "kernel %s: no access-pattern rewrite applies; it is ported as written", r.name())
-		return ""
+		return None
 	}
 	r.note(r.fn.Decl.NameSpan.Start, "kernel %s: falling back to transpose (stride %d)", r.name(), r.opts.Stride)
-	r.run("transpose")
+	r.run(Transpose)
 	if len(r.edits) == 0 {
-		return ""
+		return None
 	}
-	return "transpose"
+	return Transpose
 }
 
-func (r *rewriter) run(kind string) {
+func (r *rewriter) run(kind Kind) {
 	if r.fn.Decl.Body == nil {
 		r.refuse(CodeNoBody, r.fn.Decl.Pos(), r.fn.Decl.End(), "kernel %s has no body in this file", r.name())
 		return
 	}
 	switch kind {
-	case "claware":
+	case Claware:
 		r.claware()
-	case "transpose":
-		r.warpRemap(fmt.Sprintf("bam::for_each_warp_transposed(%dull, bam_body)", r.opts.Stride), "transpose")
-	case "coarsen":
-		r.warpRemap(fmt.Sprintf("bam::for_each_warp_coarsened<%d>(bam_body)", r.opts.Coarsen), "coarsen")
-	case "odt":
+	case Transpose:
+		r.warpRemap(fmt.Sprintf("bam::for_each_warp_transposed(%dull, bam_body)", r.opts.Stride), Transpose)
+	case Coarsen:
+		r.warpRemap(fmt.Sprintf("bam::for_each_warp_coarsened<%d>(bam_body)", r.opts.Coarsen), Coarsen)
+	case ODT:
 		r.odt()
+	case None, Auto:
+		panic("opt: run called with " + kind.String())
+	default:
+		panic("opt: unhandled kind " + kind.String())
 	}
 }
 
@@ -91,7 +96,7 @@ func (r *rewriter) claware() {
 			"claware does not apply to kernel %s: it assigns one warp per item (%s); use --opt transpose or --opt coarsen", r.name(), m.Warp.Name)
 		return
 	}
-	ok := r.checkBlockers("claware", m.Blockers, m.StrayIndex, m.WarpSync)
+	ok := r.checkBlockers(Claware, m.Blockers, m.StrayIndex, m.WarpSync)
 	arrays := r.threadIndexedPorted()
 	if len(arrays) == 0 {
 		r.refuse(CodeNotPorted, r.fn.Decl.NameSpan.Start, r.fn.Decl.NameSpan.End(),
@@ -107,7 +112,7 @@ func (r *rewriter) claware() {
 			return
 		}
 	} else {
-		r.wrap(m.Tid, "bam_v", fmt.Sprintf("bam::for_each_thread_by_line<%d>(%s, bam_body)", r.opts.LanesPerLine, epl), "claware")
+		r.wrap(m.Tid, "bam_v", fmt.Sprintf("bam::for_each_thread_by_line<%d>(%s, bam_body)", r.opts.LanesPerLine, epl), Claware)
 	}
 	r.note(r.fn.Decl.NameSpan.Start, "kernel %s: claware applied (%d lanes per cache line of %s); line requests in flight "+
 		"grow from SM*W*WS*sizeof(T)/CL to SM*W*WS/%d; %s", r.name(), r.opts.LanesPerLine, strings.Join(arrays, ", "), r.opts.LanesPerLine,
@@ -129,7 +134,7 @@ func clawareCacheAdvice(arrays int, lanesPerLine int) string {
 
 // warpRemap: warp-per-item kernels get a new virtual-warp order (transpose,
 // coarsen). The whole warp moves together, so warp intrinsics stay legal.
-func (r *rewriter) warpRemap(driver, kind string) {
+func (r *rewriter) warpRemap(driver string, kind Kind) {
 	m := r.mapping
 	if m.Warp == nil {
 		r.refuse(CodeNoWarpID, r.fn.Decl.NameSpan.Start, r.fn.Decl.NameSpan.End(),
@@ -160,7 +165,7 @@ const maxBlockersShown = 3
 
 // checkBlockers refuses the rewrite for each blocking construct, the first
 // maxBlockersShown of them by position, then one line counting the rest.
-func (r *rewriter) checkBlockers(kind string, lists ...[]analysis.Blocker) bool {
+func (r *rewriter) checkBlockers(kind Kind, lists ...[]analysis.Blocker) bool {
 	codes := []string{CodeBlocked, CodeStrayIndex, CodeWarpSync}
 	type blocker struct {
 		analysis.Blocker
@@ -189,7 +194,7 @@ func (r *rewriter) checkBlockers(kind string, lists ...[]analysis.Blocker) bool 
 // thread id: their lines are what claware assigns to warps.
 func (r *rewriter) threadIndexedPorted() []string {
 	ported := map[string]bool{}
-	for _, p := range r.opts.Ported[r.name()] {
+	for _, p := range r.ported.Params[r.name()] {
 		ported[p] = true
 	}
 	var out []string
@@ -210,7 +215,7 @@ func (r *rewriter) threadIndexedPorted() []string {
 // wrap puts the body in `auto bam_body = [&](unsigned long long bam_v) {...};`,
 // redefines idVar from the virtual id, and hands the lambda to driver.
 // Both insertions stay on the lines of the body's braces.
-func (r *rewriter) wrap(idVar *parse.VarDecl, newID, driver, kind string) {
+func (r *rewriter) wrap(idVar *parse.VarDecl, newID, driver string, kind Kind) {
 	body := r.fn.Decl.Body
 	r.edit(body.Pos()+1, body.Pos()+1, " auto bam_body = [&](const unsigned long long bam_v) {", kind)
 	r.replaceInit(idVar, newID, kind)
@@ -220,7 +225,7 @@ func (r *rewriter) wrap(idVar *parse.VarDecl, newID, driver, kind string) {
 // replaceInit changes the initialiser of v to the new id, converted to
 // v's declared type so every expression using v keeps its type (and braced
 // initialisers do not become narrowing).
-func (r *rewriter) replaceInit(v *parse.VarDecl, newID, kind string) {
+func (r *rewriter) replaceInit(v *parse.VarDecl, newID string, kind Kind) {
 	init := v.Init
 	if il, ok := init.(*parse.InitListExpr); ok && len(il.Elems) == 1 {
 		init = il.Elems[0]
@@ -241,8 +246,8 @@ func (r *rewriter) convertTo(v *parse.VarDecl, init parse.Expr, value string) st
 	return fmt.Sprintf("static_cast<%s>(%s)", t, value)
 }
 
-func (r *rewriter) edit(start, end int, text, kind string) {
-	r.edits = append(r.edits, transform.Edit{Start: start, End: end, New: text, Rewrite: "opt-" + kind})
+func (r *rewriter) edit(start, end int, text string, kind Kind) {
+	r.edits = append(r.edits, edit.Edit{Start: start, End: end, New: text, Rewrite: "opt-" + kind.String()})
 }
 
 func (r *rewriter) refuse(code string, pos, end int, format string, args ...any) {

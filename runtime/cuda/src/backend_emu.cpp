@@ -26,7 +26,9 @@
 #  endif
 #endif
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 #if defined(BAM_HAVE_EMU)
@@ -162,4 +164,4 @@ std::unique_ptr<backing_store> make_emu_store(const config&, uint64_t)
 #endif
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam

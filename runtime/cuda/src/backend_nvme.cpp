@@ -45,7 +45,9 @@
 #  include <sys/stat.h>
 #endif
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 #if defined(BAM_HAVE_KMOD)
@@ -645,4 +647,4 @@ std::unique_ptr<backing_store> make_nvme_store(const config& cfg, uint64_t)
 #endif
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam

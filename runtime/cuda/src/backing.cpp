@@ -11,7 +11,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 void cuda_check(cudaError_t status, const char* what)
@@ -135,4 +137,4 @@ std::unique_ptr<backing_store> make_hbm_store() { return std::make_unique<hbm_st
 std::unique_ptr<backing_store> make_host_store() { return std::make_unique<host_store>(); }
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam

@@ -12,7 +12,9 @@
 #include <memory>
 #include <string>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 // One array's backing store. Sizes are whole lines.
@@ -52,6 +54,6 @@ std::unique_ptr<backing_store> make_nvme_store(const config& cfg, uint64_t line_
 void cuda_check(cudaError_t status, const char* what);
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_SRC_BACKING_H

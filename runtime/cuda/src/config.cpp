@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 
 const char* backend_name(backend b) noexcept
 {
@@ -153,4 +155,4 @@ void config::validate() const
     throw error("BAM_NVME_DEVICE: '" + nvme_device + "' is not an absolute path; use e.g. /dev/bam_nvme0");
 }
 
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam

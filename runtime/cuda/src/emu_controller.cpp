@@ -44,7 +44,9 @@
 
 #include <bam/error.h>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace nvme {
 
 namespace {
@@ -821,4 +823,4 @@ queue_counters emu_controller::queue_totals() const
 }
 
 } // namespace nvme
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam

@@ -17,7 +17,9 @@
 #endif
 #include <bam/error.h>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace nvme {
 
 namespace {
@@ -104,4 +106,4 @@ void free_direct_queue_set(queue_set* qs)
 }
 
 } // namespace nvme
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam

@@ -12,7 +12,9 @@
 #include <mutex>
 #include <vector>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace detail {
 namespace {
 
@@ -446,4 +448,4 @@ runtime& default_runtime()
   return *rt;
 }
 
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam

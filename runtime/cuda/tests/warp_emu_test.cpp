@@ -13,7 +13,9 @@
 // Storage backends (emu, nvme) reach the cache through nvme::queue_set;
 // here it serves byte ranges of a host buffer and can fail every k-th read.
 #define BAM_QUEUE_SET_PROVIDED
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace nvme {
 // A held read's data sits in a buffer of its own, as in a queue's bounce
 // buffer, until retire().
@@ -60,7 +62,7 @@ struct queue_set {
   }
 };
 } // namespace nvme
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #include <bam/array.cuh>
 #include <bam/odt.cuh>

@@ -19,7 +19,9 @@
 
 #include <type_traits>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 
 template <class T>
 class array;
@@ -413,6 +415,6 @@ array<U> array_cast(const array<T>& a) noexcept
   return detail::array_factory::recast<U>(a);
 }
 
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_ARRAY_CUH

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <string>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 
 enum class backend { hbm, host, emu, nvme };
 
@@ -43,6 +45,6 @@ struct config {
 // names `what` on anything else.
 size_t parse_size(const std::string& text, const char* what);
 
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_CONFIG_H

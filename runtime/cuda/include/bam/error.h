@@ -8,7 +8,9 @@
 #include <stdexcept>
 #include <string>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 
 // Every failure the runtime reports: the message names what failed and how
 // to fix it ("BAM_CACHE_BYTES: 'abc' is not a size; use ...").
@@ -17,6 +19,6 @@ public:
   explicit error(const std::string& what) : std::runtime_error(what) {}
 };
 
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_ERROR_H

@@ -45,7 +45,9 @@
 #  include <string>
 #endif
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace odt {
 
 constexpr unsigned long long no_winner = ~0ull;
@@ -344,6 +346,6 @@ inline void free_odt_plan(const odt_plan& p)
 }
 #endif
 
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_ODT_CUH

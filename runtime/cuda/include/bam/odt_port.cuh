@@ -27,7 +27,9 @@
 #include <tuple>
 #include <vector>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 // One plan (first vertex list and work items) per (offsets, vertex count,
@@ -219,6 +221,6 @@ dim3 odt_block(void (*kernel)(Args...), dim3 block) {
   return block.x <= fit || fit == 0 ? block : dim3(fit);
 }
 
-}  // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif  // BAM_ODT_PORT_CUH

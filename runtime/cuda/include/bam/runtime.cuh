@@ -22,7 +22,9 @@
 #include <string>
 #include <type_traits>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 
 class runtime {
 public:
@@ -104,6 +106,6 @@ private:
 // torn down at exit.
 runtime& default_runtime();
 
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_RUNTIME_CUH

@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <cstdio>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 
 struct stats {
   uint64_t accesses = 0;       // element accesses by GPU threads
@@ -34,6 +36,6 @@ struct stats {
   }
 };
 
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_STATS_H

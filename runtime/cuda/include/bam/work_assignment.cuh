@@ -19,7 +19,9 @@
 
 #include <cstdio>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 
 namespace detail {
 
@@ -379,6 +381,6 @@ __device__ void odt_for_each_tile(const unsigned long long* fvl, const RowPtr& r
 
 #endif  // __CUDACC__
 
-}  // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif  // BAM_WORK_ASSIGNMENT_CUH

@@ -22,7 +22,9 @@
 #  include <sched.h>
 #endif
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 enum class order { relaxed, acquire, release, acq_rel };
@@ -146,6 +148,6 @@ BAM_HD inline void backoff(unsigned& ns) noexcept
 }
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_DETAIL_ATOMIC_CUH

@@ -37,7 +37,9 @@
 #  include <ctime>
 #endif
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 // Monotonic nanoseconds, used only for stall detection.
@@ -389,6 +391,6 @@ BAM_HD inline void drop_slot(const cache_ctx& c, uint32_t s, uint32_t only_array
 }
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_DETAIL_CACHE_CORE_CUH

@@ -6,7 +6,9 @@
 
 #include <bam/detail/config.cuh>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace nvme {
 struct queue_set;
 } // namespace nvme
@@ -116,6 +118,6 @@ struct cache_ctx {
 };
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_DETAIL_CACHE_TYPES_CUH

@@ -14,7 +14,9 @@
 
 #if BAM_HAS_DEVICE_CODE
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 // One thread copies a line (16-byte vectors; lines are >= 512 B and slots
@@ -82,7 +84,7 @@ struct device_io {
 };
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_HAS_DEVICE_CODE
 #endif // BAM_DETAIL_DEVICE_IO_CUH

@@ -11,7 +11,9 @@
 
 #if BAM_HAS_DEVICE_CODE
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 template <class T>
@@ -139,7 +141,7 @@ __device__ T elem_atomic_xor(T* p, T v)
 }
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_HAS_DEVICE_CODE
 #endif // BAM_DETAIL_ELEMENT_ATOMICS_CUH

@@ -28,7 +28,9 @@
 #include <bam/detail/atomic.cuh>
 #include <bam/detail/config.cuh>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 struct line_word {
@@ -134,6 +136,6 @@ struct line_word {
 };
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_DETAIL_LINE_STATE_CUH

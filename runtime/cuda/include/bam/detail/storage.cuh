@@ -22,7 +22,9 @@
 
 #if !defined(BAM_HAVE_NVME_QUEUES) && !defined(BAM_QUEUE_SET_PROVIDED)
 #  define BAM_HAVE_NVME_QUEUES 0
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace nvme {
 // Stand-in with the agreed interface; every request fails with status 1.
 struct queue_hold {
@@ -40,7 +42,7 @@ struct queue_set {
   BAM_HD void retire(queue_hold&) const {}
 };
 } // namespace nvme
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 #endif
 
 #endif // BAM_DETAIL_STORAGE_CUH

@@ -28,7 +28,9 @@
 
 #if BAM_HAS_DEVICE_CODE
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace detail {
 
 __device__ __forceinline__ uint32_t lane_id()
@@ -289,7 +291,7 @@ __device__ __forceinline__ void warp_release_each(const array_meta& m, uint64_t 
 }
 
 } // namespace detail
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_HAS_DEVICE_CODE
 #endif // BAM_DETAIL_WARP_CACHE_CUH

@@ -43,7 +43,9 @@
 
 #include "queue.cuh"
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace nvme {
 
 // One I/O queue pair, already created on the controller.
@@ -220,6 +222,6 @@ queue_set* make_direct_queue_set(const direct_setup& s);
 void free_direct_queue_set(queue_set* qs);
 
 } // namespace nvme
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_NVME_DIRECT_H

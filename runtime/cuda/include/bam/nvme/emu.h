@@ -18,7 +18,9 @@
 #include <memory>
 #include <string>
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace nvme {
 
 struct queue_set;
@@ -96,6 +98,6 @@ private:
 };
 
 } // namespace nvme
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_NVME_EMU_H

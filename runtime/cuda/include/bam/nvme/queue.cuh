@@ -97,7 +97,9 @@
 #  define BAM_NVME_SC_PRP_OFFSET_INVALID 0x13 /* generic status: PRP offset invalid */
 #endif
 
-namespace bam {
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
 namespace nvme {
 
 inline const char* status_str(int status)
@@ -846,6 +848,6 @@ struct queue_set {
 };
 
 } // namespace nvme
-} // namespace bam
+BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_NVME_QUEUE_CUH

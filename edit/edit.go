@@ -1,0 +1,138 @@
+// Package edit holds byte edits on a file's original bytes and applies
+// them. Every stage that changes a file (the port, the access-pattern
+// rewrites) returns edits; the pipeline (package transform) applies a
+// file's edits once, at the end. (The port also applies edits to a copy
+// of a helper's text to build a clone, which it then inserts as one edit.)
+// It is a leaf package: it imports only the standard library.
+package edit
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+// Edit replaces the original bytes [Start, End) with New. Edits always refer
+// to the original file, never to the output of another edit, so rewrites can
+// run independently and in any order; Apply checks that they do not collide.
+type Edit struct {
+	Start, End int
+	New        string
+	// Rewrite names the rewrite that produced the edit, so an invalid edit
+	// can be blamed on its author (it is a bug in bamgen, not in the input).
+	Rewrite string
+	// Reline asks Apply to put a `#line` directive after this edit: the edit
+	// inserts whole lines (cloned helpers, the runtime include), and compile
+	// errors in the rest of the output must still point at original lines.
+	// The edit must end at the start of a line.
+	Reline bool
+}
+
+// EditError reports an edit that cannot be applied; it is always a bamgen bug.
+type EditError struct {
+	Rewrite string
+	Edit    Edit
+	Reason  string
+}
+
+func (e *EditError) Error() string {
+	return fmt.Sprintf("internal error: rewrite %q produced an invalid edit [%d,%d): %s", e.Rewrite, e.Edit.Start, e.Edit.End, e.Reason)
+}
+
+// Apply returns src with every edit applied. Edits must lie inside src and
+// must not overlap (two insertions at the same offset are kept in the order
+// given, which is deterministic because rewrites run in a fixed order).
+// fileName is used in `#line` directives.
+func Apply(src []byte, edits []Edit, fileName string) ([]byte, error) {
+	sorted := append([]Edit(nil), edits...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].Start != sorted[j].Start {
+			return sorted[i].Start < sorted[j].Start
+		}
+		return sorted[i].End < sorted[j].End
+	})
+	if err := checkEdits(src, sorted); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	out.Grow(len(src) + len(src)/8)
+	last := 0
+	for _, e := range sorted {
+		out.Write(src[last:e.Start])
+		out.WriteString(e.New)
+		if e.Reline {
+			writeLineDirective(&out, src, e.End, fileName)
+		}
+		last = e.End
+	}
+	out.Write(src[last:])
+	return out.Bytes(), nil
+}
+
+// checkEdits validates sorted edits: in range, ordered, not overlapping,
+// and relining edits ending at a line start.
+func checkEdits(src []byte, sorted []Edit) error {
+	prevEnd := 0
+	for i, e := range sorted {
+		switch {
+		case e.Start < 0 || e.End > len(src) || e.Start > e.End:
+			return &EditError{e.Rewrite, e, fmt.Sprintf("range outside the file (size %d)", len(src))}
+		case i > 0 && e.Start < prevEnd:
+			return &EditError{e.Rewrite, e, fmt.Sprintf("overlaps an edit of rewrite %q ending at %d", sorted[i-1].Rewrite, prevEnd)}
+		case e.Reline && e.End > 0 && src[e.End-1] != '\n':
+			return &EditError{e.Rewrite, e, "a #line directive must follow a whole line"}
+		}
+		prevEnd = e.End
+	}
+	return nil
+}
+
+// writeLineDirective tells the compiler that the next output line is the
+// original line holding offset off.
+func writeLineDirective(out *bytes.Buffer, src []byte, off int, fileName string) {
+	line := bytes.Count(src[:off], []byte{'\n'}) + 1
+	fmt.Fprintf(out, "#line %d %s\n", line, strconv.Quote(fileName))
+}
+
+// Span is a byte range [Start, End) of the original file; Start == End is
+// an insertion point.
+type Span struct{ Start, End int }
+
+// Spans returns the ranges the edits change, in the order given.
+func Spans(edits []Edit) []Span {
+	out := make([]Span, len(edits))
+	for i, e := range edits {
+		out[i] = Span{e.Start, e.End}
+	}
+	return out
+}
+
+// Touches reports whether a span changes bytes in [start, end): it
+// overlaps the range, or it is an insertion strictly inside it.
+func Touches(spans []Span, start, end int) bool {
+	for _, s := range spans {
+		if s.Start < end && start < s.End || s.Start == s.End && start < s.Start && s.Start < end {
+			return true
+		}
+	}
+	return false
+}
+
+// Within returns the text of src[start:end] after the edits that fall
+// inside it (insertions at either boundary belong to the surroundings and
+// are left out). When the edits inside cannot be applied the original
+// text is returned.
+func Within(src []byte, edits []Edit, start, end int) string {
+	var inner []Edit
+	for _, e := range edits {
+		if e.Start >= start && e.End <= end && !(e.Start == e.End && (e.Start == start || e.Start == end)) {
+			inner = append(inner, Edit{Start: e.Start - start, End: e.End - start, New: e.New, Rewrite: e.Rewrite})
+		}
+	}
+	out, err := Apply(src[start:end], inner, "")
+	if err != nil {
+		return string(src[start:end])
+	}
+	return string(out)
+}

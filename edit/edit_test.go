@@ -1,0 +1,55 @@
+package edit
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestApplyRejectsBadEdits(t *testing.T) {
+	src := []byte("abcdef\n")
+	if _, err := Apply(src, []Edit{{Start: 1, End: 3, New: "x", Rewrite: "one"}, {Start: 2, End: 4, New: "y", Rewrite: "two"}}, "f"); err == nil ||
+		!strings.Contains(err.Error(), `"two"`) || !strings.Contains(err.Error(), `"one"`) {
+		t.Errorf("overlap: %v", err)
+	}
+	if _, err := Apply(src, []Edit{{Start: 5, End: 99, Rewrite: "far"}}, "f"); err == nil || !strings.Contains(err.Error(), `"far"`) {
+		t.Errorf("out of range: %v", err)
+	}
+	if _, err := Apply(src, []Edit{{Start: 3, End: 3, New: "x\n", Rewrite: "mid", Reline: true}}, "f"); err == nil {
+		t.Error("a #line directive after a partial line must be rejected")
+	}
+	out, err := Apply(src, []Edit{{Start: 7, End: 7, New: "// x\n", Reline: true}, {Start: 0, End: 1, New: "A"}, {Start: 1, End: 1, New: "+"}}, "f.cu")
+	if err != nil || string(out) != "A+bcdef\n// x\n#line 2 \"f.cu\"\n" {
+		t.Errorf("Apply = %q, %v", out, err)
+	}
+}
+
+func TestTouches(t *testing.T) {
+	spans := []Span{{10, 20}, {30, 30}}
+	cases := []struct {
+		start, end int
+		want       bool
+	}{
+		{0, 10, false}, {0, 11, true}, {19, 25, true}, {20, 30, false},
+		{29, 31, true}, {30, 31, false}, {25, 30, false},
+	}
+	for _, c := range cases {
+		if got := Touches(spans, c.start, c.end); got != c.want {
+			t.Errorf("Touches(%d, %d) = %v, want %v", c.start, c.end, got, c.want)
+		}
+	}
+}
+
+func TestWithin(t *testing.T) {
+	src := []byte("f(a, b)")
+	edits := []Edit{{Start: 2, End: 3, New: "x"}, {Start: 2, End: 2, New: "<"}, {Start: 3, End: 3, New: ">"}, {Start: 5, End: 6, New: "y"}}
+	if got := Within(src, edits, 2, 3); got != "x" {
+		t.Errorf("Within(a) = %q, want %q (boundary insertions stay outside)", got, "x")
+	}
+	if got := Within(src, edits, 0, 7); got != "f(<x>, y)" {
+		t.Errorf("Within(all) = %q", got)
+	}
+	bad := []Edit{{Start: 1, End: 4, New: "p"}, {Start: 2, End: 5, New: "q"}}
+	if got := Within(src, bad, 0, 7); got != string(src) {
+		t.Errorf("Within(overlapping) = %q, want the original text", got)
+	}
+}

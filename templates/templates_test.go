@@ -1,0 +1,36 @@
+package templates
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestTemplatesRender(t *testing.T) {
+	a := Array{RT: "rt", Bam: "d_bam", Elem: "float", Src: "h", Count: "n", Path: "f.bin", Offset: "0"}
+	for _, name := range Names() {
+		var data any = a
+		switch name {
+		case "wrap_begin", "wrap_end":
+			data = Wrap{Arrays: []Array{a}}
+		case "refill", "fill_create":
+			data = Fill{Array: a, Bytes: "n * 4", Value: "0xff"}
+		case "patch":
+			data = Patch{Array: a, Op: "memset", Offset: "3", Bytes: "4"}
+		case "copy", "swap":
+			data = Copy{Dst: "a_bam", Src: "b_bam"}
+		case "runtime_setup":
+			data = Runtime{RT: "rt"}
+		case "removed":
+			data = Note{Note: "x"}
+		case "include", "stats":
+			data = nil
+		}
+		out := Render(name, data)
+		if strings.Contains(out, "<no value>") {
+			t.Errorf("%s: %q", name, out)
+		}
+		if name != "include" && strings.Contains(out, "\n") {
+			t.Errorf("%s renders more than one line (edits must keep line counts): %q", name, out)
+		}
+	}
+}

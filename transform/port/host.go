@@ -1,0 +1,734 @@
+package port
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/bamgen/bamgen/edit"
+	"github.com/bamgen/bamgen/parse"
+	"github.com/bamgen/bamgen/templates"
+)
+
+// The host side: every launch of a ported kernel must pass a bam::array,
+// so the buffer behind each such argument is traced to its allocation and
+// the allocation/copy idioms around it are rewritten to runtime calls.
+//
+// Two strategies, picked by how the buffer was allocated:
+//   - device: cudaMalloc'd memory only the GPU sees. The bam::array replaces
+//     the buffer for good: cudaMalloc+cudaMemcpy(H2D) -> array_from_host (or
+//     array_zeros), cudaMemcpy(D2H) -> copy_to_host, cudaMemset(0) ->
+//     array_zeros, cudaFree -> free. Any other use of the buffer refuses it.
+//   - wrap: host-visible memory (cudaMallocManaged, cudaHostAlloc,
+//     cudaMallocHost, malloc, new[]) stays the data's home; each launch is
+//     wrapped: array_from_host before, copy_to_host (unless read-only) and
+//     free after. Host code keeps using the pointer unchanged.
+
+// rtName is the runtime variable inserted into each host function.
+const rtName = "bam_rt"
+
+// launchSite is one launch in some function body: `kernel<<<...>>>(args)`
+// or a runtime API call (cudaLaunchKernel and friends, see apilaunch.go).
+type launchSite struct {
+	expr    *parse.LaunchExpr // nil for a runtime API launch
+	fn      *parse.FuncDecl   // the enclosing function
+	kernel  *parse.FuncDecl
+	parents []parse.Node
+	// args holds the argument for each kernel parameter: the launch's own
+	// arguments (<<<>>>, cudaLaunchKernelEx), or for the void** forms the
+	// entries of the local argument array (`&d_a`), when it can be rewritten.
+	args []parse.Expr
+	api  *apiSite // nil for <<<>>>
+}
+
+// node is the launch expression: the <<<>>> launch or the API call.
+func (l *launchSite) node() parse.Node {
+	if l.api != nil {
+		return l.api.call
+	}
+	return l.expr
+}
+
+// kernelExpr is the kernel as the launch names it (for messages).
+func (l *launchSite) kernelName() string {
+	if l.api != nil {
+		return l.api.launch.Kernel
+	}
+	return parse.ShortFuncName(l.expr.Kernel)
+}
+
+// hostOp is one use of a host buffer variable.
+type hostOp struct {
+	kind   hostOpKind
+	node   parse.Node
+	call   *parse.CallExpr
+	stmt   parse.Stmt       // the statement that holds it (nil if none)
+	block  *parse.BlockStmt // stmt's parent when it is a block
+	launch *launchSite
+	arg    int        // launch argument index
+	entry  *argsArray // the launch reads v through this argument array's &v entry
+	bytes  parse.Expr // size argument of allocations and copies
+	other  parse.Expr // the host pointer of a copy; the fill value of a memset
+	offset parse.Expr // element offset of a copy or memset at `d + offset`
+	where  parse.Stmt // innermost statement around the use (for messages)
+	// Pointer copies between buffer variables (`a = b`, `T *t = a`,
+	// std::swap(a, b)): the buffers then form one group, ported together.
+	dst, src *parse.Symbol
+}
+
+// hostVar is a host variable passed to ported kernel parameters, or
+// copied to or from one.
+type hostVar struct {
+	fn    *parse.FuncDecl
+	sym   *parse.Symbol
+	keys  []paramKey // ported parameters it feeds
+	ops   []hostOp
+	group *hostVar // union-find parent: buffers connected by pointer copies
+}
+
+// root returns the representative of v's copy group.
+func (v *hostVar) root() *hostVar {
+	for v.group != nil && v.group != v {
+		v = v.group
+	}
+	return v
+}
+
+// hostPlan is the host side's result: edits, and parameters to drop.
+type hostPlan struct {
+	drops []drop
+	edits []edit.Edit
+	fns   map[*parse.FuncDecl]bool // host functions that now use bam_rt
+}
+
+// hostVarOf returns the local variable passed as launch argument idx, or nil.
+func (c *portCtx) hostVarOf(l *launchSite, idx int) *hostVar {
+	id := argIdent(l, idx)
+	if id == nil {
+		return nil
+	}
+	sym := l.fn.Scope.Lookup(id.Name, id.Pos())
+	if sym == nil || sym.Param {
+		return nil
+	}
+	return c.hostVarFor(l.fn, sym)
+}
+
+// hostVarFor returns the (cached, per planning round) buffer variable.
+func (c *portCtx) hostVarFor(fn *parse.FuncDecl, sym *parse.Symbol) *hostVar {
+	if v := c.hostVars[sym]; v != nil {
+		return v
+	}
+	v := &hostVar{fn: fn, sym: sym}
+	c.hostVars[sym] = v
+	// The uses of a variable do not depend on the plan: classify them once
+	// per file, not once per planning round.
+	ops, ok := c.opsCache[sym]
+	if !ok {
+		ops = c.hostOps(v)
+		c.opsCache[sym] = ops
+	}
+	v.ops = ops
+	return v
+}
+
+// planHost checks every launch of a ported kernel and plans the host edits.
+func (c *portCtx) planHost() *hostPlan {
+	hp := &hostPlan{fns: map[*parse.FuncDecl]bool{}}
+	c.hostVars = map[*parse.Symbol]*hostVar{}
+	var vars []*hostVar
+	seen := map[*hostVar]bool{}
+	for _, k := range c.kernels() {
+		for _, idx := range c.ported[k] {
+			key := paramKey{k, idx}
+			for _, v := range c.launchVars(hp, key) {
+				if !seen[v] {
+					seen[v] = true
+					vars = append(vars, v)
+				}
+				v.keys = appendKey(v.keys, key)
+			}
+		}
+	}
+	vars = c.addCopyPartners(vars)
+	sort.SliceStable(vars, func(i, j int) bool { return vars[i].sym.Decl.Pos() < vars[j].sym.Decl.Pos() })
+	wraps := map[*launchSite][]templates.Array{}
+	hoists := hoistLoops{}
+	groups := map[*hostVar][]*hostVar{}
+	for _, v := range vars {
+		if c.isHostVisible(v) {
+			c.planWrapped(hp, v, wraps, hoists)
+		} else {
+			groups[v.root()] = append(groups[v.root()], v)
+		}
+	}
+	for _, v := range vars {
+		if g := groups[v]; g != nil {
+			c.planDeviceGroup(hp, g)
+		}
+	}
+	c.emitWraps(hp, wraps)
+	emitHoists(hp, hoists)
+	return hp
+}
+
+// addCopyPartners adds the variables that buffers are copied to or from
+// (ping-pong buffers, temporaries of a swap) and joins them into groups.
+func (c *portCtx) addCopyPartners(vars []*hostVar) []*hostVar {
+	in := map[*hostVar]bool{}
+	for _, v := range vars {
+		in[v] = true
+		v.group = v
+	}
+	for i := 0; i < len(vars); i++ {
+		v := vars[i]
+		for _, op := range v.ops {
+			for _, sym := range []*parse.Symbol{op.dst, op.src} {
+				if sym == nil || sym == v.sym {
+					continue
+				}
+				w := c.hostVarFor(v.fn, sym)
+				if !in[w] {
+					in[w] = true
+					w.group = w
+					vars = append(vars, w)
+				}
+				w.root().group = v.root()
+			}
+		}
+	}
+	return vars
+}
+
+// isHostVisible reports whether v's memory is host-accessible (managed,
+// pinned, malloc'd): such buffers are wrapped around each launch.
+func (c *portCtx) isHostVisible(v *hostVar) bool {
+	a := findAllocation(v)
+	return a != nil && a.kind != opMalloc
+}
+
+// planWrapped plans a host-visible buffer.
+func (c *portCtx) planWrapped(hp *hostPlan, v *hostVar, wraps map[*launchSite][]templates.Array, hoists hoistLoops) {
+	if why := c.conflictingLaunch(v); why != "" {
+		c.hostDrop(hp, v.keys, v.sym.Decl, CodeHostUse, why)
+		return
+	}
+	elem := c.elemType(v)
+	if elem == "" {
+		c.hostDrop(hp, v.keys, v.sym.Decl, CodeNoElemType, noElemMessage(v))
+		return
+	}
+	c.planWrapVar(hp, v, elem, findAllocation(v), wraps, hoists)
+}
+
+func noElemMessage(v *hostVar) string {
+	return fmt.Sprintf("cannot tell the element type of %s (declared %q); declare it as T *%s", v.sym.Name, typeText(v.sym.Type), v.sym.Name)
+}
+
+// groupKeys collects the ported parameters fed by any buffer of a group.
+func groupKeys(g []*hostVar) []paramKey {
+	var keys []paramKey
+	for _, v := range g {
+		for _, k := range v.keys {
+			keys = appendKey(keys, k)
+		}
+	}
+	return keys
+}
+
+func appendKey(keys []paramKey, k paramKey) []paramKey {
+	for _, e := range keys {
+		if e == k {
+			return keys
+		}
+	}
+	return append(keys, k)
+}
+
+// launchVars returns the host variables passed to key at its launches, and
+// drops key when a launch cannot be traced.
+func (c *portCtx) launchVars(hp *hostPlan, key paramKey) []*hostVar {
+	var out []*hostVar
+	name := key.fn.Params[key.idx].Name
+	for _, l := range c.launchesOf(key.fn) {
+		why := ""
+		switch {
+		case l.fn.IsDevice():
+			why = fmt.Sprintf("%s is launched from device code (%s); bamgen ports host launches only", key.fn.Name, l.fn.Name)
+		case l.api != nil && l.api.why != "":
+			c.hostDrop(hp, []paramKey{key}, l.node(), CodeArgsArray, l.api.why)
+			continue
+		case key.idx >= len(l.args):
+			why = fmt.Sprintf("this launch of %s passes no argument for %s", key.fn.Name, name)
+		}
+		if why == "" {
+			if v := c.hostVarOf(l, key.idx); v != nil {
+				out = append(out, v)
+				continue
+			}
+			if l.api != nil && l.api.array != nil {
+				c.hostDrop(hp, []paramKey{key}, l.args[key.idx], CodeArgsEntry, c.entryMessage(l, key))
+				continue
+			}
+			why = fmt.Sprintf("the argument for %s:%s (%s) is not a local variable of %s, so bamgen cannot find its allocation; pass a local pointer variable",
+				key.fn.Name, name, oneLine(c.text(l.args[key.idx])), l.fn.Name)
+		}
+		c.hostDrop(hp, []paramKey{key}, l.node(), CodeHostArgument, why)
+	}
+	for _, ref := range c.kernelRefs(key.fn) {
+		c.hostDrop(hp, []paramKey{key}, ref, CodeKernelRef,
+			fmt.Sprintf("%s is passed to %s, which bamgen cannot read as a launch of %s; name the kernel directly in the call (`(void*)%s`) or launch it with <<<>>>",
+				key.fn.Name, parse.ShortFuncName(ref.Fun), key.fn.Name, key.fn.Name))
+	}
+	return out
+}
+
+// kernelRefs finds calls like cudaLaunchKernel(k, ...) that launch the
+// kernel with arguments bamgen cannot see: those not recognised as a
+// launch of k (a kernel chosen at run time, an overloaded name).
+func (c *portCtx) kernelRefs(k *parse.FuncDecl) []*parse.CallExpr {
+	var out []*parse.CallExpr
+	for _, call := range c.launchAPICalls() {
+		if site := c.siteOf(call); site != nil && site.kernel == k {
+			continue
+		}
+		for _, a := range call.Args {
+			if mentions(c.text(a), k.Name) {
+				out = append(out, call)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (c *portCtx) hostDrop(hp *hostPlan, keys []paramKey, at parse.Node, code, why string) {
+	for _, k := range keys {
+		hp.drops = append(hp.drops, drop{k, why})
+	}
+	c.addDiagOnce(diagAt(at, code, why+"; the kernel parameter stays a plain pointer"))
+}
+
+// hostOps classifies every use of v in its function.
+func (c *portCtx) hostOps(v *hostVar) []hostOp {
+	var ops []hostOp
+	if vd, ok := v.sym.Decl.(*parse.VarDecl); ok && vd.Init != nil {
+		if src := symbolOf(v.fn, vd.Init); src != nil {
+			ops = append(ops, copyDeclOp(v, vd, src))
+		} else if op := declInitOp(vd); op.kind != opNone {
+			ops = append(ops, op)
+		}
+	}
+	parse.WithStack(v.fn.Body, func(n parse.Node, parents []parse.Node) bool {
+		id, ok := n.(*parse.Ident)
+		if !ok || id.Name != v.sym.Name || v.fn.Scope.Lookup(id.Name, id.Pos()) != v.sym {
+			return true
+		}
+		if vd, ok := parentOf(parents).(*parse.VarDecl); ok {
+			if vd == v.sym.Decl {
+				return true
+			}
+			if dst := v.fn.Scope.Lookup(vd.Name, vd.NameSpan.Stop); dst != nil && dst.Decl == vd && parse.Unparen(vd.Init) == parse.Expr(id) {
+				ops = append(ops, copyDeclOp(v, vd, v.sym))
+				ops[len(ops)-1].dst = dst
+				return true
+			}
+		}
+		op := c.classifyHostUse(v.fn, id, parents)
+		op.where = innermostStmt(parents)
+		ops = append(ops, expandEntry(op)...)
+		return true
+	})
+	return ops
+}
+
+func parentOf(parents []parse.Node) parse.Node {
+	p, _ := upParens(parents, len(parents)-1)
+	return p
+}
+
+// declInitOp classifies `T *p = (T*)malloc(bytes)`, `= new T[n]`, `= nullptr`.
+func declInitOp(vd *parse.VarDecl) hostOp {
+	init := parse.UnparenCasts(vd.Init)
+	switch x := init.(type) {
+	case *parse.CallExpr:
+		if name := parse.ShortFuncName(x.Fun); (name == "malloc" || name == "aligned_alloc") && len(x.Args) > 0 {
+			return hostOp{kind: opPinned, node: vd, bytes: x.Args[len(x.Args)-1]}
+		}
+	case *parse.NewExpr:
+		if x.Count != nil {
+			return hostOp{kind: opPinned, node: vd, bytes: x.Count, other: x.Count}
+		}
+	}
+	if isNullLiteral(init) {
+		return hostOp{}
+	}
+	return hostOp{kind: opOther, node: vd}
+}
+
+// symbolOf resolves an identifier expression to a local variable of fn.
+func symbolOf(fn *parse.FuncDecl, e parse.Expr) *parse.Symbol {
+	id, ok := parse.Unparen(e).(*parse.Ident)
+	if !ok {
+		return nil
+	}
+	sym := fn.Scope.Lookup(id.Name, id.Pos())
+	if sym == nil || sym.Param {
+		return nil
+	}
+	if _, isVar := sym.Decl.(*parse.VarDecl); !isVar {
+		return nil
+	}
+	return sym
+}
+
+func isNullLiteral(e parse.Expr) bool {
+	switch x := parse.Unparen(e).(type) {
+	case *parse.Ident:
+		return x.Name == "nullptr" || x.Name == "NULL"
+	case *parse.BasicLit:
+		return x.Value == "0"
+	}
+	return false
+}
+
+// classifyHostUse decides what one use of a host buffer is.
+func (c *portCtx) classifyHostUse(fn *parse.FuncDecl, id *parse.Ident, parents []parse.Node) hostOp {
+	i := len(parents) - 1
+	addr := false
+	var offset parse.Expr
+	cur := parse.Node(id)
+climb:
+	for ; i >= 0; i-- { // climb through (void**)&d, (d), d + off
+		switch p := parents[i].(type) {
+		case *parse.ParenExpr, *parse.CastExpr:
+		case *parse.UnaryExpr:
+			if p.Op != "&" || addr || offset != nil {
+				break climb
+			}
+			addr = true
+		case *parse.BinaryExpr:
+			if p.Op != "+" || addr || offset != nil || p.X != cur {
+				break climb
+			}
+			offset = p.Y
+		default:
+			break climb
+		}
+		cur = parents[i]
+	}
+	if i < 0 {
+		return hostOp{kind: opOther, node: id}
+	}
+	argNode := parse.Node(id)
+	if i+1 < len(parents) {
+		argNode = parents[i+1]
+	}
+	switch p := parents[i].(type) {
+	case *parse.LaunchExpr:
+		for j, a := range p.Args {
+			if a == argNode && !addr && offset == nil {
+				return hostOp{kind: opLaunch, node: id, arg: j, launch: c.siteOf(p)}
+			}
+		}
+	case *parse.InitListExpr:
+		if op, ok := c.entryOp(id, p, argNode, addr && offset == nil); ok {
+			return op
+		}
+	case *parse.CallExpr:
+		if site := c.siteOf(p); site != nil && site.api != nil {
+			if j := indexOf(site.api.launch.Args, argNode); j >= 0 && !addr && offset == nil {
+				return hostOp{kind: opLaunch, node: id, arg: j, launch: site}
+			}
+		}
+		op := c.classifyCall(fn, id, p, argNode, addr, parents[:i])
+		op.offset = offset
+		if offset != nil && op.kind != opUpload && op.kind != opDownload && op.kind != opMemset0 && op.kind != opMemset {
+			op.kind = opOther
+		}
+		return op
+	case *parse.BinaryExpr:
+		if offset != nil {
+			break
+		}
+		if p.Op == "=" && p.X == argNode && isNullLiteral(p.Y) {
+			return withStmt(hostOp{kind: opNull, node: p}, p, parents[:i])
+		}
+		if _, isCall := parse.Unparen(p.Y).(*parse.CallExpr); p.Op == "=" && !addr && p.X == argNode && isCall {
+			return withStmt(hostOp{kind: opForeign, node: p}, p, parents[:i])
+		}
+		if p.Op == "=" && !addr {
+			dst, src := symbolOf(fn, p.X), symbolOf(fn, p.Y)
+			if dst != nil && src != nil {
+				return withStmt(hostOp{kind: opCopy, node: p, dst: dst, src: src}, p, parents[:i])
+			}
+		}
+	}
+	return withStmt(hostOp{kind: opOther, node: id}, id, parents)
+}
+
+// classifyCall recognises the CUDA memory API calls on a buffer.
+func (c *portCtx) classifyCall(fn *parse.FuncDecl, id *parse.Ident, call *parse.CallExpr, arg parse.Node, addr bool, parents []parse.Node) hostOp {
+	pos := -1
+	for j, a := range call.Args {
+		if a == arg {
+			pos = j
+		}
+	}
+	name := parse.ShortFuncName(call.Fun)
+	n := len(call.Args)
+	op := hostOp{kind: opOther, node: id, call: call}
+	switch {
+	case addr && pos == 0 && name == "cudaMalloc" && n == 2:
+		op.kind, op.bytes = opMalloc, call.Args[1]
+	case addr && pos == 0 && name == "cudaMallocManaged" && n >= 2:
+		op.kind, op.bytes = opManaged, call.Args[1]
+	case addr && pos == 0 && (name == "cudaHostAlloc" || name == "cudaMallocHost") && n >= 2:
+		op.kind, op.bytes = opPinned, call.Args[1]
+	case addr && pos >= 0 && !strings.HasPrefix(name, "cuda"):
+		op.kind = opForeign // allocated by the program's own function: adopt it with array_from_device
+	case addr:
+	case (name == "cudaMemcpy" || name == "cudaMemcpyAsync") && n >= 4:
+		kind := strings.TrimSpace(c.text(call.Args[3]))
+		switch {
+		case pos == 0 && kind == "cudaMemcpyHostToDevice":
+			op.kind, op.other, op.bytes = opUpload, call.Args[1], call.Args[2]
+		case pos == 1 && kind == "cudaMemcpyDeviceToHost":
+			op.kind, op.other, op.bytes = opDownload, call.Args[0], call.Args[2]
+		}
+	case (name == "cudaMemset" || name == "cudaMemsetAsync") && pos == 0 && n >= 3 && isNullLiteral(call.Args[1]):
+		op.kind, op.other, op.bytes = opMemset0, call.Args[1], call.Args[2]
+	case (name == "cudaFree" || name == "cudaFreeHost" || name == "free") && pos == 0:
+		op.kind = opFree
+	case (name == "cudaMemset" || name == "cudaMemsetAsync") && pos == 0 && n >= 3:
+		op.kind, op.other, op.bytes = opMemset, call.Args[1], call.Args[2]
+	case name == "swap" && n == 2 && !addr:
+		op.kind, op.dst, op.src = opSwap, symbolOf(fn, call.Args[0]), symbolOf(fn, call.Args[1])
+		if op.dst == nil || op.src == nil {
+			op.kind = opOther
+		}
+	}
+	return withStmt(op, call, parents)
+}
+
+// withStmt finds the statement that consists of node (possibly wrapped in
+// an error-check call like CUDA_CHECK(...) or checkCuda(...)).
+func withStmt(op hostOp, node parse.Node, parents []parse.Node) hostOp {
+	cur := node
+	for i := len(parents) - 1; i >= 0; i-- {
+		switch p := parents[i].(type) {
+		case *parse.ParenExpr:
+		case *parse.CastExpr:
+		case *parse.CallExpr:
+			if len(p.Args) != 1 || p.Args[0] != cur {
+				return op
+			}
+		case *parse.ExprStmt:
+			op.stmt = p
+			if i > 0 {
+				op.block, _ = parents[i-1].(*parse.BlockStmt)
+			}
+			return op
+		default:
+			return op
+		}
+		cur = parents[i]
+	}
+	return op
+}
+
+// conflictingLaunch reports a launch passing v where no array is expected.
+func (c *portCtx) conflictingLaunch(v *hostVar) string {
+	for _, op := range v.ops {
+		if op.kind != opLaunch || op.launch == nil {
+			continue
+		}
+		k := op.launch.kernel
+		if k == nil || !slices.Contains(c.ported[k], op.arg) {
+			name := op.launch.kernelName()
+			return fmt.Sprintf("%s is also passed to %s, whose parameter there is not ported; choose it too (--array %s:%s) or neither",
+				v.sym.Name, name, name, paramNameAt(k, op.arg))
+		}
+	}
+	return ""
+}
+
+func paramNameAt(k *parse.FuncDecl, i int) string {
+	if k == nil || i >= len(k.Params) {
+		return "?"
+	}
+	return k.Params[i].Name
+}
+
+// elemType is the pointee type text of a host pointer variable.
+func (c *portCtx) elemType(v *hostVar) string {
+	t := v.sym.Type
+	if t == nil || t.Pointers != 1 || t.Base == "void" || strings.Contains(t.Base, "auto") {
+		return ""
+	}
+	base := strings.TrimSpace(string(c.src[t.BaseSpan.Start:t.BaseSpan.Stop]))
+	if base == "" {
+		base = t.Base
+	}
+	return base
+}
+
+// findAllocation returns v's single allocation, or nil.
+func findAllocation(v *hostVar) *hostOp {
+	var found *hostOp
+	for i := range v.ops {
+		switch v.ops[i].kind {
+		case opMalloc, opManaged, opPinned:
+			if found != nil {
+				return nil // allocated twice: bamgen does not follow reallocation
+			}
+			found = &v.ops[i]
+		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opOther:
+		}
+	}
+	return found
+}
+
+// keyName is how --count and the config refer to v: the kernel parameter.
+func keyName(v *hostVar) string {
+	if len(v.keys) == 0 {
+		return v.sym.Name
+	}
+	k := v.keys[0]
+	return k.fn.Params[k.idx].Name
+}
+
+// countFor returns the element count expression for v: from --count or
+// the config if given, else derived from a byte-size expression.
+func (c *portCtx) countFor(v *hostVar, bytes parse.Expr, elem string) string {
+	if expr := c.countOverride(v); expr != "" {
+		return expr
+	}
+	return c.countFromBytes(bytes, elem)
+}
+
+func (c *portCtx) countOverride(v *hostVar) string {
+	names := []string{v.sym.Name}
+	for _, k := range v.keys {
+		names = append(names, k.fn.Name+":"+k.fn.Params[k.idx].Name, k.fn.Params[k.idx].Name)
+	}
+	for _, n := range names {
+		if e := c.opts.Counts[n]; e != "" {
+			return e
+		}
+		if a := c.arrayConfig(n); a != nil && a.Count != "" {
+			return a.Count
+		}
+	}
+	return ""
+}
+
+func (c *portCtx) arrayConfig(name string) *ArrayConfig {
+	if c.opts.Config == nil {
+		return nil
+	}
+	for i := range c.opts.Config.Arrays {
+		if c.opts.Config.Arrays[i].Name == name {
+			return &c.opts.Config.Arrays[i]
+		}
+	}
+	return nil
+}
+
+// sourceFor returns the configured source of v's contents.
+func (c *portCtx) sourceFor(v *hostVar) Source {
+	for _, k := range v.keys {
+		for _, n := range []string{k.fn.Name + ":" + k.fn.Params[k.idx].Name, k.fn.Params[k.idx].Name} {
+			if a := c.arrayConfig(n); a != nil {
+				s, _ := ParseSource(a.Source)
+				return s
+			}
+		}
+	}
+	return Source{Kind: "host"}
+}
+
+// countFromBytes turns `n * sizeof(T)` into `n`, anything else into
+// `(bytes) / sizeof(T)`; bytes may also be a `new T[n]` count.
+func (c *source) countFromBytes(bytes parse.Expr, elem string) string {
+	if b, ok := parse.Unparen(bytes).(*parse.BinaryExpr); ok && b.Op == "*" {
+		if c.isSizeofElem(b.Y, elem) {
+			return c.operandText(b.X)
+		}
+		if c.isSizeofElem(b.X, elem) {
+			return c.operandText(b.Y)
+		}
+	}
+	text := oneLine(c.text(bytes))
+	if byteSized[elem] {
+		return c.operandText(bytes)
+	}
+	if _, simple := parse.Unparen(bytes).(*parse.Ident); !simple {
+		text = "(" + text + ")"
+	}
+	return text + " / sizeof(" + elem + ")"
+}
+
+// byteSized lists element types whose size is 1 byte by definition, where
+// a byte count is an element count.
+var byteSized = map[string]bool{"char": true, "signed char": true, "unsigned char": true, "uint8_t": true,
+	"int8_t": true, "std::uint8_t": true, "std::int8_t": true, "bool": true, "std::byte": true}
+
+func (c *source) isSizeofElem(e parse.Expr, elem string) bool {
+	s, ok := parse.Unparen(e).(*parse.SizeofExpr)
+	if !ok || s.Keyword != "sizeof" {
+		return false
+	}
+	if s.Type != nil {
+		return oneLine(s.Type.Text) == oneLine(elem) || oneLine(c.text(s.Type)) == oneLine(elem)
+	}
+	return false
+}
+
+// operandText is e's text on one line. Counts are always whole function
+// arguments, so no parentheses are added.
+func (c *source) operandText(e parse.Expr) string { return oneLine(c.text(e)) }
+
+// bamName is the bam::array variable standing for host variable v.
+func bamName(v *hostVar) string { return v.sym.Name + "_bam" }
+
+// replaceStmt replaces a whole statement, keeping its line count.
+func (c *portCtx) replaceStmt(hp *hostPlan, rw RewriteKind, s parse.Stmt, text string) {
+	lines := strings.Count(c.text(s), "\n")
+	hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.End(), New: text + strings.Repeat("\n", lines), Rewrite: rw.String()})
+}
+
+// copyDeclOp is `T *dst = src;` where the declared variable is a buffer
+// copy: it becomes `auto dst_bam = src_bam;`.
+func copyDeclOp(v *hostVar, vd *parse.VarDecl, src *parse.Symbol) hostOp {
+	op := hostOp{kind: opCopy, node: vd, dst: v.sym, src: src}
+	parse.WithStack(v.fn.Body, func(n parse.Node, parents []parse.Node) bool {
+		ds, ok := n.(*parse.DeclStmt)
+		if !ok {
+			return op.stmt == nil
+		}
+		for _, d := range ds.Vars {
+			if d == vd && len(ds.Vars) == 1 {
+				op.stmt = ds
+				if len(parents) > 0 {
+					op.block, _ = parents[len(parents)-1].(*parse.BlockStmt)
+				}
+			}
+		}
+		return false
+	})
+	return op
+}
+
+// innermostStmt returns the closest statement among parents, or nil.
+func innermostStmt(parents []parse.Node) parse.Stmt {
+	for i := len(parents) - 1; i >= 0; i-- {
+		if s, ok := parents[i].(parse.Stmt); ok {
+			if _, isBlock := s.(*parse.BlockStmt); !isBlock {
+				return s
+			}
+		}
+	}
+	return nil
+}

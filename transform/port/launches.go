@@ -1,0 +1,91 @@
+package port
+
+import (
+	"strings"
+
+	"github.com/bamgen/bamgen/analysis"
+	"github.com/bamgen/bamgen/parse"
+)
+
+// launchIndex holds the file's launches, found once by the analysis
+// (analysis.File.Launches), with the kernel each names and, for the void**
+// runtime API forms, the argument array bamgen can rewrite. Selection,
+// the host plan and inactive.go read it; it knows nothing of the plan.
+type launchIndex struct {
+	*source
+	an       *analysis.File
+	funcs    []*parse.FuncDecl
+	sites    []*launchSite     // built on first use
+	apiCalls []*parse.CallExpr // built on first use
+}
+
+// launches lists every launch in the file, once: the analysis found them
+// (analysis.File.Launches, the one launch finder); this adds the kernel
+// each names, when exactly one definition has that name.
+func (c *launchIndex) launches() []*launchSite {
+	if c.sites != nil {
+		return c.sites
+	}
+	c.sites = []*launchSite{}
+	kernels := map[string][]*parse.FuncDecl{}
+	for _, k := range kernelsIn(c.funcs) {
+		kernels[k.Name] = append(kernels[k.Name], k)
+	}
+	for _, l := range c.an.Launches {
+		var site *launchSite
+		if l.Expr != nil {
+			site = &launchSite{expr: l.Expr, args: l.Expr.Args}
+			if ks := kernels[parse.ShortFuncName(l.Expr.Kernel)]; len(ks) == 1 {
+				site.kernel = ks[0]
+			}
+		} else {
+			site = apiLaunchSite(l, kernels)
+		}
+		site.fn, site.parents = l.Func, l.Stack
+		c.sites = append(c.sites, site)
+	}
+	c.resolveArgsArrays(c.sites)
+	return c.sites
+}
+
+// launchesOf returns the launches of kernel k.
+func (c *launchIndex) launchesOf(k *parse.FuncDecl) []*launchSite {
+	var out []*launchSite
+	for _, l := range c.launches() {
+		if l.kernel == k {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// launchAPICalls lists the cudaLaunch* calls of the file, once.
+func (c *launchIndex) launchAPICalls() []*parse.CallExpr {
+	if c.apiCalls != nil {
+		return c.apiCalls
+	}
+	c.apiCalls = []*parse.CallExpr{}
+	for _, fn := range c.funcs {
+		if fn.Body == nil {
+			continue
+		}
+		parse.WithStack(fn.Body, func(n parse.Node, _ []parse.Node) bool {
+			if call, ok := n.(*parse.CallExpr); ok && strings.HasPrefix(parse.ShortFuncName(call.Fun), "cudaLaunch") {
+				c.apiCalls = append(c.apiCalls, call)
+			}
+			return true
+		})
+	}
+	return c.apiCalls
+}
+
+// siteOf returns the launch whose expression is n (a <<<>>> launch or a
+// runtime API call), or nil.
+func (c *launchIndex) siteOf(n parse.Node) *launchSite {
+	for _, s := range c.launches() {
+		if s.node() == n {
+			return s
+		}
+	}
+	return nil
+}

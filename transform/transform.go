@@ -1,0 +1,146 @@
+// Package transform is bamgen's pipeline: it runs one file through every
+// stage, in one direction, with typed hand-offs between them:
+//
+//	parse.ParseFile            the lossless tree
+//	analysis.AnalyzeDevice     once per file; both planners read it
+//	port.Port                  plans the port: choices, diagnostics, edits
+//	opt.Run                    plans the access-pattern rewrites, given the
+//	                           port's decisions as data (opt.Ported)
+//	edit.Apply                 applies every edit once, on the original bytes
+//
+// No stage calls back into another; the CLI (cmd/bamgen) only turns flags
+// into Options and prints the Result. See docs/architecture.md.
+package transform
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/bamgen/bamgen/analysis"
+	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/edit"
+	"github.com/bamgen/bamgen/parse"
+	"github.com/bamgen/bamgen/transform/opt"
+	"github.com/bamgen/bamgen/transform/port"
+)
+
+// Options are every choice of one run of the pipeline.
+type Options struct {
+	Port port.Options
+	// Opt selects an access-pattern rewrite (--opt); nil runs none.
+	Opt *opt.Options
+	// FindConfig reads the .bamgen.yaml next to the input when
+	// Port.Config is nil (the CLI sets it unless --config was given).
+	FindConfig bool
+}
+
+// Result is the outcome for one file.
+type Result struct {
+	Src     *diag.Source // the input, for printing diagnostics
+	Output  []byte       // the ported file (the input when nothing was ported)
+	Diags   []diag.Diagnostic
+	Choices []port.Choice
+	Changed bool
+}
+
+// Run parses src (named name) and runs it through the pipeline. The error
+// is reserved for bamgen bugs (an invalid edit, a panic) and for an
+// unreadable config; problems with the input are diagnostics, and when any
+// is an error Output is the unchanged input.
+func Run(name string, src []byte, opts Options) (*Result, error) {
+	if opts.FindConfig && opts.Port.Config == nil {
+		cfg, err := port.FindConfig(name)
+		if err != nil {
+			return nil, err
+		}
+		opts.Port.Config = cfg
+	}
+	pf := parse.ParseFile(name, src)
+	res, err := RunParsed(pf, opts)
+	if err != nil {
+		return nil, err
+	}
+	res.Diags = append(portRelevantParseDiags(pf, res.Choices), res.Diags...)
+	return res, nil
+}
+
+// RunParsed runs an already parsed file through analysis, planning and
+// Apply; it does not modify pf, and it reports no parser diagnostics (Run
+// adds those that matter).
+func RunParsed(pf *parse.File, opts Options) (res *Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("internal error while porting %s: %v", pf.Src.Name, r)
+		}
+	}()
+	res = &Result{Src: pf.Src, Output: pf.Src.Bytes}
+	an := analyze(pf)
+	planned, err := port.Port(pf, an, opts.Port)
+	if err != nil {
+		return nil, err
+	}
+	res.Diags, res.Choices = planned.Diags, planned.Choices
+	if !planned.Planned {
+		return res, nil
+	}
+	edits := planned.Edits
+	if opts.Opt != nil {
+		rw := opt.Run(an, *opts.Opt, handOff(pf, an, planned))
+		res.Diags = append(res.Diags, rw.Diags...)
+		edits = append(edits, rw.Edits...)
+	}
+	out, err := edit.Apply(pf.Src.Bytes, edits, pf.Src.Name)
+	if err != nil {
+		return nil, err
+	}
+	res.Output = out
+	res.Changed = !bytes.Equal(out, pf.Src.Bytes)
+	return res, nil
+}
+
+// analyze is the one place the pipeline analyses a file.
+func analyze(pf *parse.File) *analysis.File { return analysis.AnalyzeDevice(pf) }
+
+// handOff turns the port's plan into what the rewrites need to know of it:
+// the ported parameters, the text each <<<>>> launch argument will have
+// after the port, and the byte ranges the port edits.
+func handOff(pf *parse.File, an *analysis.File, planned *port.Result) opt.Ported {
+	h := opt.Ported{Params: planned.Ported(), LaunchArgs: map[*parse.LaunchExpr][]string{}, Edited: edit.Spans(planned.Edits)}
+	for _, l := range an.Launches {
+		if l.Expr == nil || len(h.Params[l.Kernel]) == 0 {
+			continue
+		}
+		args := make([]string, len(l.Expr.Args))
+		for i, a := range l.Expr.Args {
+			args[i] = edit.Within(pf.Src.Bytes, planned.Edits, a.Pos(), a.End())
+		}
+		h.LaunchArgs[l.Expr] = args
+	}
+	return h
+}
+
+// portRelevantParseDiags keeps parser diagnostics inside functions the port
+// touches: an unparsed region elsewhere does not affect the result, and
+// one inside a ported kernel has already refused the arrays it hides.
+func portRelevantParseDiags(pf *parse.File, choices []port.Choice) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, d := range pf.Diags {
+		for _, ch := range choices {
+			if fn := findFunc(pf, ch.Kernel); fn != nil && d.Pos >= fn.Pos() && d.Pos < fn.End() {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// findFunc returns the definition of the function named name, or nil.
+func findFunc(pf *parse.File, name string) *parse.FuncDecl {
+	for _, fn := range pf.Funcs() {
+		if fn.Name == name && fn.Body != nil {
+			return fn
+		}
+	}
+	return nil
+}
