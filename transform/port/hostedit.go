@@ -396,17 +396,23 @@ func (c *portCtx) emitWraps(hp *hostPlan, wraps map[*launchSite][]templates.Arra
 	}
 }
 
-// runtimeEdits adds the include and the runtime variable to every host
-// function that uses it, and the statistics print at the end of main.
+// runtimeEdits adds the include (whenever a kernel or helper takes a
+// bam::array, also in a file with no host edit) and the runtime variable to
+// every host function that uses it, and the statistics print in main.
 func (c *portCtx) runtimeEdits(hp *hostPlan) []edit.Edit {
-	if len(hp.fns) == 0 {
-		return nil
-	}
 	// A file ported before (another array chosen now) already has the
 	// include, the runtime variable and the statistics: never twice.
 	var edits []edit.Edit
+	if len(hp.fns) == 0 && len(c.inPlace()) == 0 {
+		return nil
+	}
 	if !c.hasDirective("bam/bam.cuh") {
-		edits = append(edits, c.includeEdit())
+		if e, ok := c.includeEdit(len(hp.fns) == 0); ok {
+			edits = append(edits, e)
+		}
+	}
+	if len(hp.fns) == 0 { // kernels only (a kernel file, a header): the include is all
+		return edits
 	}
 	for _, fn := range c.funcs {
 		if hp.fns[fn] && fn.Body != nil && !strings.Contains(c.text(fn.Body), "bam::runtime& "+rtName+" =") {
@@ -418,30 +424,6 @@ func (c *portCtx) runtimeEdits(hp *hostPlan) []edit.Edit {
 		edits = append(edits, e)
 	}
 	return edits
-}
-
-// includeEdit inserts the runtime header after the last #include line,
-// followed by a #line directive so later lines keep their numbers.
-func (c *portCtx) includeEdit() edit.Edit {
-	at := 0
-	for _, t := range c.file.Tokens {
-		if t.Kind == parse.Directive && strings.HasPrefix(strings.Join(strings.Fields(string(c.src[t.Start:t.End])), ""), "#include") {
-			at = t.End
-		}
-	}
-	if at > 0 {
-		for at < len(c.src) && c.src[at] != '\n' {
-			at++
-		}
-		if at < len(c.src) {
-			at++
-		}
-	}
-	text := templates.Render("include", nil)
-	if at > 0 && c.src[at-1] != '\n' { // the include was the last line, with no newline
-		text = "\n" + text
-	}
-	return edit.Edit{Start: at, End: at, New: text, Rewrite: Runtime.String(), Reline: true}
 }
 
 // statsEdit prints the runtime statistics (when BAM_STATS=1) before the
