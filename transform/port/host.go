@@ -251,6 +251,9 @@ func appendKey(keys []paramKey, k paramKey) []paramKey {
 func (c *portCtx) launchVars(hp *hostPlan, key paramKey) []*hostVar {
 	var out []*hostVar
 	name := key.fn.Params[key.idx].Name
+	if c.unparsedLaunchDrops(hp, key) {
+		return nil
+	}
 	for _, l := range c.launchesOf(key.fn) {
 		why := ""
 		switch {

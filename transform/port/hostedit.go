@@ -414,32 +414,32 @@ func (c *portCtx) runtimeEdits(hp *hostPlan) []edit.Edit {
 	if len(hp.fns) == 0 { // kernels only (a kernel file, a header): the include is all
 		return edits
 	}
+	// The statistics guard first: it is destroyed last, after every array.
+	if e, ok := c.statsEdit(); ok && !strings.Contains(string(c.src), "print_stats(stderr)") && !strings.Contains(string(c.src), "bam::stats_at_exit") {
+		edits = append(edits, e)
+	}
 	for _, fn := range c.funcs {
 		if hp.fns[fn] && fn.Body != nil && !strings.Contains(c.text(fn.Body), "bam::runtime& "+rtName+" =") {
 			open := fn.Body.Pos() + 1
 			edits = append(edits, edit.Edit{Start: open, End: open, New: templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Rewrite: Runtime.String()})
 		}
 	}
-	if e, ok := c.statsEdit(); ok && !strings.Contains(string(c.src), "print_stats(stderr)") {
-		edits = append(edits, e)
-	}
 	return edits
 }
 
-// statsEdit prints the runtime statistics (when BAM_STATS=1) before the
-// last statement of main when it is a return, else before main's `}`.
+// statsEdit declares a bam::stats_at_exit at the top of main: it prints
+// the runtime statistics (when BAM_STATS=1) on every return path. A main
+// with parse errors is not edited.
 func (c *portCtx) statsEdit() (edit.Edit, bool) {
 	for _, fn := range c.funcs {
 		if fn.Name != "main" || fn.Body == nil || fn.Qualifier != "" {
 			continue
 		}
-		at := fn.Body.End() - 1
-		if n := len(fn.Body.Stmts); n > 0 {
-			if r, ok := fn.Body.Stmts[n-1].(*parse.ReturnStmt); ok {
-				at = r.Pos()
-			}
+		if _, bad := c.unparsedFn(fn); bad {
+			return edit.Edit{}, false
 		}
-		return edit.Edit{Start: at, End: at, New: templates.Render("stats", nil), Rewrite: Runtime.String()}, true
+		open := fn.Body.Pos() + 1
+		return edit.Edit{Start: open, End: open, New: templates.Render("stats", nil), Rewrite: Runtime.String()}, true
 	}
 	return edit.Edit{}, false
 }

@@ -149,7 +149,7 @@ func TestPortInSteps(t *testing.T) {
 	first, _ := portForTest(t, src, Options{Arrays: []string{"vector_add:a", "vector_add_gridstride:a"}})
 	second, diags := portForTest(t, first.Output, Options{Arrays: []string{"c"}})
 	out := string(second.Output)
-	for _, once := range []string{"#include <bam/bam.cuh>", "bam::runtime& bam_rt =", "print_stats(stderr)"} {
+	for _, once := range []string{"#include <bam/bam.cuh>", "bam::runtime& bam_rt =", "bam::stats_at_exit"} {
 		if n := strings.Count(out, once); n != 1 {
 			t.Errorf("%q appears %d times after two ports\n%s", once, n, diags)
 		}

@@ -106,6 +106,26 @@ private:
 // torn down at exit.
 runtime& default_runtime();
 
+// Prints the default runtime's statistics to stderr when it goes out of
+// scope, if BAM_STATS=1. `bamgen port` declares one at the top of main, so
+// every return path prints them. Never throws (a destructor).
+class stats_at_exit {
+public:
+  stats_at_exit() = default;
+  stats_at_exit(const stats_at_exit&) = delete;
+  stats_at_exit& operator=(const stats_at_exit&) = delete;
+  ~stats_at_exit()
+  {
+    try {
+      runtime& rt = default_runtime();
+      if (rt.cfg().stats)
+        rt.print_stats(stderr);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bam: statistics not printed: %s\n", e.what());
+    }
+  }
+};
+
 BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_RUNTIME_CUH
