@@ -55,6 +55,13 @@ type Copy struct {
 // memory around one launch.
 type Wrap struct{ Arrays []Array }
 
+// Check is the data of check_launch: the check after a ported launch.
+type Check struct {
+	RT     string
+	Kernel string // the kernel's name, for the message
+	Block  string // the launch's block size as written, or "" (side effects)
+}
+
 // Runtime is the data of runtime_setup.
 type Runtime struct{ RT string }
 

@@ -170,6 +170,7 @@ func (c *portCtx) planHost() *hostPlan {
 	}
 	c.emitWraps(hp, wraps)
 	emitHoists(hp, hoists)
+	c.emitLaunchChecks(hp)
 	return hp
 }
 

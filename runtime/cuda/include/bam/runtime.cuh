@@ -81,6 +81,34 @@ public:
   [[nodiscard]] size_t cache_lines() const noexcept;
   [[nodiscard]] size_t live_arrays() const noexcept; // arrays made and not yet freed
 
+  // Right after a launch of a ported kernel (`bamgen port` adds it to every
+  // one): throws bam::error naming the kernel, the block size and CUDA's
+  // reason when the launch failed. A ported kernel needs more registers than
+  // the original, so a block size the original could launch may now fail
+  // with "too many resources requested for launch".
+  void check_launch(const char* kernel, dim3 block)
+  {
+    const cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess)
+      return;
+    std::string dims = std::to_string(block.x);
+    if (block.y != 1 || block.z != 1)
+      dims += "x" + std::to_string(block.y) + "x" + std::to_string(block.z);
+    std::string msg = std::string("bam: the launch of ") + kernel + " with blocks of " + dims + " threads failed: " +
+                      cudaGetErrorString(e);
+    if (e == cudaErrorLaunchOutOfResources)
+      msg += "; the ported kernel uses more registers than the original: launch it with smaller blocks "
+             "(or cap its registers with __launch_bounds__ or -maxrregcount)";
+    throw error(msg);
+  }
+  // The same, where the block size is not known (an expression with side effects).
+  void check_launch(const char* kernel)
+  {
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+      throw error(std::string("bam: the launch of ") + kernel + " failed: " + cudaGetErrorString(e));
+  }
+
 private:
   enum class source { host, file, device, zeros };
   struct impl;
