@@ -36,8 +36,8 @@ type Fill struct {
 	Value string
 }
 
-// Patch is the data of patch: a copy or fill of part of a bam::array, done
-// through a host copy of the whole array.
+// Patch is the data of patch: a copy or fill of part of a bam::array, in
+// place (runtime write_bytes / fill_bytes / read_bytes).
 type Patch struct {
 	Array
 	Op     string // "memcpy" (host to array), "memset", "copy_out" (array to host)

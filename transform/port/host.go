@@ -71,7 +71,9 @@ type hostOp struct {
 	bytes  parse.Expr // size argument of allocations and copies
 	other  parse.Expr // the host pointer of a copy; the fill value of a memset
 	offset parse.Expr // element offset of a copy or memset at `d + offset`
-	where  parse.Stmt // innermost statement around the use (for messages)
+	// offsetText is the whole offset as written (`n - 4` in `d + n - 4`).
+	offsetText string
+	where      parse.Stmt // innermost statement around the use (for messages)
 	// Pointer copies between buffer variables (`a = b`, `T *t = a`,
 	// std::swap(a, b)): the buffers then form one group, ported together.
 	dst, src *parse.Symbol
@@ -401,26 +403,47 @@ func isNullLiteral(e parse.Expr) bool {
 func (c *portCtx) classifyHostUse(fn *parse.FuncDecl, id *parse.Ident, parents []parse.Node) hostOp {
 	i := len(parents) - 1
 	addr := false
+	indexed := false // d[off], waiting for its &
 	var offset parse.Expr
+	offEnd := 0
 	cur := parse.Node(id)
 climb:
-	for ; i >= 0; i-- { // climb through (void**)&d, (d), d + off
+	for ; i >= 0; i-- { // climb through (void**)&d, (d), d + off, &d[off]
 		switch p := parents[i].(type) {
 		case *parse.ParenExpr, *parse.CastExpr:
+			if indexed {
+				break climb
+			}
+		case *parse.IndexExpr:
+			if addr || offset != nil || p.X != cur {
+				break climb
+			}
+			offset, indexed, offEnd = p.Index, true, p.Index.End()
 		case *parse.UnaryExpr:
+			if p.Op == "&" && indexed { // &d[off] is d + off
+				indexed = false
+				break
+			}
 			if p.Op != "&" || addr || offset != nil {
 				break climb
 			}
 			addr = true
 		case *parse.BinaryExpr:
+			if offset != nil && !indexed && !addr && (p.Op == "+" || p.Op == "-") && p.X == cur {
+				offEnd = p.End() // d + n - 4: the offset is `n - 4`
+				break
+			}
 			if p.Op != "+" || addr || offset != nil || p.X != cur {
 				break climb
 			}
-			offset = p.Y
+			offset, offEnd = p.Y, p.Y.End()
 		default:
 			break climb
 		}
 		cur = parents[i]
+	}
+	if indexed { // d[i] read or written on the host: not a range copy
+		return hostOp{kind: opOther, node: id}
 	}
 	if i < 0 {
 		return hostOp{kind: opOther, node: id}
@@ -448,6 +471,9 @@ climb:
 		}
 		op := c.classifyCall(fn, id, p, argNode, addr, parents[:i])
 		op.offset = offset
+		if offset != nil {
+			op.offsetText = oneLine(string(c.src[offset.Pos():offEnd]))
+		}
 		if offset != nil && op.kind != opUpload && op.kind != opDownload && op.kind != opMemset0 && op.kind != opMemset {
 			op.kind = opOther
 		}

@@ -464,14 +464,14 @@ func (c *portCtx) isPartial(p deviceVarPlan, op hostOp) bool {
 	return false
 }
 
-// emitPatch rewrites a partial copy or fill through a host copy of the
-// whole array: copy out, patch the bytes, make the array again. Correct
-// for any offset and size, at the cost of moving the array twice, which
-// set-up code (a BFS source's level, one boundary value) can afford.
+// emitPatch rewrites a partial copy or fill as one runtime call that reads
+// or writes the range in place: `cudaMemcpy(&p[i], &x, sz, H2D)` becomes
+// `bam_rt.write_bytes(p_bam, i, &x, sz)` (element offset, byte count, as
+// the original wrote them).
 func (c *portCtx) emitPatch(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	d := templates.Patch{Array: p.data, Offset: "0", Bytes: oneLine(c.text(op.bytes))}
 	if op.offset != nil {
-		d.Offset = oneLine(c.text(op.offset))
+		d.Offset = op.offsetText
 	}
 	switch op.kind {
 	case opUpload:

@@ -101,6 +101,39 @@ public:
              "(or cap its registers with __launch_bounds__ or -maxrregcount)";
     throw error(msg);
   }
+  // Partial copies and sets in place, for ported host code: the array keeps
+  // its handle and contents outside the range. `first` is an element index
+  // (as in `p + first`), `bytes` a byte count (as cudaMemcpy/cudaMemset
+  // take it). Each flushes the cache and checks for device-side failures;
+  // a range past the array's end throws bam::error.
+  //   cudaMemcpy(&p[i], &x, sizeof x, cudaMemcpyHostToDevice) -> rt.write_bytes(p_bam, i, &x, sizeof x)
+  //   cudaMemset(p + off, v, n)                                -> rt.fill_bytes(p_bam, off, v, n)
+  //   cudaMemcpy(&x, p + i, sizeof x, cudaMemcpyDeviceToHost) -> rt.read_bytes(p_bam, i, &x, sizeof x)
+  template <class T>
+  void write_bytes(const array<T>& a, size_t first, const void* src, size_t bytes)
+  {
+    range_io(detail::array_factory::meta(a).id, first * sizeof(T), bytes, a.size() * sizeof(T), src, nullptr, 0);
+  }
+  template <class T>
+  void fill_bytes(const array<T>& a, size_t first, int value, size_t bytes)
+  {
+    range_io(detail::array_factory::meta(a).id, first * sizeof(T), bytes, a.size() * sizeof(T), nullptr, nullptr, value);
+  }
+  template <class T>
+  void read_bytes(const array<T>& a, size_t first, void* dst, size_t bytes)
+  {
+    range_io(detail::array_factory::meta(a).id, first * sizeof(T), bytes, a.size() * sizeof(T), nullptr, dst, 0);
+  }
+  // Device-to-device copy between two arrays (cudaMemcpyDeviceToDevice):
+  // `bytes` from src's element `src_first` to dst's element `dst_first`.
+  template <class T, class U>
+  void copy_bytes(const array<T>& dst, size_t dst_first, const array<U>& src, size_t src_first, size_t bytes)
+  {
+    std::unique_ptr<unsigned char[]> tmp(new unsigned char[bytes ? bytes : 1]);
+    read_bytes(src, src_first, tmp.get(), bytes);
+    write_bytes(dst, dst_first, tmp.get(), bytes);
+  }
+
   // The same, where the block size is not known (an expression with side effects).
   void check_launch(const char* kernel)
   {
@@ -122,6 +155,8 @@ private:
 
   detail::array_meta create(size_t bytes, source src, const void* p, const std::string& path, size_t offset);
   void copy_out(uint32_t id, void* dst, size_t bytes, size_t array_bytes);
+  // write_bytes (src), read_bytes (dst) or fill_bytes (neither: value).
+  void range_io(uint32_t id, size_t offset, size_t bytes, size_t array_bytes, const void* src, void* dst, int value);
   void release_array(uint32_t id);
   const detail::cache_ctx* device_ctx() const noexcept;
   unsigned char* slots() const noexcept;
