@@ -62,6 +62,11 @@ type Check struct {
 	Block  string // the launch's block size as written, or "" (side effects)
 }
 
+// D2D is the data of copy_bytes: a device-to-device copy between arrays.
+type D2D struct {
+	RT, Dst, DstFirst, Src, SrcFirst, Bytes string
+}
+
 // Runtime is the data of runtime_setup.
 type Runtime struct{ RT string }
 

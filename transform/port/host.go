@@ -341,12 +341,29 @@ func (c *portCtx) hostOps(v *hostVar) []hostOp {
 				return true
 			}
 		}
+		if inSizeof(parents) { // `n * sizeof *d`: not evaluated, the pointer is not used
+			return true
+		}
 		op := c.classifyHostUse(v.fn, id, parents)
 		op.where = innermostStmt(parents)
 		ops = append(ops, expandEntry(op)...)
 		return true
 	})
 	return ops
+}
+
+// inSizeof reports whether the innermost expression around a use, below
+// any statement, is the operand of sizeof/alignof.
+func inSizeof(parents []parse.Node) bool {
+	for i := len(parents) - 1; i >= 0; i-- {
+		switch parents[i].(type) {
+		case *parse.SizeofExpr:
+			return true
+		case parse.Stmt, *parse.LambdaExpr:
+			return false
+		}
+	}
+	return false
 }
 
 func parentOf(parents []parse.Node) parse.Node {
@@ -387,6 +404,32 @@ func symbolOf(fn *parse.FuncDecl, e parse.Expr) *parse.Symbol {
 		return nil
 	}
 	return sym
+}
+
+// rangeOf splits a copy's pointer argument into the buffer and the element
+// offset as written: `d` (0), `d + off`, `&d[off]`, through casts.
+func (c *portCtx) rangeOf(e parse.Expr) (parse.Expr, string) {
+	e = parse.UnparenCasts(e)
+	if u, ok := e.(*parse.UnaryExpr); ok && u.Op == "&" {
+		if ix, ok := parse.Unparen(u.X).(*parse.IndexExpr); ok {
+			return parse.Unparen(ix.X), oneLine(c.text(ix.Index))
+		}
+	}
+	if b, ok := e.(*parse.BinaryExpr); ok && (b.Op == "+" || b.Op == "-") {
+		// d + n - 4 is (d + n) - 4: the buffer is the leftmost operand of the chain
+		first := b
+		for {
+			x, ok := parse.Unparen(first.X).(*parse.BinaryExpr)
+			if !ok || (x.Op != "+" && x.Op != "-") {
+				break
+			}
+			first = x
+		}
+		if first.Op == "+" {
+			return parse.UnparenCasts(first.X), oneLine(string(c.src[first.Y.Pos():b.End()]))
+		}
+	}
+	return e, "0"
 }
 
 func isNullLiteral(e parse.Expr) bool {
@@ -474,7 +517,7 @@ climb:
 		if offset != nil {
 			op.offsetText = oneLine(string(c.src[offset.Pos():offEnd]))
 		}
-		if offset != nil && op.kind != opUpload && op.kind != opDownload && op.kind != opMemset0 && op.kind != opMemset {
+		if offset != nil && op.kind != opUpload && op.kind != opDownload && op.kind != opMemset0 && op.kind != opMemset && op.kind != opD2D {
 			op.kind = opOther
 		}
 		return op
@@ -526,6 +569,14 @@ func (c *portCtx) classifyCall(fn *parse.FuncDecl, id *parse.Ident, call *parse.
 			op.kind, op.other, op.bytes = opUpload, call.Args[1], call.Args[2]
 		case pos == 1 && kind == "cudaMemcpyDeviceToHost":
 			op.kind, op.other, op.bytes = opDownload, call.Args[0], call.Args[2]
+		case (pos == 0 || pos == 1) && kind == "cudaMemcpyDeviceToDevice":
+			dst, _ := c.rangeOf(call.Args[0])
+			src, _ := c.rangeOf(call.Args[1])
+			op.kind, op.bytes = opD2D, call.Args[2]
+			op.dst, op.src = symbolOf(fn, dst), symbolOf(fn, src)
+			if op.dst == nil || op.src == nil || op.dst == op.src {
+				op.kind = opOther
+			}
 		}
 	case (name == "cudaMemset" || name == "cudaMemsetAsync") && pos == 0 && n >= 3 && isNullLiteral(call.Args[1]):
 		op.kind, op.other, op.bytes = opMemset0, call.Args[1], call.Args[2]
@@ -554,6 +605,23 @@ func withStmt(op hostOp, node parse.Node, parents []parse.Node) hostOp {
 			if len(p.Args) != 1 || p.Args[0] != cur {
 				return op
 			}
+		case *parse.BinaryExpr: // err = cudaMalloc(...): replaceStmt keeps err set
+			if _, isCall := node.(*parse.CallExpr); p.Op != "=" || p.Y != cur || !isCall {
+				return op
+			}
+		case *parse.VarDecl: // cudaError_t err = cudaMalloc(...);
+			if _, isCall := node.(*parse.CallExpr); p.Init != cur || !isCall || i == 0 {
+				return op
+			}
+			ds, ok := parents[i-1].(*parse.DeclStmt)
+			if !ok || len(ds.Vars) != 1 {
+				return op
+			}
+			op.stmt = ds
+			if i > 1 {
+				op.block, _ = parents[i-2].(*parse.BlockStmt)
+			}
+			return op
 		case *parse.ExprStmt:
 			op.stmt = p
 			if i > 0 {
@@ -614,7 +682,7 @@ func findAllocation(v *hostVar) *hostOp {
 				return nil // allocated twice: bamgen does not follow reallocation
 			}
 			found = &v.ops[i]
-		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opOther:
+		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
 		}
 	}
 	return found
@@ -726,7 +794,42 @@ func bamName(v *hostVar) string { return v.sym.Name + "_bam" }
 // replaceStmt replaces a whole statement, keeping its line count.
 func (c *portCtx) replaceStmt(hp *hostPlan, rw RewriteKind, s parse.Stmt, text string) {
 	lines := strings.Count(c.text(s), "\n")
+	if v := c.statusVar(s); v != "" {
+		text += " " + v + " = cudaSuccess;"
+	}
 	hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.End(), New: text + strings.Repeat("\n", lines), Rewrite: rw.String()})
+}
+
+// statusVar returns err in a statement `err = cudaCall(...);` (possibly
+// inside an error-check macro call): the runtime call that replaces it
+// reports failures by exception, so err is set to cudaSuccess for the code
+// that tests it afterwards.
+func (c *portCtx) statusVar(s parse.Stmt) string {
+	if ds, ok := s.(*parse.DeclStmt); ok && len(ds.Vars) == 1 && ds.Vars[0].Init != nil {
+		if call, ok := parse.Unparen(ds.Vars[0].Init).(*parse.CallExpr); ok && strings.HasPrefix(parse.ShortFuncName(call.Fun), "cuda") && ds.Vars[0].Type != nil {
+			return oneLine(c.text(ds.Vars[0].Type)) + " " + ds.Vars[0].Name
+		}
+	}
+	es, ok := s.(*parse.ExprStmt)
+	if !ok {
+		return ""
+	}
+	e := parse.Unparen(es.X)
+	for {
+		call, ok := e.(*parse.CallExpr)
+		if !ok || len(call.Args) != 1 {
+			break
+		}
+		e = parse.Unparen(call.Args[0])
+	}
+	b, ok := e.(*parse.BinaryExpr)
+	if !ok || b.Op != "=" {
+		return ""
+	}
+	if call, ok := parse.Unparen(b.Y).(*parse.CallExpr); ok && strings.HasPrefix(parse.ShortFuncName(call.Fun), "cuda") {
+		return oneLine(c.text(b.X))
+	}
+	return ""
 }
 
 // copyDeclOp is `T *dst = src;` where the declared variable is a buffer

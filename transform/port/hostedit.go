@@ -166,7 +166,7 @@ func (c *portCtx) deviceOpProblem(v *hostVar, op hostOp, alloc *hostOp) string {
 			return fmt.Sprintf("%s is passed to `%s`, which bamgen does not know", v.sym.Name, oneLine(c.text(op.node)))
 		}
 		return ""
-	case opMalloc, opUpload, opDownload, opMemset0, opMemset, opFree, opNull, opCopy, opSwap:
+	case opMalloc, opUpload, opDownload, opMemset0, opMemset, opFree, opNull, opCopy, opSwap, opD2D:
 		if op.stmt == nil {
 			return fmt.Sprintf("%s is used in %s, which is not a statement of its own; bamgen rewrites whole statements",
 				v.sym.Name, oneLine(c.text(op.node)))
@@ -220,7 +220,7 @@ func (c *portCtx) emitMergedCreation(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	case opMemset:
 		f := templates.Fill{Array: d, Bytes: oneLine(c.text(op.bytes)), Value: oneLine(c.text(op.other))}
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("fill_create", f))
-	case opNone, opMalloc, opManaged, opPinned, opDownload, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opOther:
+	case opNone, opMalloc, opManaged, opPinned, opDownload, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
 		// not a whole-buffer fill: never the merged creation (creationOp)
 	}
 }
@@ -278,6 +278,11 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	case opSwap:
 		d := templates.Copy{Dst: op.dst.Name + "_bam", Src: op.src.Name + "_bam"}
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("swap", d))
+	case opD2D:
+		dst, dOff := c.rangeOf(op.call.Args[0])
+		src, sOff := c.rangeOf(op.call.Args[1])
+		d := templates.D2D{RT: rtName, Dst: oneLine(c.text(dst)) + "_bam", DstFirst: dOff, Src: oneLine(c.text(src)) + "_bam", SrcFirst: sOff, Bytes: oneLine(c.text(op.bytes))}
+		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("copy_bytes", d))
 	case opLaunch:
 		emitLaunchArg(hp, op, bamName(v), data.Elem)
 	case opNone, opManaged, opPinned, opOther:
@@ -459,7 +464,7 @@ func (c *portCtx) isPartial(p deviceVarPlan, op hostOp) bool {
 		return op.offset != nil || p.alloc == nil || !c.sameCount(op.bytes, p.alloc.bytes, p.data.Elem)
 	case opDownload:
 		return op.offset != nil
-	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opOther:
+	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
 	}
 	return false
 }
@@ -480,7 +485,7 @@ func (c *portCtx) emitPatch(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		d.Op, d.Src = "memset", oneLine(c.text(op.other))
 	case opDownload:
 		d.Op, d.Src = "copy_out", oneLine(c.text(op.other))
-	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opOther:
+	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
 		// isPartial holds only for copies and fills
 	}
 	c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("patch", d))
