@@ -172,7 +172,7 @@ func (c *portCtx) planHost() *hostPlan {
 	}
 	c.emitWraps(hp, wraps)
 	emitHoists(hp, hoists)
-	c.emitLaunchChecks(hp)
+	c.emitLaunchChecks(hp, wraps)
 	return hp
 }
 

@@ -98,7 +98,7 @@ func (c *launchIndex) siteOf(n parse.Node) *launchSite {
 // the kernel, the block size and the reason, even where the original never
 // checked. The block expression is repeated only when evaluating it again
 // cannot change anything.
-func (c *portCtx) emitLaunchChecks(hp *hostPlan) {
+func (c *portCtx) emitLaunchChecks(hp *hostPlan, wraps map[*launchSite][]templates.Array) {
 	for _, l := range c.launches() {
 		if l.api != nil || l.expr == nil || l.kernel == nil || len(c.ported[l.kernel]) == 0 || l.fn == nil || l.fn.IsDevice() {
 			continue
@@ -118,7 +118,14 @@ func (c *portCtx) emitLaunchChecks(hp *hostPlan) {
 				d.Block = b
 			}
 		}
-		hp.edits = append(hp.edits, edit.Edit{Start: s.End(), End: s.End(), New: templates.Render("check_launch", d), Rewrite: Launches.String()})
+		check := templates.Render("check_launch", d)
+		if n := len(l.parents); len(wraps[l]) == 0 && (n < 2 || !isBlock(l.parents[n-2])) {
+			// the body of an if/for/while without braces: keep the check in it
+			// (a wrapped launch has its braces already)
+			hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.Pos(), New: "{ ", Rewrite: Launches.String()})
+			check += " }"
+		}
+		hp.edits = append(hp.edits, edit.Edit{Start: s.End(), End: s.End(), New: check, Rewrite: Launches.String()})
 		hp.fns[l.fn] = true
 	}
 }
@@ -161,4 +168,9 @@ func pureText(s string) bool {
 		}
 	}
 	return true
+}
+
+func isBlock(n parse.Node) bool {
+	_, ok := n.(*parse.BlockStmt)
+	return ok
 }
