@@ -92,7 +92,8 @@ func (c *source) includeGuard(ds []directive) (open, close int, ok bool) {
 
 // includeEdit inserts the headers the port needs (those the file does not
 // include yet) after the last #include outside any #if block (an include
-// guard does not count), or, with none, at the top of the file after its
+// guard does not count) that comes before the file's first declaration,
+// or, with none, at the top of the file after its
 // leading comments, `#pragma once` and include guard. A #line directive
 // follows, so later lines keep their numbers. A file with no host edit
 // (kernelsOnly) needs only the runtime header.
@@ -103,9 +104,21 @@ func (c *portCtx) includeEdit(kernelsOnly bool) (edit.Edit, bool) {
 	if guard {
 		base = 1
 	}
+	// Only includes before the first declaration count: the runtime must be
+	// declared before any code that uses bam::array.
+	code := len(c.src)
+	for _, t := range c.file.Tokens {
+		if !t.Kind.IsTrivia() && t.Kind != parse.EOF {
+			code = t.Start
+			break
+		}
+	}
 	have := map[string]bool{}
 	at, depth := -1, 0
 	for i, d := range ds {
+		if c.file.Tokens[d.tok].Start > code {
+			break
+		}
 		switch d.name {
 		case "if", "ifdef", "ifndef":
 			depth++
