@@ -36,8 +36,8 @@ type Fill struct {
 	Value string
 }
 
-// Patch is the data of patch: a copy or fill of part of a bam::array, done
-// through a host copy of the whole array.
+// Patch is the data of patch: a copy or fill of part of a bam::array, in
+// place (runtime write_bytes / fill_bytes / read_bytes).
 type Patch struct {
 	Array
 	Op     string // "memcpy" (host to array), "memset", "copy_out" (array to host)
@@ -54,6 +54,18 @@ type Copy struct {
 // Wrap is the data of wrap_begin / wrap_end: arrays made from host-visible
 // memory around one launch.
 type Wrap struct{ Arrays []Array }
+
+// Check is the data of check_launch: the check after a ported launch.
+type Check struct {
+	RT     string
+	Kernel string // the kernel's name, for the message
+	Block  string // the launch's block size as written, or "" (side effects)
+}
+
+// D2D is the data of copy_bytes: a device-to-device copy between arrays.
+type D2D struct {
+	RT, Dst, DstFirst, Src, SrcFirst, Bytes string
+}
 
 // Runtime is the data of runtime_setup.
 type Runtime struct{ RT string }

@@ -18,6 +18,10 @@ func TestTemplatesRender(t *testing.T) {
 			data = Patch{Array: a, Op: "memset", Offset: "3", Bytes: "4"}
 		case "copy", "swap":
 			data = Copy{Dst: "a_bam", Src: "b_bam"}
+		case "check_launch":
+			data = Check{RT: "rt", Kernel: "k", Block: "256"}
+		case "copy_bytes":
+			data = D2D{RT: "rt", Dst: "a_bam", DstFirst: "0", Src: "b_bam", SrcFirst: "4", Bytes: "16"}
 		case "runtime_setup":
 			data = Runtime{RT: "rt"}
 		case "removed":

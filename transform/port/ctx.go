@@ -23,9 +23,12 @@ type portCtx struct {
 	an     *analysis.File // the file's analysis, made once by the pipeline
 	opts   Options
 	macros map[string]*parse.Macro
-	funcs  []*parse.FuncDecl            // every function definition or prototype, in source order
-	byName map[string][]*parse.FuncDecl // definitions (with a body) by unqualified name
-	plans  map[paramKey]*paramPlan      // memoised use analyses
+	funcs  []*parse.FuncDecl // every function definition or prototype, in source order
+	// unparsedList caches unparsedRegions (unparsed.go).
+	unparsedList []unparsed
+	unparsedDone bool
+	byName       map[string][]*parse.FuncDecl // definitions (with a body) by unqualified name
+	plans        map[paramKey]*paramPlan      // memoised use analyses
 
 	// The decisions, filled by plan():
 	ported  map[*parse.FuncDecl][]int       // kernel -> ported parameter indexes (sorted)

@@ -71,7 +71,9 @@ type hostOp struct {
 	bytes  parse.Expr // size argument of allocations and copies
 	other  parse.Expr // the host pointer of a copy; the fill value of a memset
 	offset parse.Expr // element offset of a copy or memset at `d + offset`
-	where  parse.Stmt // innermost statement around the use (for messages)
+	// offsetText is the whole offset as written (`n - 4` in `d + n - 4`).
+	offsetText string
+	where      parse.Stmt // innermost statement around the use (for messages)
 	// Pointer copies between buffer variables (`a = b`, `T *t = a`,
 	// std::swap(a, b)): the buffers then form one group, ported together.
 	dst, src *parse.Symbol
@@ -170,6 +172,7 @@ func (c *portCtx) planHost() *hostPlan {
 	}
 	c.emitWraps(hp, wraps)
 	emitHoists(hp, hoists)
+	c.emitLaunchChecks(hp, wraps)
 	return hp
 }
 
@@ -251,6 +254,9 @@ func appendKey(keys []paramKey, k paramKey) []paramKey {
 func (c *portCtx) launchVars(hp *hostPlan, key paramKey) []*hostVar {
 	var out []*hostVar
 	name := key.fn.Params[key.idx].Name
+	if c.unparsedLaunchDrops(hp, key) {
+		return nil
+	}
 	for _, l := range c.launchesOf(key.fn) {
 		why := ""
 		switch {
@@ -335,12 +341,29 @@ func (c *portCtx) hostOps(v *hostVar) []hostOp {
 				return true
 			}
 		}
+		if inSizeof(parents) { // `n * sizeof *d`: not evaluated, the pointer is not used
+			return true
+		}
 		op := c.classifyHostUse(v.fn, id, parents)
 		op.where = innermostStmt(parents)
 		ops = append(ops, expandEntry(op)...)
 		return true
 	})
 	return ops
+}
+
+// inSizeof reports whether the innermost expression around a use, below
+// any statement, is the operand of sizeof/alignof.
+func inSizeof(parents []parse.Node) bool {
+	for i := len(parents) - 1; i >= 0; i-- {
+		switch parents[i].(type) {
+		case *parse.SizeofExpr:
+			return true
+		case parse.Stmt, *parse.LambdaExpr:
+			return false
+		}
+	}
+	return false
 }
 
 func parentOf(parents []parse.Node) parse.Node {
@@ -383,6 +406,32 @@ func symbolOf(fn *parse.FuncDecl, e parse.Expr) *parse.Symbol {
 	return sym
 }
 
+// rangeOf splits a copy's pointer argument into the buffer and the element
+// offset as written: `d` (0), `d + off`, `&d[off]`, through casts.
+func (c *portCtx) rangeOf(e parse.Expr) (parse.Expr, string) {
+	e = parse.UnparenCasts(e)
+	if u, ok := e.(*parse.UnaryExpr); ok && u.Op == "&" {
+		if ix, ok := parse.Unparen(u.X).(*parse.IndexExpr); ok {
+			return parse.Unparen(ix.X), oneLine(c.text(ix.Index))
+		}
+	}
+	if b, ok := e.(*parse.BinaryExpr); ok && (b.Op == "+" || b.Op == "-") {
+		// d + n - 4 is (d + n) - 4: the buffer is the leftmost operand of the chain
+		first := b
+		for {
+			x, ok := parse.Unparen(first.X).(*parse.BinaryExpr)
+			if !ok || (x.Op != "+" && x.Op != "-") {
+				break
+			}
+			first = x
+		}
+		if first.Op == "+" {
+			return parse.UnparenCasts(first.X), oneLine(string(c.src[first.Y.Pos():b.End()]))
+		}
+	}
+	return e, "0"
+}
+
 func isNullLiteral(e parse.Expr) bool {
 	switch x := parse.Unparen(e).(type) {
 	case *parse.Ident:
@@ -397,26 +446,47 @@ func isNullLiteral(e parse.Expr) bool {
 func (c *portCtx) classifyHostUse(fn *parse.FuncDecl, id *parse.Ident, parents []parse.Node) hostOp {
 	i := len(parents) - 1
 	addr := false
+	indexed := false // d[off], waiting for its &
 	var offset parse.Expr
+	offEnd := 0
 	cur := parse.Node(id)
 climb:
-	for ; i >= 0; i-- { // climb through (void**)&d, (d), d + off
+	for ; i >= 0; i-- { // climb through (void**)&d, (d), d + off, &d[off]
 		switch p := parents[i].(type) {
 		case *parse.ParenExpr, *parse.CastExpr:
+			if indexed {
+				break climb
+			}
+		case *parse.IndexExpr:
+			if addr || offset != nil || p.X != cur {
+				break climb
+			}
+			offset, indexed, offEnd = p.Index, true, p.Index.End()
 		case *parse.UnaryExpr:
+			if p.Op == "&" && indexed { // &d[off] is d + off
+				indexed = false
+				break
+			}
 			if p.Op != "&" || addr || offset != nil {
 				break climb
 			}
 			addr = true
 		case *parse.BinaryExpr:
+			if offset != nil && !indexed && !addr && (p.Op == "+" || p.Op == "-") && p.X == cur {
+				offEnd = p.End() // d + n - 4: the offset is `n - 4`
+				break
+			}
 			if p.Op != "+" || addr || offset != nil || p.X != cur {
 				break climb
 			}
-			offset = p.Y
+			offset, offEnd = p.Y, p.Y.End()
 		default:
 			break climb
 		}
 		cur = parents[i]
+	}
+	if indexed { // d[i] read or written on the host: not a range copy
+		return hostOp{kind: opOther, node: id}
 	}
 	if i < 0 {
 		return hostOp{kind: opOther, node: id}
@@ -444,7 +514,10 @@ climb:
 		}
 		op := c.classifyCall(fn, id, p, argNode, addr, parents[:i])
 		op.offset = offset
-		if offset != nil && op.kind != opUpload && op.kind != opDownload && op.kind != opMemset0 && op.kind != opMemset {
+		if offset != nil {
+			op.offsetText = oneLine(string(c.src[offset.Pos():offEnd]))
+		}
+		if offset != nil && op.kind != opUpload && op.kind != opDownload && op.kind != opMemset0 && op.kind != opMemset && op.kind != opD2D {
 			op.kind = opOther
 		}
 		return op
@@ -496,6 +569,14 @@ func (c *portCtx) classifyCall(fn *parse.FuncDecl, id *parse.Ident, call *parse.
 			op.kind, op.other, op.bytes = opUpload, call.Args[1], call.Args[2]
 		case pos == 1 && kind == "cudaMemcpyDeviceToHost":
 			op.kind, op.other, op.bytes = opDownload, call.Args[0], call.Args[2]
+		case (pos == 0 || pos == 1) && kind == "cudaMemcpyDeviceToDevice":
+			dst, _ := c.rangeOf(call.Args[0])
+			src, _ := c.rangeOf(call.Args[1])
+			op.kind, op.bytes = opD2D, call.Args[2]
+			op.dst, op.src = symbolOf(fn, dst), symbolOf(fn, src)
+			if op.dst == nil || op.src == nil || op.dst == op.src {
+				op.kind = opOther
+			}
 		}
 	case (name == "cudaMemset" || name == "cudaMemsetAsync") && pos == 0 && n >= 3 && isNullLiteral(call.Args[1]):
 		op.kind, op.other, op.bytes = opMemset0, call.Args[1], call.Args[2]
@@ -524,6 +605,23 @@ func withStmt(op hostOp, node parse.Node, parents []parse.Node) hostOp {
 			if len(p.Args) != 1 || p.Args[0] != cur {
 				return op
 			}
+		case *parse.BinaryExpr: // err = cudaMalloc(...): replaceStmt keeps err set
+			if _, isCall := node.(*parse.CallExpr); p.Op != "=" || p.Y != cur || !isCall {
+				return op
+			}
+		case *parse.VarDecl: // cudaError_t err = cudaMalloc(...);
+			if _, isCall := node.(*parse.CallExpr); p.Init != cur || !isCall || i == 0 {
+				return op
+			}
+			ds, ok := parents[i-1].(*parse.DeclStmt)
+			if !ok || len(ds.Vars) != 1 {
+				return op
+			}
+			op.stmt = ds
+			if i > 1 {
+				op.block, _ = parents[i-2].(*parse.BlockStmt)
+			}
+			return op
 		case *parse.ExprStmt:
 			op.stmt = p
 			if i > 0 {
@@ -584,7 +682,7 @@ func findAllocation(v *hostVar) *hostOp {
 				return nil // allocated twice: bamgen does not follow reallocation
 			}
 			found = &v.ops[i]
-		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opOther:
+		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
 		}
 	}
 	return found
@@ -696,7 +794,42 @@ func bamName(v *hostVar) string { return v.sym.Name + "_bam" }
 // replaceStmt replaces a whole statement, keeping its line count.
 func (c *portCtx) replaceStmt(hp *hostPlan, rw RewriteKind, s parse.Stmt, text string) {
 	lines := strings.Count(c.text(s), "\n")
+	if v := c.statusVar(s); v != "" {
+		text += " " + v + " = cudaSuccess;"
+	}
 	hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.End(), New: text + strings.Repeat("\n", lines), Rewrite: rw.String()})
+}
+
+// statusVar returns err in a statement `err = cudaCall(...);` (possibly
+// inside an error-check macro call): the runtime call that replaces it
+// reports failures by exception, so err is set to cudaSuccess for the code
+// that tests it afterwards.
+func (c *portCtx) statusVar(s parse.Stmt) string {
+	if ds, ok := s.(*parse.DeclStmt); ok && len(ds.Vars) == 1 && ds.Vars[0].Init != nil {
+		if call, ok := parse.Unparen(ds.Vars[0].Init).(*parse.CallExpr); ok && strings.HasPrefix(parse.ShortFuncName(call.Fun), "cuda") && ds.Vars[0].Type != nil {
+			return oneLine(c.text(ds.Vars[0].Type)) + " " + ds.Vars[0].Name
+		}
+	}
+	es, ok := s.(*parse.ExprStmt)
+	if !ok {
+		return ""
+	}
+	e := parse.Unparen(es.X)
+	for {
+		call, ok := e.(*parse.CallExpr)
+		if !ok || len(call.Args) != 1 {
+			break
+		}
+		e = parse.Unparen(call.Args[0])
+	}
+	b, ok := e.(*parse.BinaryExpr)
+	if !ok || b.Op != "=" {
+		return ""
+	}
+	if call, ok := parse.Unparen(b.Y).(*parse.CallExpr); ok && strings.HasPrefix(parse.ShortFuncName(call.Fun), "cuda") {
+		return oneLine(c.text(b.X))
+	}
+	return ""
 }
 
 // copyDeclOp is `T *dst = src;` where the declared variable is a buffer

@@ -166,7 +166,7 @@ func (c *portCtx) deviceOpProblem(v *hostVar, op hostOp, alloc *hostOp) string {
 			return fmt.Sprintf("%s is passed to `%s`, which bamgen does not know", v.sym.Name, oneLine(c.text(op.node)))
 		}
 		return ""
-	case opMalloc, opUpload, opDownload, opMemset0, opMemset, opFree, opNull, opCopy, opSwap:
+	case opMalloc, opUpload, opDownload, opMemset0, opMemset, opFree, opNull, opCopy, opSwap, opD2D:
 		if op.stmt == nil {
 			return fmt.Sprintf("%s is used in %s, which is not a statement of its own; bamgen rewrites whole statements",
 				v.sym.Name, oneLine(c.text(op.node)))
@@ -220,7 +220,7 @@ func (c *portCtx) emitMergedCreation(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	case opMemset:
 		f := templates.Fill{Array: d, Bytes: oneLine(c.text(op.bytes)), Value: oneLine(c.text(op.other))}
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("fill_create", f))
-	case opNone, opMalloc, opManaged, opPinned, opDownload, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opOther:
+	case opNone, opMalloc, opManaged, opPinned, opDownload, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
 		// not a whole-buffer fill: never the merged creation (creationOp)
 	}
 }
@@ -278,6 +278,11 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	case opSwap:
 		d := templates.Copy{Dst: op.dst.Name + "_bam", Src: op.src.Name + "_bam"}
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("swap", d))
+	case opD2D:
+		dst, dOff := c.rangeOf(op.call.Args[0])
+		src, sOff := c.rangeOf(op.call.Args[1])
+		d := templates.D2D{RT: rtName, Dst: oneLine(c.text(dst)) + "_bam", DstFirst: dOff, Src: oneLine(c.text(src)) + "_bam", SrcFirst: sOff, Bytes: oneLine(c.text(op.bytes))}
+		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("copy_bytes", d))
 	case opLaunch:
 		emitLaunchArg(hp, op, bamName(v), data.Elem)
 	case opNone, opManaged, opPinned, opOther:
@@ -396,17 +401,27 @@ func (c *portCtx) emitWraps(hp *hostPlan, wraps map[*launchSite][]templates.Arra
 	}
 }
 
-// runtimeEdits adds the include and the runtime variable to every host
-// function that uses it, and the statistics print at the end of main.
+// runtimeEdits adds the include (whenever a kernel or helper takes a
+// bam::array, also in a file with no host edit) and the runtime variable to
+// every host function that uses it, and the statistics print in main.
 func (c *portCtx) runtimeEdits(hp *hostPlan) []edit.Edit {
-	if len(hp.fns) == 0 {
-		return nil
-	}
 	// A file ported before (another array chosen now) already has the
 	// include, the runtime variable and the statistics: never twice.
 	var edits []edit.Edit
+	if len(hp.fns) == 0 && len(c.inPlace()) == 0 {
+		return nil
+	}
 	if !c.hasDirective("bam/bam.cuh") {
-		edits = append(edits, c.includeEdit())
+		if e, ok := c.includeEdit(len(hp.fns) == 0); ok {
+			edits = append(edits, e)
+		}
+	}
+	if len(hp.fns) == 0 { // kernels only (a kernel file, a header): the include is all
+		return edits
+	}
+	// The statistics guard first: it is destroyed last, after every array.
+	if e, ok := c.statsEdit(); ok && !strings.Contains(string(c.src), "print_stats(stderr)") && !strings.Contains(string(c.src), "bam::stats_at_exit") {
+		edits = append(edits, e)
 	}
 	for _, fn := range c.funcs {
 		if hp.fns[fn] && fn.Body != nil && !strings.Contains(c.text(fn.Body), "bam::runtime& "+rtName+" =") {
@@ -414,50 +429,22 @@ func (c *portCtx) runtimeEdits(hp *hostPlan) []edit.Edit {
 			edits = append(edits, edit.Edit{Start: open, End: open, New: templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Rewrite: Runtime.String()})
 		}
 	}
-	if e, ok := c.statsEdit(); ok && !strings.Contains(string(c.src), "print_stats(stderr)") {
-		edits = append(edits, e)
-	}
 	return edits
 }
 
-// includeEdit inserts the runtime header after the last #include line,
-// followed by a #line directive so later lines keep their numbers.
-func (c *portCtx) includeEdit() edit.Edit {
-	at := 0
-	for _, t := range c.file.Tokens {
-		if t.Kind == parse.Directive && strings.HasPrefix(strings.Join(strings.Fields(string(c.src[t.Start:t.End])), ""), "#include") {
-			at = t.End
-		}
-	}
-	if at > 0 {
-		for at < len(c.src) && c.src[at] != '\n' {
-			at++
-		}
-		if at < len(c.src) {
-			at++
-		}
-	}
-	text := templates.Render("include", nil)
-	if at > 0 && c.src[at-1] != '\n' { // the include was the last line, with no newline
-		text = "\n" + text
-	}
-	return edit.Edit{Start: at, End: at, New: text, Rewrite: Runtime.String(), Reline: true}
-}
-
-// statsEdit prints the runtime statistics (when BAM_STATS=1) before the
-// last statement of main when it is a return, else before main's `}`.
+// statsEdit declares a bam::stats_at_exit at the top of main: it prints
+// the runtime statistics (when BAM_STATS=1) on every return path. A main
+// with parse errors is not edited.
 func (c *portCtx) statsEdit() (edit.Edit, bool) {
 	for _, fn := range c.funcs {
 		if fn.Name != "main" || fn.Body == nil || fn.Qualifier != "" {
 			continue
 		}
-		at := fn.Body.End() - 1
-		if n := len(fn.Body.Stmts); n > 0 {
-			if r, ok := fn.Body.Stmts[n-1].(*parse.ReturnStmt); ok {
-				at = r.Pos()
-			}
+		if _, bad := c.unparsedFn(fn); bad {
+			return edit.Edit{}, false
 		}
-		return edit.Edit{Start: at, End: at, New: templates.Render("stats", nil), Rewrite: Runtime.String()}, true
+		open := fn.Body.Pos() + 1
+		return edit.Edit{Start: open, End: open, New: templates.Render("stats", nil), Rewrite: Runtime.String()}, true
 	}
 	return edit.Edit{}, false
 }
@@ -477,19 +464,19 @@ func (c *portCtx) isPartial(p deviceVarPlan, op hostOp) bool {
 		return op.offset != nil || p.alloc == nil || !c.sameCount(op.bytes, p.alloc.bytes, p.data.Elem)
 	case opDownload:
 		return op.offset != nil
-	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opOther:
+	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
 	}
 	return false
 }
 
-// emitPatch rewrites a partial copy or fill through a host copy of the
-// whole array: copy out, patch the bytes, make the array again. Correct
-// for any offset and size, at the cost of moving the array twice, which
-// set-up code (a BFS source's level, one boundary value) can afford.
+// emitPatch rewrites a partial copy or fill as one runtime call that reads
+// or writes the range in place: `cudaMemcpy(&p[i], &x, sz, H2D)` becomes
+// `bam_rt.write_bytes(p_bam, i, &x, sz)` (element offset, byte count, as
+// the original wrote them).
 func (c *portCtx) emitPatch(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	d := templates.Patch{Array: p.data, Offset: "0", Bytes: oneLine(c.text(op.bytes))}
 	if op.offset != nil {
-		d.Offset = oneLine(c.text(op.offset))
+		d.Offset = op.offsetText
 	}
 	switch op.kind {
 	case opUpload:
@@ -498,7 +485,7 @@ func (c *portCtx) emitPatch(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		d.Op, d.Src = "memset", oneLine(c.text(op.other))
 	case opDownload:
 		d.Op, d.Src = "copy_out", oneLine(c.text(op.other))
-	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opOther:
+	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
 		// isPartial holds only for copies and fills
 	}
 	c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("patch", d))

@@ -4,7 +4,9 @@ import (
 	"strings"
 
 	"github.com/bamgen/bamgen/analysis"
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
+	"github.com/bamgen/bamgen/templates"
 )
 
 // launchIndex holds the file's launches, found once by the analysis
@@ -88,4 +90,87 @@ func (c *launchIndex) siteOf(n parse.Node) *launchSite {
 		}
 	}
 	return nil
+}
+
+// emitLaunchChecks puts `bam_rt.check_launch("k", block);` on the line of
+// every <<<>>> launch of a ported kernel, right after its `;`: a launch that
+// fails (a ported kernel needs more registers) becomes a bam::error naming
+// the kernel, the block size and the reason, even where the original never
+// checked. The block expression is repeated only when evaluating it again
+// cannot change anything.
+func (c *portCtx) emitLaunchChecks(hp *hostPlan, wraps map[*launchSite][]templates.Array) {
+	for _, l := range c.launches() {
+		if l.api != nil || l.expr == nil || l.kernel == nil || len(c.ported[l.kernel]) == 0 || l.fn == nil || l.fn.IsDevice() {
+			continue
+		}
+		s, ok := launchStmt(l)
+		if !ok {
+			continue
+		}
+		d := templates.Check{RT: rtName, Kernel: l.kernel.Name}
+		for _, p := range l.parents {
+			if _, ok := p.(*parse.LambdaExpr); ok { // bam_rt may not be captured
+				d.RT = "bam::default_runtime()"
+			}
+		}
+		if len(l.expr.Config) >= 2 {
+			if b := oneLine(c.text(l.expr.Config[1])); pureText(b) {
+				d.Block = b
+			}
+		}
+		check := templates.Render("check_launch", d)
+		if n := len(l.parents); len(wraps[l]) == 0 && (n < 2 || !isBlock(l.parents[n-2])) {
+			// the body of an if/for/while without braces: keep the check in it
+			// (a wrapped launch has its braces already)
+			hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.Pos(), New: "{ ", Rewrite: Launches.String()})
+			check += " }"
+		}
+		hp.edits = append(hp.edits, edit.Edit{Start: s.End(), End: s.End(), New: check, Rewrite: Launches.String()})
+		hp.fns[l.fn] = true
+	}
+}
+
+// pureText reports whether an expression, as written, can be evaluated a
+// second time without effect: no calls (except dim3(...)), assignments,
+// increments or decrements.
+func pureText(s string) bool {
+	if strings.Contains(s, "++") || strings.Contains(s, "--") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '=':
+			prev := byte(' ')
+			if i > 0 {
+				prev = s[i-1]
+			}
+			next := byte(' ')
+			if i+1 < len(s) {
+				next = s[i+1]
+			}
+			if next != '=' && prev != '=' && prev != '<' && prev != '>' && prev != '!' {
+				return false
+			}
+		case '(':
+			j := i
+			for j > 0 && s[j-1] == ' ' {
+				j--
+			}
+			k := j
+			for k > 0 && isIdentByte(s[k-1]) {
+				k--
+			}
+			if k < j && s[k:j] != "dim3" {
+				return false
+			}
+		case '[', '{':
+			return false
+		}
+	}
+	return true
+}
+
+func isBlock(n parse.Node) bool {
+	_, ok := n.(*parse.BlockStmt)
+	return ok
 }

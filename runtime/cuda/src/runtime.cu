@@ -442,6 +442,56 @@ void runtime::copy_out(uint32_t id, void* dst, size_t n, size_t array_n, size_t 
   check();
 }
 
+void runtime::range_io(uint32_t id, size_t offset, size_t bytes, size_t array_bytes, const void* src, void* dst, int value)
+{
+  const char* what = src ? "write_bytes" : dst ? "read_bytes" : "fill_bytes";
+  if (offset > array_bytes || bytes > array_bytes - offset)
+    throw error(std::string("bam::runtime::") + what + ": bytes " + std::to_string(offset) + ".." +
+                std::to_string(offset + bytes) + " are outside the array of " + std::to_string(array_bytes) + " bytes");
+  if (bytes == 0)
+    return;
+  flush(); // dirty lines reach the backing store
+  if (dst == nullptr) {
+    // Writing: the cache must not keep the old contents of these lines.
+    detail::drop_kernel<<<p_->slot_blocks(), 256>>>(p_->d_ctx.get(), id);
+    check();
+  }
+  array_rec& r = p_->rec(id);
+  if (r.region.host != nullptr) { // host backend: the lines live in pinned host memory
+    unsigned char* at = r.region.host + offset;
+    if (src)
+      std::memcpy(at, src, bytes);
+    else if (dst)
+      std::memcpy(dst, at, bytes);
+    else
+      std::memset(at, value, bytes);
+    return;
+  }
+  if (r.region.device != nullptr) { // pointer backends: device memory
+    unsigned char* at = r.region.device + offset;
+    if (src)
+      detail::cuda_check(cudaMemcpy(at, src, bytes, cudaMemcpyHostToDevice), "bam::runtime::write_bytes");
+    else if (dst)
+      detail::cuda_check(cudaMemcpy(dst, at, bytes, cudaMemcpyDeviceToHost), "bam::runtime::read_bytes");
+    else
+      detail::cuda_check(cudaMemset(at, value, bytes), "bam::runtime::fill_bytes");
+    return;
+  }
+  // Storage backends: read, patch and write the region back (same array).
+  std::vector<unsigned char> buf(array_bytes);
+  p_->store->read_to_host(r.region, buf.data(), array_bytes);
+  if (dst) {
+    std::memcpy(dst, buf.data() + offset, bytes);
+    return;
+  }
+  if (src)
+    std::memcpy(buf.data() + offset, src, bytes);
+  else
+    std::memset(buf.data() + offset, value, bytes);
+  p_->store->write_from_host(r.region, buf.data(), array_bytes);
+  check();
+}
+
 void runtime::release_array(uint32_t id)
 {
   array_rec& r = p_->rec(id);

@@ -17,6 +17,7 @@
 #include <bam/error.h>
 #include <bam/stats.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -81,6 +82,74 @@ public:
   [[nodiscard]] size_t cache_lines() const noexcept;
   [[nodiscard]] size_t live_arrays() const noexcept; // arrays made and not yet freed
 
+  // Right after a launch of a ported kernel (`bamgen port` adds it to every
+  // one): throws bam::error naming the kernel, the block size and CUDA's
+  // reason when the launch failed. A ported kernel needs more registers than
+  // the original, so a block size the original could launch may now fail
+  // with "too many resources requested for launch".
+  void check_launch(const char* kernel, dim3 block)
+  {
+    const cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess)
+      return;
+    std::string dims = std::to_string(block.x);
+    if (block.y != 1 || block.z != 1)
+      dims += "x" + std::to_string(block.y) + "x" + std::to_string(block.z);
+    std::string msg = std::string("bam: the launch of ") + kernel + " with blocks of " + dims + " threads failed: " +
+                      cudaGetErrorString(e);
+    if (e == cudaErrorLaunchOutOfResources)
+      msg += "; the ported kernel uses more registers than the original: launch it with smaller blocks "
+             "(or cap its registers with __launch_bounds__ or -maxrregcount)";
+    throw error(msg);
+  }
+  // Partial copies and sets in place, for ported host code: the array keeps
+  // its handle and contents outside the range. `first` is an element index
+  // (as in `p + first`), `bytes` a byte count (as cudaMemcpy/cudaMemset
+  // take it). Each flushes the cache and checks for device-side failures;
+  // a range past the array's end throws bam::error.
+  //   cudaMemcpy(&p[i], &x, sizeof x, cudaMemcpyHostToDevice) -> rt.write_bytes(p_bam, i, &x, sizeof x)
+  //   cudaMemset(p + off, v, n)                                -> rt.fill_bytes(p_bam, off, v, n)
+  //   cudaMemcpy(&x, p + i, sizeof x, cudaMemcpyDeviceToHost) -> rt.read_bytes(p_bam, i, &x, sizeof x)
+  template <class T>
+  void write_bytes(const array<T>& a, size_t first, const void* src, size_t bytes)
+  {
+    range_io(detail::array_factory::meta(a).id, element_offset(a, first), bytes, a.size() * sizeof(T), src, nullptr, 0);
+  }
+  template <class T>
+  void fill_bytes(const array<T>& a, size_t first, int value, size_t bytes)
+  {
+    range_io(detail::array_factory::meta(a).id, element_offset(a, first), bytes, a.size() * sizeof(T), nullptr, nullptr, value);
+  }
+  template <class T>
+  void read_bytes(const array<T>& a, size_t first, void* dst, size_t bytes)
+  {
+    range_io(detail::array_factory::meta(a).id, element_offset(a, first), bytes, a.size() * sizeof(T), nullptr, dst, 0);
+  }
+  // The byte offset of element `first`; past the end it is SIZE_MAX, which
+  // range_io reports as outside the array (no wrap-around in the multiply).
+  template <class T>
+  static size_t element_offset(const array<T>& a, size_t first) noexcept
+  {
+    return first > a.size() ? SIZE_MAX : first * sizeof(T);
+  }
+  // Device-to-device copy between two arrays (cudaMemcpyDeviceToDevice):
+  // `bytes` from src's element `src_first` to dst's element `dst_first`.
+  template <class T, class U>
+  void copy_bytes(const array<T>& dst, size_t dst_first, const array<U>& src, size_t src_first, size_t bytes)
+  {
+    std::unique_ptr<unsigned char[]> tmp(new unsigned char[bytes ? bytes : 1]);
+    read_bytes(src, src_first, tmp.get(), bytes);
+    write_bytes(dst, dst_first, tmp.get(), bytes);
+  }
+
+  // The same, where the block size is not known (an expression with side effects).
+  void check_launch(const char* kernel)
+  {
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+      throw error(std::string("bam: the launch of ") + kernel + " failed: " + cudaGetErrorString(e));
+  }
+
 private:
   enum class source { host, file, device, zeros };
   struct impl;
@@ -96,6 +165,8 @@ private:
   detail::array_meta create(size_t n, size_t elem_bytes, source src, const void* p, const std::string& path,
                             size_t offset);
   void copy_out(uint32_t id, void* dst, size_t n, size_t array_n, size_t elem_bytes);
+  // write_bytes (src), read_bytes (dst) or fill_bytes (neither: value).
+  void range_io(uint32_t id, size_t offset, size_t bytes, size_t array_bytes, const void* src, void* dst, int value);
   void release_array(uint32_t id);
   const detail::cache_ctx* device_ctx() const noexcept;
   unsigned char* slots() const noexcept;
@@ -107,6 +178,26 @@ private:
 // The process-wide runtime, built from the environment on first use and
 // torn down at exit.
 runtime& default_runtime();
+
+// Prints the default runtime's statistics to stderr when it goes out of
+// scope, if BAM_STATS=1. `bamgen port` declares one at the top of main, so
+// every return path prints them. Never throws (a destructor).
+class stats_at_exit {
+public:
+  stats_at_exit() = default;
+  stats_at_exit(const stats_at_exit&) = delete;
+  stats_at_exit& operator=(const stats_at_exit&) = delete;
+  ~stats_at_exit()
+  {
+    try {
+      runtime& rt = default_runtime();
+      if (rt.cfg().stats)
+        rt.print_stats(stderr);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bam: statistics not printed: %s\n", e.what());
+    }
+  }
+};
 
 BAM_NAMESPACE_END // namespace bam
 
