@@ -405,10 +405,10 @@ func (s *useScanner) readContext(node parse.Node, parents []parse.Node) int {
 	parent, pi := upParens(parents, len(parents)-1)
 	switch p := parent.(type) {
 	case *parse.MemberExpr:
-		if isWritten(p, parents[:pi]) {
+		if isWritten(p, parents[:pi]) && !pointerField(s.c.file, p.Name) {
 			return ctxRefuseMember
 		}
-		return ctxValue
+		return ctxValue // a pointer member written through (`p[i].ptr[j] = v`) is read
 	case *parse.CondExpr:
 		if parse.Unparen(p.Cond) != node {
 			return ctxValue
@@ -441,10 +441,47 @@ func isWritten(e parse.Expr, parents []parse.Node) bool {
 		return parse.IsAssign(p.Op) && parse.Unparen(p.X) == e
 	case *parse.UnaryExpr:
 		return p.Op == "++" || p.Op == "--" || p.Op == "&"
-	case *parse.MemberExpr, *parse.IndexExpr:
-		return isWritten(p.(parse.Expr), parents[:len(parents)-1])
+	case *parse.IndexExpr:
+		if parse.Unparen(p.Index) == e {
+			return false // `a[e]`: e is read as the index, whatever a[e] is
+		}
+		return isWritten(p, parents[:len(parents)-1])
+	case *parse.MemberExpr:
+		return isWritten(p, parents[:len(parents)-1])
 	}
 	return false
+}
+
+// pointerField reports whether every field named name in the file's
+// structs is a pointer (and there is one): `x.name[j] = v` then writes
+// through the pointer the element holds, not the element.
+func pointerField(f *parse.File, name string) bool {
+	found, all := false, true
+	var walk func(decls []parse.Decl)
+	walk = func(decls []parse.Decl) {
+		for _, d := range decls {
+			switch d := d.(type) {
+			case *parse.RecordDecl:
+				for _, m := range d.Members {
+					if g, ok := m.(*parse.VarDeclGroup); ok {
+						for _, v := range g.Vars {
+							if v.Name == name {
+								found = true
+								all = all && v.Type != nil && v.Type.Pointers > 0 && !strings.Contains(v.Type.Text, "[")
+							}
+						}
+					}
+				}
+				walk(d.Members)
+			case *parse.NamespaceDecl:
+				walk(d.Decls)
+			case *parse.LinkageDecl:
+				walk(d.Decls)
+			}
+		}
+	}
+	walk(f.Decls)
+	return found && all
 }
 
 // checkHiddenUses refuses the array when its name appears in code the walk
