@@ -320,8 +320,8 @@ func (m *Mapping) findStrayIndex(body parse.Node) {
 			return false
 		}
 		if id, ok := n.(*parse.Ident); ok {
-			if p, ok := m.parts[id.Name]; ok {
-				m.StrayIndex = append(m.StrayIndex, Blocker{id.Pos(), id.End(), "uses " + id.Name + " (" + p.Decl.Name + ", part of the thread id) directly"})
+			if _, ok := m.parts[id.Name]; ok {
+				m.StrayIndex = append(m.StrayIndex, Blocker{id.Pos(), id.End(), "uses " + id.Name + ", a local copy of a thread or block index, directly"})
 			}
 		}
 		if me, ok := n.(*parse.MemberExpr); ok {
