@@ -37,6 +37,7 @@ type Mapping struct {
 	env          *idEnv
 	parts        map[string]IDPart // locals the thread id is written through
 	tidCanonical bool
+	tidPoly      poly
 }
 
 // Blocker is a statement or expression that prevents a rewrite.
@@ -80,7 +81,7 @@ func (m *Mapping) findIndexVars(fn *Function) {
 		init := initValue(v.Init)
 		if m.Tid == nil && counts[v.Name] == 1+strides[v.Name] {
 			if p, ok := m.env.idPoly(init); ok && isThreadID(p) {
-				m.Tid, m.GridStride, m.tidCanonical = v, strides[v.Name] > 0, isCanonicalID(p)
+				m.Tid, m.GridStride, m.tidCanonical, m.tidPoly = v, strides[v.Name] > 0, isCanonicalID(p), p
 				m.parts = map[string]IDPart{}
 				m.collectParts(init, candidates)
 				return true

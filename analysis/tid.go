@@ -261,3 +261,15 @@ func (m *Mapping) CanonicalWarp() bool {
 	p, ok := m.env.idPoly(b.X)
 	return ok && isCanonicalID(p)
 }
+
+// BlockSizeConst returns k when the thread id multiplies blockIdx.x by the
+// constant k (`blockIdx.x * 256 + threadIdx.x`, `BLOCK_SIZE * blockIdx.x
+// + threadIdx.x` with the macro known): the id is the launch's flat id only
+// for blocks of k threads.
+func (m *Mapping) BlockSizeConst() (int64, bool) {
+	if m.Tid == nil || m.tidPoly == nil {
+		return 0, false
+	}
+	t, ok := m.tidPoly["blockIdx.x"]
+	return t.coef, ok
+}
