@@ -58,6 +58,7 @@ type useScanner struct {
 	aliasName      string       // q for an alias scanner, "" for the parameter
 	aliasOff       parse.Expr   // off in `T *q = p + off`, nil for the parameter or `q = p`
 	seen           map[int]bool // offsets of identifier uses the walk understood
+	lambdas        []*parse.LambdaExpr
 }
 
 // zeroIndex is the array index a bare dereference reaches: 0 through the
@@ -133,8 +134,32 @@ func (s *useScanner) scan(name string, decl parse.Node) {
 }
 
 func (s *useScanner) resolves(id *parse.Ident, decl parse.Node) bool {
-	sym := s.fn.Scope.Lookup(id.Name, id.Pos())
+	sym := s.lookup(id.Name, id.Pos())
 	return sym != nil && sym.Decl == decl
+}
+
+// lookup resolves name at pos: in the scopes of the lambdas around pos,
+// innermost first (their locals are not in the function's scope: a kernel
+// body wrapped in `auto body = [&](...) {...}` keeps its locals there),
+// then in the function's.
+func (s *useScanner) lookup(name string, pos int) *parse.Symbol {
+	if s.lambdas == nil {
+		s.lambdas = []*parse.LambdaExpr{}
+		parse.Inspect(s.fn.Body, func(n parse.Node) bool {
+			if l, ok := n.(*parse.LambdaExpr); ok && l.Scope != nil {
+				s.lambdas = append(s.lambdas, l)
+			}
+			return true
+		})
+	}
+	for i := len(s.lambdas) - 1; i >= 0; i-- { // later in preorder = nested deeper
+		if l := s.lambdas[i]; l.Pos() <= pos && pos < l.End() {
+			if sym := l.Scope.Lookup(name, pos); sym != nil {
+				return sym
+			}
+		}
+	}
+	return s.fn.Scope.Lookup(name, pos)
 }
 
 // classify decides what one use of the array needs.
@@ -495,7 +520,7 @@ func (s *useScanner) checkHiddenUses(name string, decl parse.Node) {
 			continue
 		}
 		word := string(f.Src.Bytes[t.Start:t.End])
-		if m := s.c.macros[word]; m != nil && mentions(m.Body, name) && s.fn.Scope.Lookup(name, t.Start) != nil {
+		if m := s.c.macros[word]; m != nil && mentions(m.Body, name) && s.lookup(name, t.Start) != nil {
 			s.refuse(spanOf(t), CodeMacroUse, "macro %s refers to %s; its expansion is hidden from bamgen", word, name)
 			continue
 		}
@@ -505,7 +530,7 @@ func (s *useScanner) checkHiddenUses(name string, decl parse.Node) {
 		if word != name || s.seen[t.Start] || s.c.afterMember(i) {
 			continue
 		}
-		sym := s.fn.Scope.Lookup(name, t.Start)
+		sym := s.lookup(name, t.Start)
 		if sym == nil || sym.Decl != decl {
 			continue
 		}
