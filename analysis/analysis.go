@@ -206,8 +206,13 @@ func analyze(pf *parse.File, hostBodies bool) *File {
 	return out
 }
 
+// objectMacros: the file's object-like macros, over those of the local
+// headers it includes (HeaderMacros).
 func objectMacros(pf *parse.File) map[string]string {
 	m := map[string]string{}
+	if pf.Src != nil {
+		m = HeaderMacros(pf.Src.Name, pf.Src.Bytes, IncludeDirs)
+	}
 	for _, mac := range pf.Macros {
 		if !mac.IsFunc {
 			m[mac.Name] = mac.Body

@@ -322,6 +322,9 @@ func (ev *evaluator) callShape(c *parse.CallExpr) Shape {
 		}
 	case strings.HasPrefix(name, "atomic"):
 		return loadedFromArgs(ev, c.Args)
+	case (name == "__umul24" || name == "__mul24") && len(c.Args) == 2:
+		return mulShapes(ev.shape(c.Args[0]), ev.shape(c.Args[1])) // a 24-bit product: a product on ids
+
 	case isPureFunc(name):
 		var s Shape
 		for _, a := range c.Args {
@@ -407,7 +410,7 @@ func derefTarget(e parse.Expr) parse.Expr {
 // IsPureCall reports whether a call to name has no side effects: math
 // helpers and warp votes/shuffles, which only exchange values.
 func IsPureCall(name string) bool {
-	return isPureFunc(name) || strings.HasPrefix(name, "__shfl") || strings.HasPrefix(name, "__any") ||
+	return isPureFunc(name) || name == "__umul24" || name == "__mul24" || strings.HasPrefix(name, "__shfl") || strings.HasPrefix(name, "__any") ||
 		strings.HasPrefix(name, "__all") || strings.HasPrefix(name, "__ballot") || name == "__activemask" ||
 		strings.HasPrefix(name, "__ldg") || strings.HasPrefix(name, "__popc")
 }

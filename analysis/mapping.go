@@ -29,6 +29,15 @@ type Mapping struct {
 	// TidUses counts uses of the thread-id variable other than deriving the
 	// warp and lane ids.
 	TidUses int
+	// Unsure lists what made the thread mapping unreadable: a local derived
+	// from the thread id by an operand bamgen cannot evaluate (`tid >>
+	// WARP_SHIFT` with the macro unknown). No rewrite may be chosen then.
+	Unsure []Blocker
+
+	env          *idEnv
+	parts        map[string]IDPart // locals the thread id is written through
+	tidCanonical bool
+	tidPoly      poly
 }
 
 // Blocker is a statement or expression that prevents a rewrite.
@@ -53,15 +62,30 @@ func KernelMapping(fn *Function) *Mapping {
 // findIndexVars looks at each local with a single definition.
 func (m *Mapping) findIndexVars(fn *Function) {
 	counts, strides := defCounts(fn), gridStrides(fn)
+	m.env = &idEnv{fn: fn.Decl, macros: fn.macros, parts: map[string]parse.Expr{}}
+	candidates := map[string]*parse.VarDecl{}
+	parse.Inspect(fn.Decl.Body, func(n parse.Node) bool {
+		if v, ok := n.(*parse.VarDecl); ok && v.Init != nil && counts[v.Name] == 1 && m.env.idPartCandidate(initValue(v.Init)) {
+			if _, dup := candidates[v.Name]; !dup {
+				candidates[v.Name] = v
+				m.env.parts[v.Name] = initValue(v.Init)
+			}
+		}
+		return true
+	})
 	parse.Inspect(fn.Decl.Body, func(n parse.Node) bool {
 		v, ok := n.(*parse.VarDecl)
 		if !ok || v.Init == nil {
 			return true
 		}
 		init := initValue(v.Init)
-		if m.Tid == nil && isGlobalTid(init) && counts[v.Name] == 1+strides[v.Name] {
-			m.Tid, m.GridStride = v, strides[v.Name] > 0
-			return true
+		if m.Tid == nil && counts[v.Name] == 1+strides[v.Name] {
+			if p, ok := m.env.idPoly(init); ok && isThreadID(p) {
+				m.Tid, m.GridStride, m.tidCanonical, m.tidPoly = v, strides[v.Name] > 0, isCanonicalID(p), p
+				m.parts = map[string]IDPart{}
+				m.collectParts(init, candidates)
+				return true
+			}
 		}
 		if counts[v.Name] != 1 {
 			return true
@@ -71,6 +95,8 @@ func (m *Mapping) findIndexVars(fn *Function) {
 			m.Warp = v
 		case m.Lane == nil && (m.derivesFromTid(init, "%", "&", fn.macros) || isThreadIdxLane(init, fn.macros)):
 			m.Lane = v
+		default:
+			m.checkUnsure(v, init, fn.macros)
 		}
 		return true
 	})
@@ -78,6 +104,51 @@ func (m *Mapping) findIndexVars(fn *Function) {
 		m.TidUses = m.countTidUses(fn.Decl.Body)
 	}
 }
+
+// collectParts records the locals e (the thread id's initialiser) is
+// written through, transitively.
+func (m *Mapping) collectParts(e parse.Expr, candidates map[string]*parse.VarDecl) {
+	parse.Inspect(e, func(n parse.Node) bool {
+		if id, ok := n.(*parse.Ident); ok {
+			if v, ok := candidates[id.Name]; ok && v != m.Tid {
+				if _, seen := m.parts[id.Name]; !seen {
+					m.parts[id.Name] = IDPart{Decl: v}
+					m.collectParts(initValue(v.Init), candidates)
+				}
+			}
+		}
+		return true
+	})
+}
+
+// PartInit returns the initialiser of the local name when the thread id is
+// written through it (`bx = blockIdx.x`), else nil.
+func (m *Mapping) PartInit(name string) parse.Expr {
+	if p, ok := m.parts[name]; ok {
+		return initValue(p.Decl.Init)
+	}
+	return nil
+}
+
+// checkUnsure records a local derived from the thread id by a division,
+// shift or mask whose operand does not fold to a constant: it may be a
+// warp or lane id bamgen cannot see, so the kernel's shape is unknown.
+func (m *Mapping) checkUnsure(v *parse.VarDecl, init parse.Expr, macros map[string]string) {
+	b, ok := parse.UnparenCasts(init).(*parse.BinaryExpr)
+	if !ok || (b.Op != "/" && b.Op != ">>" && b.Op != "%" && b.Op != "&") {
+		return
+	}
+	if !m.isTidExpr(b.X) && !isThreadIdxX(b.X) {
+		return
+	}
+	if _, ok := foldConst(b.Y, macros, 0); ok || isWarpSizeName(b.Y) {
+		return
+	}
+	m.Unsure = append(m.Unsure, Blocker{v.Pos(), v.End(), "derives " + v.Name + " from the thread id by " + b.Op +
+		" an operand bamgen cannot evaluate (a macro not defined in this file or a local header?), so it cannot tell a warp or lane id"})
+}
+
+func isThreadIdxX(e parse.Expr) bool { return parse.IsBuiltinX(e, "threadIdx") }
 
 // gridStrides counts, per local, the `x += uniform` steps of grid-stride
 // loops: a thread id advanced that way still names one virtual thread.
@@ -105,24 +176,6 @@ func defCounts(fn *Function) map[string]int {
 	return counts
 }
 
-// isGlobalTid matches blockIdx.x * blockDim.x + threadIdx.x in any operand
-// order, with casts and parentheses.
-func isGlobalTid(e parse.Expr) bool {
-	b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr)
-	if !ok || b.Op != "+" {
-		return false
-	}
-	return (parse.IsBuiltinX(b.Y, "threadIdx") && isBlockOffset(b.X)) || (parse.IsBuiltinX(b.X, "threadIdx") && isBlockOffset(b.Y))
-}
-
-func isBlockOffset(e parse.Expr) bool {
-	b, ok := parse.UnparenCasts(e).(*parse.BinaryExpr)
-	if !ok || b.Op != "*" {
-		return false
-	}
-	return (parse.IsBuiltinX(b.X, "blockIdx") && parse.IsBuiltinX(b.Y, "blockDim")) || (parse.IsBuiltinX(b.X, "blockDim") && parse.IsBuiltinX(b.Y, "blockIdx"))
-}
-
 // derivesFromTid matches `tid OP 32` (or the shift/mask equivalent) where
 // tid is the thread-id variable or the thread-id expression itself.
 func (m *Mapping) derivesFromTid(e parse.Expr, divOp, shiftOp string, macros map[string]string) bool {
@@ -137,7 +190,11 @@ func (m *Mapping) isTidExpr(e parse.Expr) bool {
 	if id, ok := parse.UnparenCasts(e).(*parse.Ident); ok && m.Tid != nil {
 		return id.Name == m.Tid.Name
 	}
-	return isGlobalTid(e)
+	if m.env == nil {
+		return false
+	}
+	p, ok := m.env.idPoly(e)
+	return ok && isThreadID(p)
 }
 
 // isThreadIdxLane matches threadIdx.x % 32 and threadIdx.x & 31: the lane
@@ -260,6 +317,14 @@ func (m *Mapping) findStrayIndex(body parse.Node) {
 		if n == m.Tid || n == m.Warp || n == m.Lane {
 			return false
 		}
+		if v, ok := n.(*parse.VarDecl); ok && m.isPart(v) {
+			return false
+		}
+		if id, ok := n.(*parse.Ident); ok {
+			if _, ok := m.parts[id.Name]; ok {
+				m.StrayIndex = append(m.StrayIndex, Blocker{id.Pos(), id.End(), "uses " + id.Name + ", a local copy of a thread or block index, directly"})
+			}
+		}
 		if me, ok := n.(*parse.MemberExpr); ok {
 			if id, ok := parse.UnparenCasts(me.X).(*parse.Ident); ok && (id.Name == "threadIdx" || id.Name == "blockIdx") {
 				m.StrayIndex = append(m.StrayIndex, Blocker{me.Pos(), me.End(), "uses " + id.Name + "." + me.Name + " directly"})
@@ -267,6 +332,11 @@ func (m *Mapping) findStrayIndex(body parse.Node) {
 		}
 		return true
 	})
+}
+
+func (m *Mapping) isPart(v *parse.VarDecl) bool {
+	p, ok := m.parts[v.Name]
+	return ok && p.Decl == v
 }
 
 func hasSpecifier(specs []string, s string) bool {

@@ -38,6 +38,7 @@ func (r *rewriter) odt() {
 	ok = r.odtLoopOK(w) && ok
 	ok = r.odtOutsideOK(w, r.fn.Decl.Body) && ok
 	ok = r.odtLaunchesOK() && ok
+	ok = r.odtBlockSizeOK() && ok
 	nIndex := r.vertexCountParam(w)
 	if nIndex < 0 {
 		r.refuse(CodeNotCSR, w.Vertex.Pos(), w.Vertex.End(),
@@ -75,6 +76,28 @@ func (r *rewriter) odtLaunchesOK() bool {
 		if len(l.Expr.Args) != len(r.fn.Decl.Params) || len(l.Expr.Config) < 2 {
 			r.refuse(CodeNotCSR, l.Expr.Pos(), l.Expr.End(), "odt does not apply to kernel %s: this launch passes %d arguments "+
 				"for %d parameters, so bamgen cannot add the first vertex list to it", r.name(), len(l.Expr.Args), len(r.fn.Decl.Params))
+			return false
+		}
+	}
+	return true
+}
+
+// odtBlockSizeOK: odt walks every vertex the thread id names on a launch
+// of the blocks it assumes; a thread id written with a constant block size
+// (`blockIdx.x * 256 + threadIdx.x`) launched with blocks of another size
+// names other vertices (gaps or repeats), so odt would not be exact.
+func (r *rewriter) odtBlockSizeOK() bool {
+	k, ok := r.mapping.BlockSizeConst()
+	if !ok {
+		return true
+	}
+	for _, l := range r.file.LaunchesOf(r.name()) {
+		if l.Expr == nil || len(l.Expr.Config) < 2 {
+			continue
+		}
+		if b, ok := r.fn.ConstValue(l.Expr.Config[1]); ok && b != k {
+			r.refuse(CodeNoThreadID, l.Expr.Config[1].Pos(), l.Expr.Config[1].End(), "odt does not apply to kernel %s: its thread id "+
+				"assumes blocks of %d threads, and this launch runs blocks of %d, so the ids do not cover the vertices one by one", r.name(), k, b)
 			return false
 		}
 	}

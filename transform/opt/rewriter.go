@@ -28,6 +28,11 @@ func (r *rewriter) name() string { return r.fn.Decl.Name }
 // choose picks a rewrite by the kernel's shape and says why.
 func (r *rewriter) choose() Kind {
 	m := r.mapping
+	if len(m.Unsure) > 0 {
+		u := m.Unsure[0]
+		r.refuse(CodeNoWarpID, u.Pos, u.End, "kernel %s: no access-pattern rewrite chosen: this statement %s", r.name(), u.Reason)
+		return None
+	}
 	switch {
 	case analysis.FindCSRWalk(r.fn, m) != nil:
 		r.note(r.fn.Decl.NameSpan.Start, "kernel %s walks CSR neighbour lists: choosing odt (one warp per edge-list tile)", r.name())
@@ -108,11 +113,16 @@ func (r *rewriter) claware() {
 	}
 	epl := "bam::min_elems_per_line(" + strings.Join(arrays, ", ") + ")"
 	if loop := r.gridStrideLoop(); m.GridStride && loop != nil {
+		if !m.IsCanonicalTid() {
+			r.refuse(CodeNoThreadID, m.Tid.Pos(), m.Tid.End(), "claware does not apply to kernel %s: its grid-stride loop starts at %s, "+
+				"not at blockIdx.x * blockDim.x + threadIdx.x, so bamgen cannot walk its indices line by line", r.name(), r.file.Parse.Text(m.Tid.Init))
+			return
+		}
 		if !r.clawareLoop(loop, epl) {
 			return
 		}
 	} else {
-		r.wrap(m.Tid, "bam_v", fmt.Sprintf("bam::for_each_thread_by_line<%d>(%s, bam_body)", r.opts.LanesPerLine, epl), Claware)
+		r.wrap(m.Tid, r.remapID(m.Tid.Init, "bam_v", "bam_v"), fmt.Sprintf("bam::for_each_thread_by_line<%d>(%s, bam_body)", r.opts.LanesPerLine, epl), Claware)
 	}
 	r.note(r.fn.Decl.NameSpan.Start, "kernel %s: claware applied (%d lanes per cache line of %s); line requests in flight "+
 		"grow from SM*W*WS*sizeof(T)/CL to SM*W*WS/%d; %s", r.name(), r.opts.LanesPerLine, strings.Join(arrays, ", "), r.opts.LanesPerLine,
@@ -146,14 +156,15 @@ func (r *rewriter) warpRemap(driver string, kind Kind) {
 		return
 	}
 	lane := "(threadIdx.x & 31u)"
+	vtid := "bam_v * 32ull + " + lane
 	switch {
 	case m.Tid != nil && mentions(m.Warp.Init, m.Tid.Name):
-		r.wrap(m.Tid, "bam_v * 32ull + "+lane, driver, kind) // warp and lane follow from the new thread id
+		r.wrap(m.Tid, r.remapID(m.Tid.Init, vtid, vtid), driver, kind) // warp and lane follow from the new thread id
 	case m.Tid != nil:
-		r.wrap(m.Tid, "bam_v * 32ull + "+lane, driver, kind)
+		r.wrap(m.Tid, r.remapID(m.Tid.Init, vtid, vtid), driver, kind)
 		r.replaceInit(m.Warp, "bam_v", kind)
 	default:
-		r.wrap(m.Warp, "bam_v", driver, kind)
+		r.wrap(m.Warp, r.remapID(m.Warp.Init, "bam_v", vtid), driver, kind)
 	}
 	r.note(r.fn.Decl.NameSpan.Start, "kernel %s: %s applied to warp id %s", r.name(), kind, m.Warp.Name)
 }
@@ -220,6 +231,64 @@ func (r *rewriter) wrap(idVar *parse.VarDecl, newID, driver string, kind Kind) {
 	r.edit(body.Pos()+1, body.Pos()+1, " auto bam_body = [&](const unsigned long long bam_v) {", kind)
 	r.replaceInit(idVar, newID, kind)
 	r.edit(body.End()-1, body.End()-1, "}; "+driver+"; ", kind)
+}
+
+// remapID is the new initialiser of an id variable under a driver that
+// hands out virtual thread ids. canonical is used as it is when the
+// initialiser is the launch's flat 1-D id (blockIdx.x * blockDim.x +
+// threadIdx.x, or that id divided into warps): the driver's virtual id
+// means the same. Any other affine form (a 2-D grid, a constant block
+// size, locals) is rewritten exactly: the virtual thread vtid plays the
+// physical thread (blockIdx.x, threadIdx.x) = (vtid / blockDim.x, vtid %
+// blockDim.x), and everything else in the expression (blockIdx.y,
+// gridDim.x, macros) keeps its value. On a launch the drivers remap (1-D
+// grids) that is the thread the original ran as; on any other launch
+// they run the identity, where vtid is the calling thread's own
+// blockIdx.x * blockDim.x + threadIdx.x and the expression gives back
+// the original id.
+func (r *rewriter) remapID(init parse.Expr, canonical, vtid string) string {
+	if r.mapping.IsCanonicalTid() || (r.mapping.Tid == nil && r.mapping.CanonicalWarp()) {
+		return canonical
+	}
+	return "(" + r.substituteIndex(initExpr(init), vtid) + ")"
+}
+
+// substituteIndex renders e with blockIdx.x and threadIdx.x (and the
+// locals the id is written through) expressed by the virtual thread vtid.
+func (r *rewriter) substituteIndex(e parse.Expr, vtid string) string {
+	type rep struct {
+		pos, end int
+		text     string
+	}
+	var reps []rep
+	parse.Inspect(e, func(n parse.Node) bool {
+		switch n := n.(type) {
+		case *parse.MemberExpr:
+			switch {
+			case parse.IsBuiltinX(n, "blockIdx"):
+				reps = append(reps, rep{n.Pos(), n.End(), "((" + vtid + ") / blockDim.x)"})
+				return false
+			case parse.IsBuiltinX(n, "threadIdx"):
+				reps = append(reps, rep{n.Pos(), n.End(), "((" + vtid + ") % blockDim.x)"})
+				return false
+			}
+		case *parse.Ident:
+			if init := r.mapping.PartInit(n.Name); init != nil {
+				reps = append(reps, rep{n.Pos(), n.End(), "(" + r.substituteIndex(init, vtid) + ")"})
+			}
+		}
+		return true
+	})
+	src := r.file.Parse.Src.Bytes
+	var b strings.Builder
+	at := e.Pos()
+	for _, x := range reps {
+		b.Write(src[at:x.pos])
+		b.WriteString(x.text)
+		at = x.end
+	}
+	b.Write(src[at:e.End()])
+	return b.String()
 }
 
 // replaceInit changes the initialiser of v to the new id, converted to

@@ -42,8 +42,44 @@ func (c *portCtx) selectArrays() map[paramKey]string {
 	}
 	if c.opts.Auto || (c.opts.Config != nil && c.opts.Config.Auto) {
 		c.autoSelect(chosen)
+		c.chooseSharedBuffers(chosen)
 	}
 	return chosen
+}
+
+// chooseSharedBuffers makes --auto choose per buffer, not per parameter: a
+// buffer passed to a chosen parameter and also to a pointer parameter of
+// another kernel of this file gets that parameter chosen too. Otherwise the
+// host could not make the buffer one bam::array for one launch and a raw
+// pointer for the other, and both would be refused.
+func (c *portCtx) chooseSharedBuffers(chosen map[paramKey]string) {
+	for changed := true; changed; {
+		changed = false
+		for _, key := range sortedKeys(chosen) {
+			for _, l := range c.launchesOf(key.fn) {
+				if key.idx >= len(l.args) {
+					continue
+				}
+				v := c.hostVarOf(l, key.idx)
+				if v == nil {
+					continue
+				}
+				for _, op := range v.ops {
+					if op.kind != opLaunch || op.launch == nil || op.launch.kernel == nil || op.arg >= len(op.launch.kernel.Params) {
+						continue
+					}
+					k := op.launch.kernel
+					other, p := paramKey{k, op.arg}, k.Params[op.arg]
+					if chosen[other] != "" || k.Body == nil || p.Type == nil || p.Type.Pointers != 1 || isBamArray(p.Type) {
+						continue
+					}
+					chosen[other] = fmt.Sprintf("--auto: the buffer %s is also passed to %s:%s, which is chosen",
+						v.sym.Name, key.fn.Name, key.fn.Params[key.idx].Name)
+					changed = true
+				}
+			}
+		}
+	}
 }
 
 // resolveSpec adds the parameters matching NAME or KERNEL:NAME.

@@ -58,6 +58,7 @@ type useScanner struct {
 	aliasName      string       // q for an alias scanner, "" for the parameter
 	aliasOff       parse.Expr   // off in `T *q = p + off`, nil for the parameter or `q = p`
 	seen           map[int]bool // offsets of identifier uses the walk understood
+	lambdas        []*parse.LambdaExpr
 }
 
 // zeroIndex is the array index a bare dereference reaches: 0 through the
@@ -133,8 +134,32 @@ func (s *useScanner) scan(name string, decl parse.Node) {
 }
 
 func (s *useScanner) resolves(id *parse.Ident, decl parse.Node) bool {
-	sym := s.fn.Scope.Lookup(id.Name, id.Pos())
+	sym := s.lookup(id.Name, id.Pos())
 	return sym != nil && sym.Decl == decl
+}
+
+// lookup resolves name at pos: in the scopes of the lambdas around pos,
+// innermost first (their locals are not in the function's scope: a kernel
+// body wrapped in `auto body = [&](...) {...}` keeps its locals there),
+// then in the function's.
+func (s *useScanner) lookup(name string, pos int) *parse.Symbol {
+	if s.lambdas == nil {
+		s.lambdas = []*parse.LambdaExpr{}
+		parse.Inspect(s.fn.Body, func(n parse.Node) bool {
+			if l, ok := n.(*parse.LambdaExpr); ok && l.Scope != nil {
+				s.lambdas = append(s.lambdas, l)
+			}
+			return true
+		})
+	}
+	for i := len(s.lambdas) - 1; i >= 0; i-- { // later in preorder = nested deeper
+		if l := s.lambdas[i]; l.Pos() <= pos && pos < l.End() {
+			if sym := l.Scope.Lookup(name, pos); sym != nil {
+				return sym
+			}
+		}
+	}
+	return s.fn.Scope.Lookup(name, pos)
 }
 
 // classify decides what one use of the array needs.
@@ -405,10 +430,10 @@ func (s *useScanner) readContext(node parse.Node, parents []parse.Node) int {
 	parent, pi := upParens(parents, len(parents)-1)
 	switch p := parent.(type) {
 	case *parse.MemberExpr:
-		if isWritten(p, parents[:pi]) {
+		if isWritten(p, parents[:pi]) && !pointerField(s.c.file, p.Name) {
 			return ctxRefuseMember
 		}
-		return ctxValue
+		return ctxValue // a pointer member written through (`p[i].ptr[j] = v`) is read
 	case *parse.CondExpr:
 		if parse.Unparen(p.Cond) != node {
 			return ctxValue
@@ -441,10 +466,47 @@ func isWritten(e parse.Expr, parents []parse.Node) bool {
 		return parse.IsAssign(p.Op) && parse.Unparen(p.X) == e
 	case *parse.UnaryExpr:
 		return p.Op == "++" || p.Op == "--" || p.Op == "&"
-	case *parse.MemberExpr, *parse.IndexExpr:
-		return isWritten(p.(parse.Expr), parents[:len(parents)-1])
+	case *parse.IndexExpr:
+		if parse.Unparen(p.Index) == e {
+			return false // `a[e]`: e is read as the index, whatever a[e] is
+		}
+		return isWritten(p, parents[:len(parents)-1])
+	case *parse.MemberExpr:
+		return isWritten(p, parents[:len(parents)-1])
 	}
 	return false
+}
+
+// pointerField reports whether every field named name in the file's
+// structs is a pointer (and there is one): `x.name[j] = v` then writes
+// through the pointer the element holds, not the element.
+func pointerField(f *parse.File, name string) bool {
+	found, all := false, true
+	var walk func(decls []parse.Decl)
+	walk = func(decls []parse.Decl) {
+		for _, d := range decls {
+			switch d := d.(type) {
+			case *parse.RecordDecl:
+				for _, m := range d.Members {
+					if g, ok := m.(*parse.VarDeclGroup); ok {
+						for _, v := range g.Vars {
+							if v.Name == name {
+								found = true
+								all = all && v.Type != nil && v.Type.Pointers > 0 && !strings.Contains(v.Type.Text, "[")
+							}
+						}
+					}
+				}
+				walk(d.Members)
+			case *parse.NamespaceDecl:
+				walk(d.Decls)
+			case *parse.LinkageDecl:
+				walk(d.Decls)
+			}
+		}
+	}
+	walk(f.Decls)
+	return found && all
 }
 
 // checkHiddenUses refuses the array when its name appears in code the walk
@@ -458,7 +520,7 @@ func (s *useScanner) checkHiddenUses(name string, decl parse.Node) {
 			continue
 		}
 		word := string(f.Src.Bytes[t.Start:t.End])
-		if m := s.c.macros[word]; m != nil && mentions(m.Body, name) && s.fn.Scope.Lookup(name, t.Start) != nil {
+		if m := s.c.macros[word]; m != nil && mentions(m.Body, name) && s.lookup(name, t.Start) != nil {
 			s.refuse(spanOf(t), CodeMacroUse, "macro %s refers to %s; its expansion is hidden from bamgen", word, name)
 			continue
 		}
@@ -468,7 +530,7 @@ func (s *useScanner) checkHiddenUses(name string, decl parse.Node) {
 		if word != name || s.seen[t.Start] || s.c.afterMember(i) {
 			continue
 		}
-		sym := s.fn.Scope.Lookup(name, t.Start)
+		sym := s.lookup(name, t.Start)
 		if sym == nil || sym.Decl != decl {
 			continue
 		}

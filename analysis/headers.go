@@ -1,0 +1,154 @@
+package analysis
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Object-like macros from local headers. A kernel often takes its
+// constants from a header next to it (`#include "helpers.h"` with
+// `#define WARP_SHIFT 5`); the analysis folds them like the file's own.
+// Only quoted includes are read, found next to the including file or on
+// IncludeDirs; <...> headers (system, CUDA, third-party) are not read.
+
+// IncludeDirs are extra directories searched for quoted includes (the
+// CLI's -I paths, where it has them). Set before analysing.
+var IncludeDirs []string
+
+// maxHeaderDepth bounds nested includes; headers already read are not
+// read again, so include cycles end.
+const maxHeaderDepth = 8
+
+// maxHeaderBytes skips headers too large to be a project's own.
+const maxHeaderBytes = 4 << 20
+
+// HeaderMacros collects the object-like macros of the local headers that
+// src (the file at path) includes, recursively. The first definition of a
+// name wins, in include order; the file's own definitions are added by
+// the caller on top.
+func HeaderMacros(path string, src []byte, dirs []string) map[string]string {
+	out := map[string]string{}
+	if path == "" {
+		return out
+	}
+	seen := map[string]bool{}
+	if abs, err := filepath.Abs(path); err == nil {
+		seen[abs] = true
+	}
+	readIncludes(filepath.Dir(path), src, dirs, 0, seen, out)
+	return out
+}
+
+func readIncludes(dir string, src []byte, dirs []string, depth int, seen map[string]bool, out map[string]string) {
+	if depth >= maxHeaderDepth {
+		return
+	}
+	for _, name := range quotedIncludes(src) {
+		p := findHeader(name, dir, dirs)
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil || seen[abs] {
+			continue
+		}
+		seen[abs] = true
+		st, err := os.Stat(p)
+		if err != nil || !st.Mode().IsRegular() || st.Size() > maxHeaderBytes {
+			continue
+		}
+		text, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		for n, body := range defines(text) {
+			if _, ok := out[n]; !ok {
+				out[n] = body
+			}
+		}
+		readIncludes(filepath.Dir(p), text, dirs, depth+1, seen, out)
+	}
+}
+
+func findHeader(name, dir string, dirs []string) string {
+	if filepath.IsAbs(name) {
+		return "" // not a project-relative header
+	}
+	for _, d := range append([]string{dir}, dirs...) {
+		p := filepath.Join(d, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+	}
+	return ""
+}
+
+// directives yields the preprocessor lines of src, continuations joined,
+// as (directive, rest).
+func directives(src []byte) [][2]string {
+	var out [][2]string
+	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		for strings.HasSuffix(line, "\\") && i+1 < len(lines) {
+			i++
+			line = strings.TrimSuffix(line, "\\") + " " + lines[i]
+		}
+		t := strings.TrimSpace(line)
+		if !strings.HasPrefix(t, "#") {
+			continue
+		}
+		t = strings.TrimSpace(t[1:])
+		word := t
+		if k := strings.IndexAny(t, " \t\"<"); k >= 0 {
+			word = t[:k]
+		}
+		out = append(out, [2]string{word, strings.TrimSpace(t[len(word):])})
+	}
+	return out
+}
+
+// quotedIncludes lists the names of `#include "name"` lines.
+func quotedIncludes(src []byte) []string {
+	var out []string
+	for _, d := range directives(src) {
+		if d[0] != "include" || !strings.HasPrefix(d[1], `"`) {
+			continue
+		}
+		if end := strings.Index(d[1][1:], `"`); end > 0 {
+			out = append(out, d[1][1:1+end])
+		}
+	}
+	return out
+}
+
+// defines returns the object-like macros of a header: `#define NAME body`
+// (not `#define NAME(args) ...`), comments stripped from the body.
+func defines(src []byte) map[string]string {
+	out := map[string]string{}
+	for _, d := range directives(src) {
+		if d[0] != "define" {
+			continue
+		}
+		rest := d[1]
+		n := 0
+		for n < len(rest) && (rest[n] == '_' || rest[n] >= 'a' && rest[n] <= 'z' || rest[n] >= 'A' && rest[n] <= 'Z' || n > 0 && rest[n] >= '0' && rest[n] <= '9') {
+			n++
+		}
+		if n == 0 || n < len(rest) && rest[n] == '(' {
+			continue
+		}
+		body := rest[n:]
+		if k := strings.Index(body, "//"); k >= 0 {
+			body = body[:k]
+		}
+		if k := strings.Index(body, "/*"); k >= 0 {
+			body = body[:k]
+		}
+		if _, dup := out[rest[:n]]; !dup {
+			out[rest[:n]] = strings.TrimSpace(body)
+		}
+	}
+	return out
+}
