@@ -120,3 +120,15 @@ func TestVariableTemplates(t *testing.T) {
 	expectExpr(t, "x = a < b > c", `(= x (> (< a b) c))`)
 	expectExpr(t, "f(a < b, c > d)", `(call f (< a b) (> c d))`)
 }
+
+// TestAlternativeTokens: `and`, `or`, `not` and the other alternative
+// spellings are the operators they stand for.
+func TestAlternativeTokens(t *testing.T) {
+	expectStmt(t, "if (i < n and not (a == 0 or b == 0)) x = 1;", `(if (&& (< i n) (! (paren (|| (== a 0) (== b 0))))) (= x 1))`)
+	expectExpr(t, "x = a bitand 3 bitor 4 xor 5", `(= x (| (& a 3) (^ 4 5)))`)
+	expectExpr(t, "x = compl a not_eq b", `(= x (!= (~ a) b))`)
+	expectExpr(t, "x and_eq 1, y or_eq 2, z xor_eq 3", `(, (, (&= x 1) (|= y 2)) (^= z 3))`)
+	expectExpr(t, "ok = not ready", `(= ok (! ready))`)
+	// Names that merely start like them stay names.
+	expectExpr(t, "android = order + notify + xor_mask", `(= android (+ (+ order notify) xor_mask))`)
+}
