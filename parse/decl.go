@@ -402,6 +402,13 @@ func (p *parser) macroInvocation(start int) Decl {
 		p.skipBalanced()
 		return &Opaque{Span: p.spanFrom(start), Reason: "function defined by a macro"}
 	}
+	// `BENCHMARK(fn).Arg(1)->Unit(x);`: a registration macro whose
+	// result is configured through member calls.
+	for (p.is(".") || p.isK(tkArrow)) && p.peek(1).Kind == Identifier && p.pbAt(2, '(') {
+		p.next()
+		p.next()
+		p.skipBalanced()
+	}
 	p.got(";")
 	return &Opaque{Span: p.spanFrom(start), Reason: "macro invocation"}
 }

@@ -91,3 +91,12 @@ func TestMoreDeclarations(t *testing.T) {
 		`(using) (namespace v1 (vars (var x "int")))`)
 	expectParse(t, "alignas(16) struct A { int x; }; struct alignas(8) B { };", `(struct A (vars (var x "int"))) (struct B)`)
 }
+
+// TestMacroRegistrationChain: a file-scope macro call configured through
+// member calls (benchmark registration).
+func TestMacroRegistrationChain(t *testing.T) {
+	expectParse(t, "BENCHMARK(bm).Arg(1).Unit(benchmark::kMillisecond);\nint z;", `(opaque "macro invocation") (vars (var z "int"))`)
+	expectParse(t, "NVBENCH_BENCH(parallel_for).set_name(\"parallel_for\");\nBENCHMARK(bm)->Arg(8)->Arg(64);",
+		`(opaque "macro invocation") (opaque "macro invocation")`)
+	expectNoDiag(t, "BENCHMARK(bm).Arg(1).Unit(benchmark::kMillisecond);\nint z;")
+}

@@ -45,8 +45,8 @@ func (p *parser) parseAssign() Expr {
 		}
 	}
 	t := &p.toks[p.i]
-	if t.Kind != Punct || p.src[t.End-1] != '=' {
-		return x // every assignment operator ends in '='
+	if t.Kind != Punct || p.src[t.End-1] != '=' && p.src[t.End-1] != 'q' {
+		return x // every assignment operator ends in '=' (or "_eq": and_eq, ...)
 	}
 	return p.parseAssignRest(x)
 }
@@ -99,11 +99,11 @@ func assignOp(b string) string {
 		return "/="
 	case "%=":
 		return "%="
-	case "&=":
+	case "&=", "and_eq":
 		return "&="
-	case "|=":
+	case "|=", "or_eq":
 		return "|="
-	case "^=":
+	case "^=", "xor_eq":
 		return "^="
 	case "<<=":
 		return "<<="
@@ -142,9 +142,9 @@ func (p *parser) parseCondRest(x Expr) Expr {
 // tighter), or 0 when b is not a binary operator.
 func binaryOp(b string) (string, int) {
 	switch b {
-	case "||":
+	case "||", "or":
 		return "||", 1
-	case "&&":
+	case "&&", "and":
 		return "&&", 2
 	case "|":
 		return "|", 3
@@ -154,7 +154,7 @@ func binaryOp(b string) (string, int) {
 		return "&", 5
 	case "==":
 		return "==", 6
-	case "!=":
+	case "!=", "not_eq":
 		return "!=", 6
 	case "<":
 		return "<", 7

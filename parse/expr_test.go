@@ -93,3 +93,42 @@ func TestLeafDeclinesSpecialWords(t *testing.T) {
 		}
 	}
 }
+
+// TestBraceTemporaries: `T{...}` with T a qualified name, a template-id or
+// a type from a header the parser does not read (issue 17, parser gaps).
+func TestBraceTemporaries(t *testing.T) {
+	expectExpr(t, "thrust::copy(x, y, thrust::discard_iterator{})", `(call thrust::copy x y (init "thrust::discard_iterator"))`)
+	expectExpr(t, "r = reduce(x, ns::plus{})", `(= r (call reduce x (init "ns::plus")))`)
+	expectExpr(t, "v = base<int>{1}", `(= v (init "base<int>" 1))`)
+	expectExpr(t, "cudaMemAdvise(p, n, a, cudaMemLocation{cudaMemLocationTypeDevice, 0})",
+		`(call cudaMemAdvise p n a (init "cudaMemLocation" cudaMemLocationTypeDevice 0))`)
+	expectExpr(t, "f(cudaExtent{n, 1, 1})", `(call f (init "cudaExtent" n 1 1))`)
+	expectExpr(t, "g(ns::pair<int, float>{1, 2.0f})", `(call g (init "ns::pair<int, float>" 1 2.0f))`)
+	expectExpr(t, "return Box{a}", `(return (init "Box" a))`)
+	// A name in scope is no type; `NAME {` at a statement start stays a macro.
+	expectStmt(t, "int v; g(v);", `(decl (var v "int")) (call g v)`)
+	expectStmt(t, "IF_LANE0 { x = 1; }", `IF_LANE0 (block (= x 1))`)
+}
+
+// TestVariableTemplates: a variable template used as a value.
+func TestVariableTemplates(t *testing.T) {
+	expectExpr(t, "t = tile_size_v<CG>", `(= t (tmpl tile_size_v CG))`)
+	expectExpr(t, "g(tile_size_v<CG> * 2, is_pod_v<T>)", `(call g (* (tmpl tile_size_v CG) 2) (tmpl is_pod_v T))`)
+	expectExpr(t, "launch(stream, kern<B, I, T>, grid)", `(call launch stream (tmpl kern B I T) grid)`)
+	expectExpr(t, "n = sizeof(Tmpl<T>)", `(= n (sizeof (paren (tmpl Tmpl T))))`)
+	// Comparisons stay comparisons.
+	expectExpr(t, "x = a < b > c", `(= x (> (< a b) c))`)
+	expectExpr(t, "f(a < b, c > d)", `(call f (< a b) (> c d))`)
+}
+
+// TestAlternativeTokens: `and`, `or`, `not` and the other alternative
+// spellings are the operators they stand for.
+func TestAlternativeTokens(t *testing.T) {
+	expectStmt(t, "if (i < n and not (a == 0 or b == 0)) x = 1;", `(if (&& (< i n) (! (paren (|| (== a 0) (== b 0))))) (= x 1))`)
+	expectExpr(t, "x = a bitand 3 bitor 4 xor 5", `(= x (| (& a 3) (^ 4 5)))`)
+	expectExpr(t, "x = compl a not_eq b", `(= x (!= (~ a) b))`)
+	expectExpr(t, "x and_eq 1, y or_eq 2, z xor_eq 3", `(, (, (&= x 1) (|= y 2)) (^= z 3))`)
+	expectExpr(t, "ok = not ready", `(= ok (! ready))`)
+	// Names that merely start like them stay names.
+	expectExpr(t, "android = order + notify + xor_mask", `(= android (+ (+ order notify) xor_mask))`)
+}

@@ -83,11 +83,46 @@ func (l *lexer) addView(k TokenKind, start int) {
 // addWordView appends the view of the identifier [start, end): its word
 // class and token id if it is a reserved word.
 func (l *lexer) addWordView(start, end int) {
+	if n := end - start; n >= 2 && n <= 6 && altTokenFirst[l.src[start]] {
+		if op, ok := altTokens[l.src[start:end]]; ok {
+			l.addAltTokenView(start, end, op)
+			return
+		}
+	}
 	cls, kw := wordInfo(l.src[start:end])
 	if prescanWord[kw] {
 		l.prescans = append(l.prescans, int32(len(l.view)))
 	}
 	l.view = append(l.view, ptok{Start: int32(start), End: int32(end), Kind: Identifier, cls: cls, kw: kw})
+}
+
+// altTokens are C++'s alternative tokens and the operators they spell.
+var altTokens = map[string]string{
+	"and": "&&", "or": "||", "not": "!", "bitand": "&", "bitor": "|", "xor": "^", "compl": "~",
+	"not_eq": "!=", "and_eq": "&=", "or_eq": "|=", "xor_eq": "^=",
+}
+
+// altTokenFirst marks the first bytes of altTokens' words.
+var altTokenFirst = func() (t [256]bool) {
+	for w := range altTokens {
+		t[w[0]] = true
+	}
+	return t
+}()
+
+// addAltTokenView appends the view of the alternative token [start, end)
+// (`and`, `not`, `bitor`, ...) as the punctuator op it spells: a
+// one-byte operator gets its byte, a longer one its token id (the
+// grammar code that reads the text of a multi-byte operator maps the
+// words too: binaryOp, assignOp). The token itself stays an identifier.
+func (l *lexer) addAltTokenView(start, end int, op string) {
+	pt := ptok{Start: int32(start), End: int32(end), Kind: Punct}
+	if len(op) == 1 {
+		pt.pb = op[0]
+	} else {
+		pt.kw = punctID(op)
+	}
+	l.view = append(l.view, pt)
 }
 
 // addPunctView appends the view of the punctuator [start, end): its byte

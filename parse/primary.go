@@ -3,6 +3,8 @@ package parse
 // Primary expressions: literals, names (qualified, templated), parentheses,
 // lambdas, braced lists, named and functional casts.
 
+import "strings"
+
 // parsePrimary parses a primary expression. It reads the view entry once
 // and dispatches on its kind and punctuator byte or id (the Token it
 // built, and a p.is per punctuator, reloaded the entry for each test).
@@ -126,9 +128,40 @@ func (p *parser) typedBraceOK(x Expr) bool {
 	case *TemplateIdent:
 		return true
 	case *Ident:
-		return p.isTypeName(n.Name) && p.inScope(n.Name) == nil
+		if p.inScope(n.Name) != nil {
+			return false
+		}
+		return p.isTypeName(n.Name) || p.braceTemporaryAt(n.Start)
 	}
 	return false
+}
+
+// braceTemporaryAt reports whether an unknown name starting at offset start
+// and followed by '{' is a brace temporary (`ns::plus{}`,
+// `cudaExtent{n, 1, 1}`, types from headers the parser does not read): the
+// token before the name is an operator, '(', ',', '[' or `return`, where
+// no statement begins. At the start of a statement (after ';', '{', '}',
+// ')', ':' or `else`) `NAME {` is left to the macro rules.
+func (p *parser) braceTemporaryAt(start int) bool {
+	k := p.i
+	for k > 0 && int(p.toks[k-1].Start) >= start {
+		k--
+	}
+	if k == 0 {
+		return false
+	}
+	t := &p.toks[k-1]
+	if t.kw == kwReturn {
+		return true
+	}
+	if t.Kind != Punct {
+		return false
+	}
+	switch t.pb {
+	case ';', '{', '}', ')', ':', ']':
+		return false
+	}
+	return true
 }
 
 // typedInitList parses `T{...}` after the name T.
@@ -262,7 +295,18 @@ func (p *parser) templateAhead(name string) bool {
 		// the enclosing list.
 		return p.noGT > 0
 	}
-	return p.textIs(close, "(") || p.textIsK(close, tkScope) || p.textIsK(close, tkLaunchOpen)
+	if p.textIs(close, "(") || p.textIsK(close, tkScope) || p.textIsK(close, tkLaunchOpen) {
+		return true
+	}
+	// `base<int>{1}` (a brace temporary), and a variable template used
+	// as a value: `tile_size_v<CG>;`, `f(is_pod_v<T>)`. A comparison
+	// chain cannot end in '>' before these tokens.
+	switch p.toks[close].pb {
+	case '{', ';', ')', ',', ']', '}':
+		return true
+	}
+	// A variable template by its conventional name (`tile_size_v<CG> * 2`).
+	return strings.HasSuffix(name, "_v")
 }
 
 // matchAngleIdx scans from the '<' at index i for its closing '>' and

@@ -80,3 +80,11 @@ func TestStartsDeclKeyword(t *testing.T) {
 		}
 	}
 }
+
+// TestPointerTemplateArgs: `vector<T *>` with T from a header is a type.
+func TestPointerTemplateArgs(t *testing.T) {
+	expectStmt(t, "std::vector<Ctrl*> v(n);", `(decl (var v "std::vector<Ctrl *>" (args n)))`)
+	expectStmt(t, "vector<IndexT *> a(n), b(n);", `(decl (var a "vector<IndexT *>" (args n)) (var b "vector<IndexT *>" (args n)))`)
+	expectStmt(t, "std::pair<ns::Node const *, Edge &> e(x, y);", `(decl (var e "std::pair<ns::Node const *, Edge &>" (args x y)))`)
+	expectExpr(t, "x = a < b * c", `(= x (< a (* b c)))`)
+}

@@ -588,11 +588,55 @@ func (p *parser) parseTemplateArg() Node {
 		}
 		p.reset(m)
 	}
+	if p.pointerTypeArgAhead() {
+		m := p.mark()
+		if t := p.parseTypeID(); t != nil && (p.is(",") || p.isCloseAngle() || p.isK(tkEllipsis)) {
+			return t
+		}
+		p.reset(m)
+	}
 	x := p.parseCond()
 	if _, bad := x.(*OpaqueExpr); bad {
 		return nil
 	}
 	return x
+}
+
+// pointerTypeArgAhead reports whether the template argument at the
+// current token is a name the parser does not know as a type followed by
+// pointer or reference operators and then ',' or '>' (`vector<Ctrl *>`,
+// `pair<ns::Node *, int>`, with the type from a header): as an expression
+// `Ctrl * >` would lack an operand.
+func (p *parser) pointerTypeArgAhead() bool {
+	k := p.i
+	if p.toks[k].kw == tkScope {
+		k++
+	}
+	for {
+		t := &p.toks[k]
+		if t.Kind != Identifier || t.cls&(clsKeyword|clsOpWord|clsExprWord) != 0 {
+			return false
+		}
+		k++
+		if p.toks[k].kw != tkScope {
+			break
+		}
+		k++
+	}
+	ops := 0
+	for ; k < len(p.toks)-1; k++ {
+		t := &p.toks[k]
+		switch {
+		case t.pb == '*' || t.pb == '&' || t.kw == tkAndAnd:
+			ops++
+		case t.kw == kwConst:
+		case t.pb == ',' || t.pb == '>' || t.Kind == Punct && p.src[t.Start] == '>':
+			return ops > 0
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // wordTypeArg takes a template argument that is one type word before ','
