@@ -83,7 +83,7 @@ build_one() {
 		status="orig-build-failed"
 	elif ! "$OUT/bamgen" port -q "${choice[@]}" $PORT_EXTRA -o "$work/port.cu" "$src" 2>"$work/port.log"; then
 		status="port-failed"
-	elif ! "$NVCC" $PORT_NVCCFLAGS -arch="$ARCH" "${BAMFLAGS[@]:0:2}" "$work/port.cu" "${BAMFLAGS[@]:2}" -o "$work/port" >"$work/port-build.log" 2>&1; then
+	elif ! "$NVCC" $PORT_NVCCFLAGS -arch="$ARCH" "${BAMFLAGS[@]:0:2}" -I"$(dirname "$src")" "$work/port.cu" "${BAMFLAGS[@]:2}" -o "$work/port" >"$work/port-build.log" 2>&1; then
 		status="port-build-failed"
 	fi
 	echo "$status" >"$work/status"
