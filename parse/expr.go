@@ -403,6 +403,17 @@ func (p *parser) castType() (*TypeRef, bool) {
 	if !known && (!p.isIdent() && !p.isK(tkScope) || p.isKeyword()) {
 		return nil, false
 	}
+	if !known && p.isIdent() && p.pbAt(1, '*') {
+		// `(A * (B * 2))`: `A *(...)` would be a function type, which no
+		// cast names; a product of variables from elsewhere.
+		k := 1
+		for p.pbAt(k, '*') {
+			k++
+		}
+		if p.pbAt(k, '(') {
+			return nil, false
+		}
+	}
 	t := p.parseTypeID()
 	if t == nil || !p.is(")") || !known && len(t.Array) > 0 {
 		return nil, false
@@ -884,6 +895,7 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 	}
 	le.Args, le.Lparen, le.Rparen = p.parseArgs()
 	le.Span = Span{kernel.Pos(), p.lastEnd}
+	p.sawLaunch = true
 	return le
 }
 
