@@ -147,3 +147,10 @@ func TestSpacedLaunch(t *testing.T) {
 	expectStmt(t, "std::vector<std::vector<std::vector<int>> > v; x = a << b >> c;",
 		`(decl (var v "std::vector<std::vector<std::vector<int>>>")) (= x (>> (<< a b) c))`)
 }
+
+// TestChainedCasts: `(H)(intptr_t)x` with H from a header.
+func TestChainedCasts(t *testing.T) {
+	expectExpr(t, "p = (EGLClientBuffer)(intptr_t)x", `(= p (cast-c "EGLClientBuffer" (cast-c "intptr_t" x)))`)
+	expectExpr(t, "f((Handle)(int *)q[0])", `(call f (cast-c "Handle" (cast-c "int *" (index q 0))))`)
+	expectStmt(t, "int a; y = (a)(b);", `(decl (var a "int")) (= y (call (paren a) b))`)
+}
