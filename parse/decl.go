@@ -685,6 +685,12 @@ func (p *parser) parseVarInit(v *VarDecl, mode declMode) {
 	case '{':
 		v.Init = p.parseInitList(nil)
 	case '(':
+		if mode == declBlock && p.isAtK(1, kwVoid) && p.pbAt(2, ')') {
+			// `extern __device__ void trap(void);`: a block-scope
+			// function declaration, no initializer.
+			p.skipBalanced()
+			break
+		}
 		v.Init = p.parseParenInit()
 	case ':':
 		if !p.pbAt(1, ':') && mode == declFile {
