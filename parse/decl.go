@@ -50,7 +50,19 @@ func (p *parser) parseDeclIn(ctx *declCtx, out []Decl, start int) []Decl {
 		p.next()
 		return out
 	case kw == kwNone && p.toks[p.i].Kind == Identifier:
-		// An ordinary name: none of the cases below (the common case).
+		// An ordinary name: none of the cases below (the common case),
+		// but for an object-like macro alone on its line before a
+		// template (`EXPORT_API\ntemplate <...> ...`, its definition in
+		// a header): kept as a macro invocation, the template parsed.
+		if p.isAtK(1, kwTemplate) && !p.isTypeName(p.word()) {
+			m := p.mark()
+			p.next()
+			if !p.newlineBefore() {
+				p.reset(m)
+				break
+			}
+			return append(out, &Opaque{Span: p.spanFrom(start), Reason: "macro invocation"})
+		}
 	case kw == kwNamespace:
 		return append(out, p.parseNamespace())
 	case kw == kwInline && p.isAtK(1, kwNamespace):
@@ -673,6 +685,12 @@ func (p *parser) parseVarInit(v *VarDecl, mode declMode) {
 	case '{':
 		v.Init = p.parseInitList(nil)
 	case '(':
+		if mode == declBlock && p.isAtK(1, kwVoid) && p.pbAt(2, ')') {
+			// `extern __device__ void trap(void);`: a block-scope
+			// function declaration, no initializer.
+			p.skipBalanced()
+			break
+		}
 		v.Init = p.parseParenInit()
 	case ':':
 		if !p.pbAt(1, ':') && mode == declFile {

@@ -403,6 +403,17 @@ func (p *parser) castType() (*TypeRef, bool) {
 	if !known && (!p.isIdent() && !p.isK(tkScope) || p.isKeyword()) {
 		return nil, false
 	}
+	if !known && p.isIdent() && p.pbAt(1, '*') {
+		// `(A * (B * 2))`: `A *(...)` would be a function type, which no
+		// cast names; a product of variables from elsewhere.
+		k := 1
+		for p.pbAt(k, '*') {
+			k++
+		}
+		if p.pbAt(k, '(') {
+			return nil, false
+		}
+	}
 	t := p.parseTypeID()
 	if t == nil || !p.is(")") || !known && len(t.Array) > 0 {
 		return nil, false
@@ -417,9 +428,24 @@ func (p *parser) castType() (*TypeRef, bool) {
 	p.next()
 	k := p.toks[p.i].Kind
 	ok := k == Identifier && !binaryWord(p.word()) || k == Number || k == Char || k == String ||
-		p.is("~") || p.is("!") || p.is("{") || p.is("(") && p.isTypeName(name)
+		p.is("~") || p.is("!") || p.is("{") || p.is("(") && (p.isTypeName(name) || p.castFollows())
 	p.reset(m)
 	return t, ok
+}
+
+// castFollows reports whether the '(' at the current token opens a cast
+// to a known type, `(intptr_t)` or `(int *)`: `(H)(intptr_t)x` with H from
+// a header is then a chain of casts.
+func (p *parser) castFollows() bool {
+	t := p.peek(1)
+	if t.Kind != Identifier {
+		return false
+	}
+	k := &p.toks[p.i+1]
+	if k.cls&clsBuiltin == 0 && (k.cls&clsKeyword != 0 || !p.isTypeName(p.textOf(t))) {
+		return false
+	}
+	return p.pbAt(2, ')') || p.pbAt(2, '*')
 }
 
 // sideState is the parser state that a speculative parse may change and
@@ -884,6 +910,7 @@ func (p *parser) parseLaunch(kernel Expr) Expr {
 	}
 	le.Args, le.Lparen, le.Rparen = p.parseArgs()
 	le.Span = Span{kernel.Pos(), p.lastEnd}
+	p.sawLaunch = true
 	return le
 }
 

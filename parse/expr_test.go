@@ -132,3 +132,25 @@ func TestAlternativeTokens(t *testing.T) {
 	// Names that merely start like them stay names.
 	expectExpr(t, "android = order + notify + xor_mask", `(= android (+ (+ order notify) xor_mask))`)
 }
+
+// TestTypeid: typeid of a type or an expression.
+func TestTypeid(t *testing.T) {
+	expectExpr(t, "ok = typeid(Real) == typeid(double)", `(= ok (== (typeid Real) (typeid "double")))`)
+	expectExpr(t, "puts(typeid(*f).name())", `(call puts (call (. (typeid (* f)) name)))`)
+}
+
+// TestSpacedLaunch: `k << < g, b >> > (...)`, which nvcc accepts, is a launch.
+func TestSpacedLaunch(t *testing.T) {
+	expectExpr(t, "lookup << < n / 256, 256 >> > (table, n)", `(launch lookup (config (/ n 256) 256) table n)`)
+	expectExpr(t, "k <<\t< g, b, 0, s >>  > ()", `(launch k (config g b 0 s))`)
+	// `>> >` closes nested template arguments elsewhere; `<<` stays a shift.
+	expectStmt(t, "std::vector<std::vector<std::vector<int>> > v; x = a << b >> c;",
+		`(decl (var v "std::vector<std::vector<std::vector<int>>>")) (= x (>> (<< a b) c))`)
+}
+
+// TestChainedCasts: `(H)(intptr_t)x` with H from a header.
+func TestChainedCasts(t *testing.T) {
+	expectExpr(t, "p = (EGLClientBuffer)(intptr_t)x", `(= p (cast-c "EGLClientBuffer" (cast-c "intptr_t" x)))`)
+	expectExpr(t, "f((Handle)(int *)q[0])", `(call f (cast-c "Handle" (cast-c "int *" (index q 0))))`)
+	expectStmt(t, "int a; y = (a)(b);", `(decl (var a "int")) (= y (call (paren a) b))`)
+}

@@ -50,6 +50,7 @@ type lexer struct {
 	prescans []int32 // indices in view of the words prescan looks at (prescanWord)
 	diags    []diag.Diagnostic
 	conds    []condFrame // open #if groups
+	spaced   bool        // a spaced launch opener `<< <` was seen and not yet closed (see spacedLaunch)
 }
 
 // condFrame is one open #if group; taken says whether one of its branches
@@ -130,6 +131,9 @@ func (l *lexer) addAltTokenView(start, end int, op string) {
 func (l *lexer) addPunctView(start, end int) {
 	pt := ptok{Start: int32(start), End: int32(end), Kind: Punct}
 	if end-start == 1 {
+		if c := l.src[start]; (c == '<' || c == '>') && l.spacedLaunch(start, c) {
+			return
+		}
 		pt.pb = l.src[start]
 	} else {
 		pt.kw = punctID(l.src[start:end])
@@ -138,6 +142,36 @@ func (l *lexer) addPunctView(start, end int) {
 		}
 	}
 	l.view = append(l.view, pt)
+}
+
+// spacedLaunch joins a launch spelled `k << < g, b >> > (...)` (nvcc
+// accepts it) into the view entries of `<<<` and `>>>`: the '<' (or '>')
+// at start, separated by blanks only from a preceding `<<` (`>>`), extends
+// that entry. `<< <` is no expression otherwise; `>> >` is joined only
+// after such an opener (else it closes nested template arguments). The
+// tokens in File.Tokens stay as written.
+func (l *lexer) spacedLaunch(start int, c byte) bool {
+	n := len(l.view)
+	if n == 0 || (c == '>') != l.spaced {
+		return false
+	}
+	last := &l.view[n-1]
+	if last.End-last.Start != 2 || l.src[last.Start] != c || l.src[last.Start+1] != c {
+		return false
+	}
+	for i := int(last.End); i < start; i++ {
+		if l.src[i] != ' ' && l.src[i] != '\t' {
+			return false
+		}
+	}
+	last.End = int32(start + 1)
+	if c == '<' {
+		last.kw = tkLaunchOpen
+	} else {
+		last.kw = tkLaunchClose
+	}
+	l.spaced = c == '<'
+	return true
 }
 
 // isDigraph reports whether cd is one of the digraphs the parser maps to

@@ -88,6 +88,7 @@ type parser struct {
 	digraphs  map[int]string    // token index -> canonical punctuator
 	badAngle  []uint64          // bit set of the token indices of '<' that do not open template arguments
 	symNames  uint64            // filter of the symbol names inScope can find (see symBit)
+	sawLaunch bool              // a launch was parsed (see markLaunchedKernels)
 }
 
 // ptok is the parser's copy of one non-trivia token: 12 bytes holding all
@@ -207,6 +208,32 @@ func (p *parser) parseFile() {
 		p.errorf(t.Start, t.End, "PARSE003", "unbalanced '}'")
 		p.next()
 		p.file.Decls = append(p.file.Decls, p.parseDecls(&declCtx{})...)
+	}
+	if p.sawLaunch {
+		markLaunchedKernels(p.file)
+	}
+}
+
+// markLaunchedKernels makes a function of this file that is launched with
+// `f<<<...>>>` but carries no execution-space specifier a kernel (adds
+// "__global__" to its Specifiers): its qualifier is hidden in a macro
+// from a header the parser does not read (`#define MY_KERNEL
+// __attribute__((visibility("hidden"))) __global__`). Only functions
+// returning void, as every kernel does.
+func markLaunchedKernels(f *File) {
+	launched := map[string]bool{}
+	for _, l := range f.Launches() {
+		if n := LastName(FuncName(l.Kernel)); n != "" {
+			launched[n] = true
+		}
+	}
+	if len(launched) == 0 {
+		return
+	}
+	for _, fn := range f.Funcs() {
+		if launched[fn.Name] && !fn.IsDevice() && !fn.has("__host__") && fn.Result != nil && fn.Result.Text == "void" {
+			fn.Specifiers = append(fn.Specifiers, "__global__")
+		}
 	}
 }
 

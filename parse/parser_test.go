@@ -86,3 +86,38 @@ func TestFastPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunchedKernels: a function launched with <<< >>> whose qualifier
+// is hidden in a macro from an unread header is a kernel.
+func TestLaunchedKernels(t *testing.T) {
+	src := "MY_KERNEL void scale(float *x, int n) { x[0] = 1; }\nvoid host(int n) {}\nint helper() { return 0; }\n" +
+		"int main() { float *x; scale<<<1, 256>>>(x, 256); host(3); }"
+	f := ParseFile("k.cu", []byte(src))
+	var names []string
+	for _, k := range f.Kernels() {
+		names = append(names, k.Name)
+	}
+	if got := strings.Join(names, ","); got != "scale" {
+		t.Errorf("kernels: got %q, want scale", got)
+	}
+	checkTree(t, f)
+	f = ParseFile("k.cu", []byte("MY_KERNEL void scale(float *x) {}\nint main() { scale(0); }"))
+	if len(f.Kernels()) != 0 {
+		t.Errorf("a function that is never launched is no kernel")
+	}
+}
+
+// TestMacroBeforeTemplate: an object-like macro alone on a line before a
+// template keeps the template.
+func TestMacroBeforeTemplate(t *testing.T) {
+	expectParse(t, "EXPORT_API\ntemplate <typename T>\n__global__ void k(T *x) { x[0] = 1; }",
+		`(opaque "macro invocation") (func template __global__ k "void" (params (param "T *" x)) (block (= (index x 0) 1)))`)
+	expectNoDiag(t, "SOME_MACRO\ntemplate <typename T> struct S { T v; };")
+}
+
+// TestProductNotCast: `(A * (B * 2))` with A and B variables from
+// elsewhere is a product, not a cast to a function type.
+func TestProductNotCast(t *testing.T) {
+	expectStmt(t, "int x = (A * (B * 2));", `(decl (var x "int" (paren (* A (paren (* B 2))))))`)
+	expectNoDiag(t, "int nreps;\nvoid r(float t) { printf(\"%f\", (nreps * (memsize * 2e-6)) / t); }")
+}

@@ -99,7 +99,12 @@ func (p *parser) parseIdentExpr() Expr {
 		case "typename", "template":
 			p.next()
 			return p.parseName()
-		case "decltype", "typeid", "noexcept", "__builtin_offsetof", "offsetof", "__typeof__", "typeof", "_Generic":
+		case "typeid":
+			if p.pbAt(1, '(') {
+				return p.parseTypeid(t.Start)
+			}
+			return p.parseName()
+		case "decltype", "noexcept", "__builtin_offsetof", "offsetof", "__typeof__", "typeof", "_Generic":
 			return p.parseName()
 		case "operator":
 			return p.parseName()
@@ -559,4 +564,32 @@ func (p *parser) lambdaSpecifiers() {
 			return
 		}
 	}
+}
+
+// parseTypeid parses `typeid(type)` and `typeid(expr)` (a SizeofExpr with
+// the keyword "typeid"); postfix operators after the ')' are the caller's.
+func (p *parser) parseTypeid(start int) Expr {
+	p.next()
+	se := slot(&p.slabs.sSizeofExpr)
+	se.Keyword = "typeid"
+	t, isType := p.typeInParens()
+	switch {
+	case !isType:
+		p.next() // '('
+		se.X = p.parseExprIn()
+		if !p.got(")") {
+			return p.badExpr(start, "expected ')' after typeid operand")
+		}
+	case t != nil: // kept by typeInParens: the parser is at the ')'
+		se.Type = t
+		p.got(")")
+	default:
+		p.next()
+		se.Type = p.parseTypeID()
+		if !p.got(")") {
+			return p.badExpr(start, "expected ')' after typeid operand")
+		}
+	}
+	se.Span = p.spanFrom(start)
+	return se
 }

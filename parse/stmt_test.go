@@ -88,3 +88,9 @@ func TestPointerTemplateArgs(t *testing.T) {
 	expectStmt(t, "std::pair<ns::Node const *, Edge &> e(x, y);", `(decl (var e "std::pair<ns::Node const *, Edge &>" (args x y)))`)
 	expectExpr(t, "x = a < b * c", `(= x (< a (* b c)))`)
 }
+
+// TestBlockScopeFunctionDecl: `extern __device__ void f(void);` in a body.
+func TestBlockScopeFunctionDecl(t *testing.T) {
+	expectStmt(t, "extern __device__ void trap_here(void); trap_here();", `(decl (var extern __device__ trap_here "void")) (call trap_here)`)
+	expectNoDiag(t, "__device__ void c(int *p) { extern __device__ void error(void); if (!p) error(); }")
+}
