@@ -28,19 +28,39 @@ const maxHeaderBytes = 4 << 20
 // name wins, in include order; the file's own definitions are added by
 // the caller on top.
 func HeaderMacros(path string, src []byte, dirs []string) map[string]string {
-	out := map[string]string{}
-	if path == "" {
-		return out
-	}
-	seen := map[string]bool{}
-	if abs, err := filepath.Abs(path); err == nil {
-		seen[abs] = true
-	}
-	readIncludes(filepath.Dir(path), src, dirs, 0, seen, out)
-	return out
+	macros, _ := localHeaders(path, src, dirs)
+	return macros
 }
 
-func readIncludes(dir string, src []byte, dirs []string, depth int, seen map[string]bool, out map[string]string) {
+// LocalHeaders lists the local headers HeaderMacros reads for the file at
+// path, in include order: what a port of that file depends on besides the
+// file itself (bamgen port --depfile lists them, so that a build re-ports
+// the file when one changes).
+func LocalHeaders(path string, src []byte, dirs []string) []string {
+	_, read := localHeaders(path, src, dirs)
+	return read
+}
+
+func localHeaders(path string, src []byte, dirs []string) (map[string]string, []string) {
+	w := &headerWalk{macros: map[string]string{}, seen: map[string]bool{}}
+	if path == "" {
+		return w.macros, nil
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		w.seen[abs] = true
+	}
+	w.readIncludes(filepath.Dir(path), src, dirs, 0)
+	return w.macros, w.read
+}
+
+// headerWalk is one recursive read of a file's local headers.
+type headerWalk struct {
+	macros map[string]string // first definition of each name wins
+	seen   map[string]bool   // absolute paths already read (cycle guard)
+	read   []string          // the headers read, in include order
+}
+
+func (w *headerWalk) readIncludes(dir string, src []byte, dirs []string, depth int) {
 	if depth >= maxHeaderDepth {
 		return
 	}
@@ -50,10 +70,10 @@ func readIncludes(dir string, src []byte, dirs []string, depth int, seen map[str
 			continue
 		}
 		abs, err := filepath.Abs(p)
-		if err != nil || seen[abs] {
+		if err != nil || w.seen[abs] {
 			continue
 		}
-		seen[abs] = true
+		w.seen[abs] = true
 		st, err := os.Stat(p)
 		if err != nil || !st.Mode().IsRegular() || st.Size() > maxHeaderBytes {
 			continue
@@ -62,12 +82,13 @@ func readIncludes(dir string, src []byte, dirs []string, depth int, seen map[str
 		if err != nil {
 			continue
 		}
+		w.read = append(w.read, p)
 		for n, body := range defines(text) {
-			if _, ok := out[n]; !ok {
-				out[n] = body
+			if _, ok := w.macros[n]; !ok {
+				w.macros[n] = body
 			}
 		}
-		readIncludes(filepath.Dir(p), text, dirs, depth+1, seen, out)
+		w.readIncludes(filepath.Dir(p), text, dirs, depth+1)
 	}
 }
 

@@ -3,6 +3,7 @@ package analysis
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bamgen/bamgen/parse"
@@ -38,6 +39,13 @@ func TestHeaderMacros(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("%s = %q, want %q (all: %q)", k, got[k], v, got)
 		}
+	}
+	// The same walk names the headers it read, once each, in include order
+	// (what --depfile lists).
+	read := LocalHeaders(filepath.Join(dir, "k.cu"), []byte(src), []string{filepath.Join(dir, "incdir")})
+	wantRead := []string{filepath.Join(dir, "helpers.h"), filepath.Join(dir, "sub", "more.h"), filepath.Join(dir, "incdir", "inc.h")}
+	if strings.Join(read, " ") != strings.Join(wantRead, " ") {
+		t.Errorf("LocalHeaders = %q, want %q", read, wantRead)
 	}
 }
 

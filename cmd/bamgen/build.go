@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bamgen/bamgen/analysis"
 	"github.com/bamgen/bamgen/diag"
 	"github.com/bamgen/bamgen/parse"
 	"github.com/bamgen/bamgen/transform/port"
@@ -98,6 +99,9 @@ func (b *buildFlags) finishPort(results []portedFile, f *portFlags) error {
 	}
 	r := results[0]
 	deps := []string{r.src.Name}
+	// The local headers the analysis read for macros: a change there can
+	// change the port.
+	deps = append(deps, analysis.LocalHeaders(r.src.Name, r.src.Bytes, analysis.IncludeDirs)...)
 	cfg := f.config
 	if cfg == "" {
 		if p := filepath.Join(filepath.Dir(r.src.Name), port.ConfigFileName); exists(p) {

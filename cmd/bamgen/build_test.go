@@ -150,6 +150,26 @@ func TestBuildFlagErrors(t *testing.T) {
 	}
 }
 
+// --depfile also lists the local headers the port read macros from, so a
+// build re-ports the file when one of them changes.
+func TestDepfileListsLocalHeaders(t *testing.T) {
+	dir := t.TempDir()
+	hdr := writeFile(t, dir, "defs.h", []byte("#define BLOCK 256\n"))
+	src := writeFile(t, dir, "k.cu", []byte("#include \"defs.h\"\n"+portSrc))
+	out := filepath.Join(dir, "out.cu")
+	dep := out + ".d"
+	if code, _, errOut := runMain(t, "port", "--array", "in", "--depfile", dep, "-o", out, src); code != 0 {
+		t.Fatalf("port: exit %d: %s", code, errOut)
+	}
+	d, err := os.ReadFile(dep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(d), depEscape(src)+" \\\n  "+depEscape(hdr)+" \\\n") {
+		t.Errorf("depfile does not list %s after the input:\n%s", hdr, d)
+	}
+}
+
 // --depfile lists the input, the config next to it and the bamgen binary,
 // with -o's file as the target; the output is written anew on every run
 // (newer than the inputs even when its content did not change).
