@@ -16,6 +16,7 @@
 #define BAM_SRC_NVME_QUIESCE_H
 
 #include <bam/nvme/spec.h>
+#include <bam/version.h>
 
 #include <cerrno>
 #include <chrono>
