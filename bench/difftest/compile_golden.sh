@@ -57,8 +57,14 @@ compile_one() { # NAME ARCH
 	local log="$OUT/$name.$arch.log"
 	local target="-gencode arch=compute_${arch#sm_},code=compute_${arch#sm_}"
 	[ "$FULL" = 1 ] && target="-gencode arch=compute_${arch#sm_},code=$arch -Xptxas -v"
+	# A case whose source launches kernels from device code or calls a
+	# __device__ function defined in another file needs separate
+	# compilation (-rdc=true), as its original does: retried with it.
 	if "$NVCC" $NVCCFLAGS $target -I"$ROOT/runtime/cuda/include" \
-		-c "$OUT/src/$name.cu" -o "$OUT/$name.$arch.o" >"$log" 2>&1; then
+		-c "$OUT/src/$name.cu" -o "$OUT/$name.$arch.o" >"$log" 2>&1 ||
+		{ grep -q 'requires separate compilation mode\|Unresolved extern function' "$log" &&
+			"$NVCC" $NVCCFLAGS -rdc=true $target -I"$ROOT/runtime/cuda/include" \
+				-c "$OUT/src/$name.cu" -o "$OUT/$name.$arch.o" >"$log" 2>&1; }; then
 		echo "ok   $name $arch"
 		[ "$FULL" = 1 ] && "$ROOT/bench/difftest/ptxas_usage.sh" "$name" <"$log" >"$OUT/usage/$name.$arch.tsv"
 		rm -f "$log" "$OUT/$name.$arch.o"
