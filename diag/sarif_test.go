@@ -3,32 +3,17 @@ package diag
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/bamgen/bamgen/internal/sarifschema"
 )
 
-// sarifSchema compiles testdata/sarif-2.1.0-subset.schema.json, the part of
-// SARIF 2.1.0 bamgen writes, with "format" (uri, uri-reference) asserted.
 func sarifSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open("testdata/sarif-2.1.0-subset.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("sarif.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("sarif.json")
+	s, err := sarifschema.Compile()
 	if err != nil {
 		t.Fatal(err)
 	}

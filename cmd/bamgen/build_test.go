@@ -10,25 +10,13 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/bamgen/bamgen/internal/sarifschema"
 )
 
 func sarifValidator(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open("../../diag/testdata/sarif-2.1.0-subset.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("sarif.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("sarif.json")
+	s, err := sarifschema.Compile()
 	if err != nil {
 		t.Fatal(err)
 	}
