@@ -18,7 +18,7 @@ func Unified(aName, bName string, a, b []byte) []byte {
 	if bytes.Equal(a, b) {
 		return nil
 	}
-	al, bl := splitLines(a), splitLines(b)
+	al, bl := SplitLines(a), SplitLines(b)
 	ops := myers(al, bl)
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "--- %s\n+++ %s\n", aName, bName)
@@ -28,8 +28,10 @@ func Unified(aName, bName string, a, b []byte) []byte {
 	return out.Bytes()
 }
 
-// splitLines splits after each newline; a last line without one is kept.
-func splitLines(b []byte) []string {
+// SplitLines splits after each newline, keeping it; a last line without
+// one is kept. The diff compares these lines (and cmd/bamgen's #line map
+// counts them the same way).
+func SplitLines(b []byte) []string {
 	var out []string
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')

@@ -32,7 +32,7 @@ func withLineDirectives(name string, orig, out []byte) []byte {
 	origOf := lineOrigins(orig, out)
 	next := 1 // the line number the compiler gives the next line
 	prevContinues := false
-	for i, line := range splitLinesKeep(out) {
+	for i, line := range udiff.SplitLines(out) {
 		if n, ok := lineDirective(line); ok && !prevContinues {
 			// The port keeps lines itself where it inserts some: name
 			// the file as the other directives do.
@@ -69,7 +69,7 @@ func lineDirective(line string) (int, bool) {
 // when it is an unchanged line, or 0 when bamgen inserted or changed it.
 // It reads the unified diff that `bamgen port -d` prints.
 func lineOrigins(orig, out []byte) []int {
-	nOut := len(splitLinesKeep(out))
+	nOut := len(udiff.SplitLines(out))
 	origOf := make([]int, nOut)
 	o, n := 1, 1 // next line of orig and of out (1-based)
 	equalUntil := func(newStart int) {
@@ -120,19 +120,4 @@ func hunkStarts(h string) (oldStart, newStart int) {
 		return v
 	}
 	return start(f[1]), start(f[2])
-}
-
-// splitLinesKeep splits after each newline; a last line without one is kept.
-func splitLinesKeep(b []byte) []string {
-	var out []string
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			out = append(out, string(b))
-			break
-		}
-		out = append(out, string(b[:i+1]))
-		b = b[i+1:]
-	}
-	return out
 }
