@@ -56,14 +56,7 @@ func (c *portCtx) chooseSharedBuffers(chosen map[paramKey]string) {
 	for changed := true; changed; {
 		changed = false
 		for _, key := range sortedKeys(chosen) {
-			for _, l := range c.launchesOf(key.fn) {
-				if key.idx >= len(l.args) {
-					continue
-				}
-				v := c.hostVarOf(l, key.idx)
-				if v == nil {
-					continue
-				}
+			for _, v := range c.argVarsOf(key) {
 				for _, op := range v.ops {
 					if op.kind != opLaunch || op.launch == nil || op.launch.kernel == nil || op.arg >= len(op.launch.kernel.Params) {
 						continue
@@ -206,17 +199,25 @@ func (c *portCtx) dataDependence(fn *analysis.Function, name string) string {
 	return ""
 }
 
-// scalingAllocation finds the host allocations behind the parameter's
-// launch arguments and reports one whose size is not a constant.
-func (c *portCtx) scalingAllocation(key paramKey) string {
+// argVarsOf returns the local host variables passed for the parameter at
+// its launches (one per launch that passes a local variable there).
+func (c *portCtx) argVarsOf(key paramKey) []*hostVar {
+	var out []*hostVar
 	for _, l := range c.launchesOf(key.fn) {
 		if key.idx >= len(l.args) {
 			continue
 		}
-		v := c.hostVarOf(l, key.idx)
-		if v == nil {
-			continue
+		if v := c.hostVarOf(l, key.idx); v != nil {
+			out = append(out, v)
 		}
+	}
+	return out
+}
+
+// scalingAllocation finds the host allocations behind the parameter's
+// launch arguments and reports one whose size is not a constant.
+func (c *portCtx) scalingAllocation(key paramKey) string {
+	for _, v := range c.argVarsOf(key) {
 		if a := findAllocation(v); a != nil && !isConstantExpr(a.bytes) {
 			return fmt.Sprintf("its allocation (%s) scales with the input", oneLine(c.text(a.bytes)))
 		}
