@@ -45,4 +45,32 @@ struct queue_set {
 BAM_NAMESPACE_END // namespace bam
 #endif
 
+#if BAM_HAS_DEVICE_CODE
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
+namespace detail {
+// The cache's entry points into the queue layer, out of line and called
+// through cold_ptr (bam/detail/cold_call.cuh): the queue protocol is the
+// largest code in the miss path, and a direct call would add its registers
+// to every accessing kernel's.
+__device__ __noinline__ inline int storage_read(const nvme::queue_set* q, uint64_t byte_offset, uint32_t bytes,
+                                                void* dst)
+{
+  return q->read(byte_offset, bytes, dst);
+}
+__device__ __noinline__ inline int storage_write(const nvme::queue_set* q, uint64_t byte_offset, uint32_t bytes,
+                                                 const void* src)
+{
+  return q->write(byte_offset, bytes, src);
+}
+__device__ __noinline__ inline int storage_read_held(const nvme::queue_set* q, uint64_t byte_offset, uint32_t bytes,
+                                                     void* dst, nvme::queue_hold& hold)
+{
+  return q->read_held(byte_offset, bytes, dst, hold);
+}
+} // namespace detail
+BAM_NAMESPACE_END // namespace bam
+#endif
+
 #endif // BAM_DETAIL_STORAGE_CUH
