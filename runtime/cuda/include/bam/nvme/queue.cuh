@@ -92,8 +92,10 @@
 #endif
 #if defined(__CUDACC__)
 #  define BAM_NVME_UNROLL _Pragma("unroll")
+#  define BAM_NVME_NO_UNROLL _Pragma("unroll 1")
 #else
 #  define BAM_NVME_UNROLL
+#  define BAM_NVME_NO_UNROLL
 #endif
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
@@ -312,7 +314,7 @@ BAM_NVME_HD void copy_data(void* dst, const void* src, uint32_t bytes, bool from
 		// unrolled further: on the GPU this copy is called out of line
 		// (BAM_NVME_COLD) and its registers set the count of every kernel
 		// that reads a storage array.
-#pragma unroll 1
+BAM_NVME_NO_UNROLL
 		for (; i + 4 <= n; i += 4) {
 			uint4 v[4];
 BAM_NVME_UNROLL
@@ -320,12 +322,12 @@ BAM_NVME_UNROLL
 BAM_NVME_UNROLL
 			for (int k = 0; k < 4; k++) d[i + k] = v[k];
 		}
-#pragma unroll 1
+BAM_NVME_NO_UNROLL
 		for (; i < n; i++) d[i] = from_shared ? __ldcv(s + i) : s[i];
 	} else {
 		volatile const uint8_t* s = (volatile const uint8_t*)src;
 		uint8_t* d = (uint8_t*)dst;
-#pragma unroll 1
+BAM_NVME_NO_UNROLL
 		for (uint32_t i = 0; i < bytes; i++) d[i] = s[i];
 	}
 #else
@@ -339,7 +341,7 @@ BAM_NVME_HD void store_sqe(bam_nvme_sqe* dst, const bam_nvme_sqe& sqe)
 #if defined(__CUDA_ARCH__)
 	const uint4* s = (const uint4*)&sqe;
 	uint4* d = (uint4*)dst;
-#pragma unroll 1 // 16 bytes at a time: registers (see copy_data)
+BAM_NVME_NO_UNROLL // 16 bytes at a time: registers (see copy_data)
 	for (int k = 0; k < 4; k++) d[k] = s[k];
 #else
 	memcpy((void*)dst, &sqe, sizeof sqe);
@@ -703,13 +705,13 @@ struct queue {
 			const uint4* sp = (const uint4*)__shfl_sync(act, (unsigned long long)(uintptr_t)src, L);
 			uint32_t nv = __shfl_sync(act, bytes, L) / 16;
 			uint32_t i = rank;
-#pragma unroll 1
+BAM_NVME_NO_UNROLL
 			for (; i + nl < nv; i += 2 * nl) { // two loads in flight (registers: see copy_data)
 				uint4 v0 = __ldcv(sp + i), v1 = __ldcv(sp + i + nl);
 				d[i] = v0;
 				d[i + nl] = v1;
 			}
-#pragma unroll 1
+BAM_NVME_NO_UNROLL
 			for (; i < nv; i += nl) d[i] = __ldcv(sp + i);
 		}
 		__syncwarp(act); // copies visible to the owning lanes
