@@ -89,7 +89,7 @@ struct device_io {
       copy_line_thread(dst, backing_line(c, m, line), c.line_bytes());
       return 0;
     }
-    return BAM_COLD(storage_read)(c.queues, m.base + (line << c.line_shift), uint32_t(c.line_bytes()), dst);
+    return storage_read(c.queues, m.base + (line << c.line_shift), uint32_t(c.line_bytes()), dst);
   }
   __device__ __noinline__ int write(const cache_ctx& c, const array_meta& m, uint64_t line, const void* src) const
   {
@@ -98,7 +98,7 @@ struct device_io {
       __threadfence(); // the line's next fetcher must see the written-back bytes
       return 0;
     }
-    return BAM_COLD(storage_write)(c.queues, m.base + (line << c.line_shift), uint32_t(c.line_bytes()), src);
+    return storage_write(c.queues, m.base + (line << c.line_shift), uint32_t(c.line_bytes()), src);
   }
 };
 

@@ -174,7 +174,7 @@ __device__ __noinline__ inline void fill_claim_storage(const cache_ctx& c, const
   if (j.v.present)
     evict_victim(c, j.v, j.slot, io);
   j.plan.dst = c.slot_data(j.slot);
-  j.status = BAM_COLD(storage_read_held)(c.queues, m.base + (line << c.line_shift), uint32_t(c.line_bytes()),
+  j.status = storage_read_held(c.queues, m.base + (line << c.line_shift), uint32_t(c.line_bytes()),
                                             j.plan.dst, j.hold);
   j.plan.src = j.status == 0 ? j.hold.src : nullptr;
 }
@@ -505,16 +505,30 @@ __device__ __forceinline__ bool hit_read(const array_meta& m, const unsigned cha
 }
 
 // Counters for hits served by hit_read (`mask`: the lanes that hit): one
-// lane per warp access adds them.
-__device__ __forceinline__ void hit_stats(const cache_ctx& c, uint32_t elem_bytes, uint32_t mask)
+// lane per warp access adds them. `rows`/`n_rows`: the cache's counter
+// rows (cache_ctx::stats, nullptr when off), loaded by the caller before
+// the hit path's acquire so the load overlaps the map entry's instead of
+// following the fill-number check (the acquire invalidates L1, so a load
+// of the context after it is an L2 round trip on every access).
+__device__ __forceinline__ void hit_stats(stats_row* rows, uint32_t n_rows, uint32_t elem_bytes, uint32_t mask)
 {
-  if (c.stats == nullptr)
+  if (rows == nullptr)
     return;
   if (lane_id() == uint32_t(__ffs(mask) - 1)) {
     const uint32_t n = __popc(mask);
-    stat_add(c, stat::accesses, n);
-    stat_add(c, stat::bytes, uint64_t(n) * elem_bytes);
-    stat_add(c, stat::hits, 1);
+#if BAM_IS_DEVICE
+    uint32_t sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    stats_row& r = rows[sm < n_rows ? sm : sm % n_rows];
+    atomicAdd(&r.accesses, (unsigned long long)n);
+    atomicAdd(&r.bytes, (unsigned long long)n * elem_bytes);
+    atomicAdd(&r.hits, 1ull);
+#else
+    (void)n_rows;
+    atomic_fetch_add(&rows[0].accesses, (unsigned long long)n, order::relaxed);
+    atomic_fetch_add(&rows[0].bytes, (unsigned long long)n * elem_bytes, order::relaxed);
+    atomic_fetch_add(&rows[0].hits, 1ull, order::relaxed);
+#endif
   }
 }
 
@@ -541,12 +555,14 @@ template <class V>
 __device__ __forceinline__ V element_read(const cache_ctx* c, const array_meta& m, const unsigned char* slots,
                                           uint32_t line_shift, uint64_t line, uint64_t sub)
 {
+  stats_row* const rows = c->stats; // before the acquire (hit_stats)
+  const uint32_t n_rows = c->n_stat_rows;
   V v;
   const bool hit = hit_read(m, slots, line_shift, line, sub, v);
   const uint32_t active = __activemask();
   const uint32_t missed = __ballot_sync(active, !hit) & active; // bits outside `active` are undefined
   if (hit) {
-    hit_stats(*c, uint32_t(sizeof(V)), active & ~missed);
+    hit_stats(rows, n_rows, uint32_t(sizeof(V)), active & ~missed);
     return v;
   }
   return BAM_COLD(read_slow<V>)(*c, m.id, line, sub, missed);

@@ -571,7 +571,6 @@ struct queue {
 		const bool profiling = flags & QUEUE_FLAG_PROFILE;
 		const uint32_t t = op.t, s = op.s;
 		uint8_t* const slot_buf = op.slot_buf;
-		const uint64_t t0 = op.t0, t1 = op.t1, t2 = op.t2;
 		uint64_t t3 = 0;
 		uint32_t n = 0;
 		// 5 + 6: wait for the completion, copy the data out.
@@ -612,14 +611,7 @@ struct queue {
 			return status;
 		}
 		retire_slot(s, t);
-		if (profiling) {
-			uint64_t t4 = now_ns();
-			add64(&prof.ops, 1);
-			add64(&prof.slot_ns, t1 - t0);
-			add64(&prof.ring_ns, t2 - t1);
-			add64(&prof.wait_ns, t3 - t2);
-			add64(&prof.copy_ns, t4 - t3);
-		}
+		if (profiling) BAM_NVME_COLD(profile_of)(this, &op, t3);
 		return status;
 	}
 
@@ -645,9 +637,24 @@ struct queue {
 		sqe.cdw10 = (uint32_t)slba;
 		sqe.cdw11 = (uint32_t)(slba >> 32);
 		sqe.cdw12 = (bytes >> q->lba_shift) - 1;
-		q->build_prp(sqe, s, data_va, bytes, *map);
+		BAM_NVME_COLD(build_prp_of)(q, &sqe, s, data_va, bytes, map);
 		detail::store_sqe(&q->sq[s], sqe);
 		return true;
+	}
+	static BAM_HD BAM_NVME_NOINLINE void build_prp_of(queue* q, bam_nvme_sqe* sqe, uint32_t s, uint64_t va,
+							  uint32_t bytes, const dma_region* map)
+	{
+		q->build_prp(*sqe, s, va, bytes, *map);
+	}
+	static BAM_HD BAM_NVME_NOINLINE void profile_of(queue* q, const io_op* op, uint64_t t3)
+	{
+		using namespace detail;
+		uint64_t t4 = now_ns();
+		add64(&q->prof.ops, 1);
+		add64(&q->prof.slot_ns, op->t1 - op->t0);
+		add64(&q->prof.ring_ns, op->t2 - op->t1);
+		add64(&q->prof.wait_ns, t3 - op->t2);
+		add64(&q->prof.copy_ns, t4 - t3);
 	}
 	static BAM_HD BAM_NVME_NOINLINE void release_unsubmitted_of(queue* q, uint32_t t, uint32_t s)
 	{
