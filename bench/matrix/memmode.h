@@ -41,8 +41,8 @@
 // mode). A cudaMemcpy from host memory into an allocation marks it
 // host-filled; an allocation the program itself makes host-visible
 // (cudaMallocManaged, cudaHostAlloc) counts as host-filled. The runner
-// passes the host-filled seqs as BENCH_HOST_SEQS=1,2,5 to the uvm and
-// zerocopy runs.
+// passes the host-filled seqs to the uvm and zerocopy runs as
+// BENCH_HOST_SEQS=1,2,5 or BENCH_HOST_SEQS=@FILE (the log itself).
 //
 // cudaMemcpy / cudaMemcpyAsync: a copy that touches an allocation this shim
 // moved gets cudaMemcpyDefault (unified addressing: the runtime finds out
@@ -59,12 +59,17 @@
 // its first launch). So no prefetch lands inside a timed loop unless the
 // program copies a data array from the host inside it.
 //
+// The first wrapped call is also the fork point of forkpoint.h (BENCH_JOBS:
+// generate the input once, run many jobs from here).
+//
 // At exit the shim prints one line on stderr:
 //   memmode: mode=uvm data_allocs=5 data_bytes=N moved_bytes=N free_at_start=N
 // (the runner reads the footprint from it).
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include "forkpoint.h"
 
 #include <cstddef>
 #include <cstdio>
@@ -179,6 +184,9 @@ inline void init()
   if (s.inited)
     return;
   s.inited = true;
+  // The program has built its input and not yet touched CUDA: with
+  // BENCH_JOBS set, run the jobs from here (forkpoint.h).
+  bench_fork::point();
   const char* m = std::getenv("BENCH_MEM");
   const std::string ms = m ? m : "";
   if (ms == "gpu")
@@ -198,7 +206,22 @@ inline void init()
   if (const char* v = std::getenv("BENCH_MARGIN_BYTES"); v && *v)
     s.margin = std::strtoull(v, nullptr, 10);
   s.verbose = std::getenv("BENCH_MEM_VERBOSE") != nullptr;
-  if (const char* v = std::getenv("BENCH_HOST_SEQS"); v) {
+  if (const char* v = std::getenv("BENCH_HOST_SEQS"); v && v[0] == '@') {
+    // @FILE: the host-filled allocations of an allocation log (BENCH_ALLOC_LOG)
+    s.have_host_seqs = true;
+    FILE* f = std::fopen(v + 1, "r");
+    if (!f) {
+      std::fprintf(stderr, "memmode: error: BENCH_HOST_SEQS=%s: cannot read the allocation log\n", v);
+      std::exit(3);
+    }
+    int seq = 0, filled = 0;
+    unsigned long long bytes = 0;
+    char api[64];
+    while (std::fscanf(f, "%d %llu %63s %d", &seq, &bytes, api, &filled) == 4)
+      if (filled)
+        s.host_seqs.push_back(seq);
+    std::fclose(f);
+  } else if (const char* v = std::getenv("BENCH_HOST_SEQS"); v) {
     s.have_host_seqs = true;
     const char* q = v;
     while (*q) {

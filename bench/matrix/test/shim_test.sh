@@ -80,6 +80,12 @@ count_is copyin-uvm 'cudaFree managed' 3
 expect copyin-uvm "leaks nothing" -- '-- leaked 0'
 expect copyin-uvm "summary counts the moved bytes" 'moved_bytes=6291456'
 
+run copyin-zc-log copyin BENCH_MEM=zerocopy BENCH_HOST_SEQS=@"$tmp/copyin-gpu.log"
+count_is copyin-zc-log '^cudaHostAlloc 2097152' 2
+expect copyin-zc-log "the array the GPU fills stays in GPU memory (from the log)" '^cudaMalloc 2097152'
+run copyin-nolog copyin BENCH_MEM=zerocopy BENCH_HOST_SEQS=@"$tmp/none.log"
+rc_is copyin-nolog 3
+
 run copyin-uvm-nolist copyin BENCH_MEM=uvm
 count_is copyin-uvm-nolist 'ReadMostly' 3
 
@@ -154,6 +160,27 @@ run hostalloc-zc hostalloc BENCH_MEM=zerocopy
 expect hostalloc-zc "as written" 'cudaHostAlloc 4194304 flags=2'
 expect hostalloc-zc "freed as written" 'cudaFreeHost pinned'
 reject hostalloc-zc "every free matches its allocation" 'WRONG FREE'
+
+# --- the fork point: one process, three jobs with their own environment ---
+printf 'g\t%s\t%s\t30\tBENCH_MEM=gpu\nu\t%s\t%s\t30\tBENCH_MEM=uvm\tBENCH_HOST_SEQS=0\nz\t%s\t%s\t30\tBENCH_MEM=zerocopy\tBENCH_HOST_SEQS=0,1\n' \
+	"$tmp/job-g.out" "$tmp/job-g.err" "$tmp/job-u.out" "$tmp/job-u.err" "$tmp/job-z.out" "$tmp/job-z.err" >"$tmp/jobs"
+run forked copyin BENCH_JOBS="$tmp/jobs" BENCH_JOBS_RESULT="$tmp/jobs.result" BENCH_GPU_LOCK="$tmp/lock"
+rc_is forked 0
+reject forked "the parent prints nothing after the fork point" -E 'cudaMalloc|memmode:'
+if [ "$(cat "$tmp/jobs.result" 2>/dev/null | awk '{ print $1, $2 }' | tr '\n' ' ')" = "g 0 u 0 z 0 " ]; then
+	pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL forked: results"; cat "$tmp/jobs.result"; fi
+cat "$tmp/job-g.out" "$tmp/job-g.err" >"$tmp/job-g.all"; cat "$tmp/job-u.out" "$tmp/job-u.err" >"$tmp/job-u.all"
+cat "$tmp/job-z.out" "$tmp/job-z.err" >"$tmp/job-z.all"
+for j in g u z; do cp "$tmp/job-$j.all" "$tmp/job-$j.out"; done
+expect job-g "job g ran in gpu mode" 'memmode: mode=gpu'
+count_is job-u '^cudaMallocManaged' 3
+count_is job-u 'ReadMostly' 1
+count_is job-z '^cudaHostAlloc' 2
+# a job past its timeout is killed and reported as 124
+printf 'slow\t%s\t%s\t0.2\tBENCH_MEM=gpu\tMOCK_SLEEP_S=5\n' "$tmp/slow.out" "$tmp/slow.err" >"$tmp/jobs2"
+run forked2 copyin BENCH_JOBS="$tmp/jobs2" BENCH_JOBS_RESULT="$tmp/jobs2.result"
+if awk '$1 == "slow" && $2 == 124 && $3 < 3 { ok = 1 } END { exit !ok }' "$tmp/jobs2.result" 2>/dev/null; then
+	pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL forked2: timeout"; cat "$tmp/jobs2.result"; fi
 
 echo "shim_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -95,7 +95,14 @@ inline void* mock_new(size_t n, cudaMemoryType t)
   mock_mem()[p] = mock_block{t, n ? n : 1};
   return p;
 }
-inline cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
+#include <unistd.h>
+inline cudaError_t cudaGetDevice(int* d)
+{
+  if (const char* v = std::getenv("MOCK_SLEEP_S")) // a slow job, for the timeout test
+    sleep(unsigned(std::atoi(v)));
+  *d = 0;
+  return cudaSuccess;
+}
 inline cudaError_t cudaMemGetInfo(size_t* free_b, size_t* total)
 {
   const char* v = std::getenv("MOCK_FREE_MIB");
