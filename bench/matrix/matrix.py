@@ -643,8 +643,9 @@ class Matrix:
                              checksum="", checksum_ok="skipped", data_bytes="", detail="", note=why))
         order = {p: i for i, p in enumerate(self.programs)}
         vorder = {"gpu": 0, "gpu-unblocked": 0, "uvm": 1, "zerocopy": 2, "hbm": 3, "host": 4, "emu": 5, "*": 6}
+        oorder = {"-": 0, "none": 1, "auto": 2}
         rows.sort(key=lambda r: (order[r["program"]], r["size_class"] != "fit", r["variant"] != "original",
-                                 r["opt"], vorder.get(r["backend"], 9)))
+                                 oorder.get(r["opt"], 3), vorder.get(r["backend"], 9)))
         return rows
 
     def write(self, rows):
