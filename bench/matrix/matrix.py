@@ -455,8 +455,9 @@ class Matrix:
         fork = binary == "orig" or self.status.get((prog, binary + ".fork")) == "ok"
         if self.a.no_fork:
             fork = False
-        groups = [jobs] if fork else [[j] for j in jobs]
-        for g in groups:
+        if not fork:
+            return self.run_unforked(prog, size, binary, exe, args, jobs)
+        for g in [jobs]:
             name = "%s.%s.%s.%s" % (prog, size, binary, g[0]["rep"] if len(g) == 1 else "all")
             jf = os.path.join(self.logs, name + ".jobs")
             rf = os.path.join(self.logs, name + ".result")
@@ -498,6 +499,30 @@ class Matrix:
                     j["note"] = (j["note"] + "; " if j["note"] else "") + "not run (input generation: see %s)" % (
                         os.path.basename(gen_log))
             say("matrix: %-34s %s" % (name, " ".join("%s=%s" % (j["backend"], j["rc"]) for j in g)))
+
+    def run_unforked(self, prog, size, binary, exe, args, jobs):
+        """One process per job, its environment set here, one at a time on
+        the GPU (the same lock file as the fork point's)."""
+        import fcntl
+        for j in jobs:
+            if self.dry:
+                say("  $ %s %s" % (" ".join("%s=%s" % kv for kv in sorted(j["env"].items())),
+                                   " ".join(shlex.quote(c) for c in [exe] + args)))
+                continue
+            env = dict(os.environ)
+            env.pop("BENCH_JOBS", None)
+            env.update(j["env"])
+            with open(self.lock, "a+") as lk, open(j["out"], "w") as o, open(j["err"], "w") as e:
+                fcntl.flock(lk, fcntl.LOCK_EX)
+                t = time.time()
+                try:
+                    j["rc"] = subprocess.run([exe] + args, cwd=ROOT, env=env, stdout=o, stderr=e,
+                                             timeout=self.timeout + self.a.gen_timeout).returncode
+                except subprocess.TimeoutExpired:
+                    j["rc"] = 124
+                j["wall"] = round(time.time() - t, 3)
+        say("matrix: %-34s %s (one process per job)" % ("%s.%s.%s" % (prog, size, binary),
+                                                        " ".join("%s=%s" % (j["backend"], j["rc"]) for j in jobs)))
 
     def phase(self, name, parents):
         say("matrix: phase %s: %d processes, %d jobs" % (name, len(parents), sum(len(p[3]) for p in parents)))
@@ -742,7 +767,24 @@ class Matrix:
             say("matrix: dry run: nothing was built or run")
             return 0
         self.check_nofit()
-        return self.write(self.collect())
+        rc = self.write(self.collect())
+        if self.a.export:
+            self.export(self.a.export)
+        return rc
+
+    def export(self, dest):
+        """Copies what a report needs (not the binaries) to dest: the CSVs,
+        meta.json, the plot where matplotlib is installed, and a tarball of the
+        logs and the ported sources."""
+        os.makedirs(dest, exist_ok=True)
+        for name in ("results.csv", "jobs.csv", "meta.json"):
+            if os.path.exists(os.path.join(self.out, name)):
+                shutil.copy(os.path.join(self.out, name), dest)
+        subprocess.run(["tar", "czf", os.path.join(dest, "logs.tgz"), "-C", self.out, "logs", "src"])
+        p = subprocess.run([sys.executable, os.path.join(HERE, "plot.py"), os.path.join(self.out, "results.csv"),
+                            os.path.join(dest, "benchmarks")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+        say("matrix: exported to %s%s" % (dest, "" if p.returncode == 0 else " (no plot: " + p.stdout.strip()[-200:] + ")"))
 
     def check_nofit(self):
         """Loud note when a nofit size would have fit in the budget."""
@@ -777,6 +819,7 @@ def main():
     ap.add_argument("--emu-dir", default=os.environ.get("BAM_EMU_DIR", "/tmp"))
     ap.add_argument("--skip-build", action="store_true", help="use OUTDIR/bin from an earlier --build-only")
     ap.add_argument("--build-only", action="store_true")
+    ap.add_argument("--export", help="also copy the results, logs (tgz) and plot, not the binaries, to this folder")
     a = ap.parse_args()
     sys.exit(Matrix(a).run())
 

@@ -99,7 +99,15 @@ check "bfs_warp emu failed" "$(field bfs_warp fit port emu none checksum_ok)" FA
 if grep -q '\*\*\* MISMATCH \*\*\*' "$tmp/run2.log" && grep -q 'ROWS WITHOUT A MATCHING CHECKSUM' "$tmp/run2.log"; then ok; else
 	bad "the table shouts"; tail -20 "$tmp/run2.log"; fi
 
-# 3. --dry-run runs nothing
+# 3. --no-fork: one process per job, each with its job's environment
+rm -rf "$out/logs" "$out/results.csv"
+FAKE_STATE=$tmp/state python3 "$here/../matrix.py" "$out" --skip-build --quick --programs bfs_warp --no-fork \
+	>"$tmp/run3.log" 2>&1
+check "--no-fork exits 0" "$?" 0
+check "--no-fork: uvm ran as uvm" "$(field bfs_warp fit original uvm - ratio_to_gpu)" 2.000
+check "--no-fork: emu port ran on emu" "$(field bfs_warp nofit port emu auto ratio_to_gpu)" 9.000
+
+# 4. --dry-run runs nothing
 rm -rf "$tmp/dry"
 python3 "$here/../matrix.py" "$tmp/dry" --dry-run --quick --programs cc >"$tmp/dry.log" 2>&1
 check "dry run exits 0" "$?" 0
