@@ -531,6 +531,8 @@ class Matrix:
             for p in parents:
                 self.run_parent(*p)
         else:
+            # the longest input generations first, so that short ones fill in
+            parents = sorted(parents, key=lambda p: -self.gen_s(p[0], p[1]))
             with cf.ThreadPoolExecutor(max_workers=self.gen_parallel) as ex:
                 list(ex.map(lambda p: self.run_parent(*p), parents))
         self.meta["phase_%s_s" % name] = round(time.time() - t, 1)
@@ -576,20 +578,20 @@ class Matrix:
                                              "skipped: the hbm backend keeps the data in GPU memory, which it does not fit"))
         return A, B
 
+    def gen_s(self, prog, size):
+        """Guessed input generation time on one core of the GPU host (R-MAT
+        graphs ~0.25 us per edge, the others a second or two at most)."""
+        n = float(self.args_of(prog, size)[0])
+        if prog in ("bfs_thread", "bfs_warp", "bfs_chunk", "pagerank"):
+            return n * 16 * 0.25e-6 * (1 if prog != "pagerank" else 1.3)
+        if prog in ("cc", "sssp"):
+            return n * 8 * 0.25e-6 * 1.3
+        return n * 1e-7 + 0.3
+
     def estimate(self, A, B):
         njobs = sum(len(p[3]) for p in A + B)
         nproc = len(A) + len(B)
-        # input generation on one core of the GPU host, seconds per parent
-        # (R-MAT graphs ~0.25 us per edge, the others a few seconds at most)
-        def gen_s(prog, size):
-            args = self.args_of(prog, size)
-            n = float(args[0])
-            if prog in ("bfs_thread", "bfs_warp", "bfs_chunk", "pagerank"):
-                return n * 16 * 0.25e-6 * (1 if prog != "pagerank" else 1.3)
-            if prog in ("cc", "sssp"):
-                return n * 8 * 0.25e-6 * 1.3
-            return n * 1e-7 + 0.3
-        gen = sum(gen_s(p[0], p[1]) for p in A + B)
+        gen = sum(self.gen_s(p[0], p[1]) for p in A + B)
         gpu = njobs * (1.0 if not self.quick else 0.7)
         est = max(gpu, gen / max(1, self.gen_parallel)) + 0.3 * gen / max(1, self.gen_parallel)
         say("matrix: estimate: %d jobs in %d processes; input generation ~%.0f s of CPU (%d at a time), "
@@ -702,6 +704,13 @@ class Matrix:
                 ("  (" + r["note"][:90] + ")") if r["note"] and flag != "yes" else ""))
         bad = [r for r in rows if r["checksum_ok"] in ("MISMATCH", "FAILED", "no-reference")]
         good = [r for r in rows if r["checksum_ok"] == "yes"]
+        self.meta["bars"] = self.bars(rows)
+        walls = [j["wall"] for j in self.jobs_run if j.get("wall")]
+        if walls:
+            self.meta["jobs"] = dict(n=len(walls), wall_mean_s=round(sum(walls) / len(walls), 2),
+                                     wall_max_s=round(max(walls), 1), wall_sum_s=round(sum(walls), 1))
+            say("matrix: %d jobs, %.2f s each on average (max %.1f s), %.0f s on the GPU in all" % (
+                len(walls), sum(walls) / len(walls), max(walls), sum(walls)))
         self.meta.update(dict(finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                               total_s=round(time.time() - self.t0, 1), reps=self.reps, quick=self.quick,
                               budget_bytes=self.budget, blocked_free_bytes=getattr(self, "blocked_free", None),
@@ -771,6 +780,56 @@ class Matrix:
         if self.a.export:
             self.export(self.a.export)
         return rc
+
+    def bars(self, rows):
+        """Issue 18's bars from the rows (only rows whose checksum matched),
+        printed and kept in meta.json."""
+        import math
+        def get(prog, size, variant, backend, opt):
+            for r in rows:
+                if (r["program"], r["size_class"], r["variant"], r["backend"], r["opt"]) == (
+                        prog, size, variant, backend, opt) and r["checksum_ok"] == "yes" and r["ms_median"]:
+                    return float(r["ms_median"])
+            if variant == "port" and opt == "auto":  # --opt auto that chose nothing ran as --auto
+                if any(r["program"] == prog and r["size_class"] == size and r["backend"] == "*"
+                       and r["opt"] == "auto" for r in rows):
+                    return get(prog, size, variant, backend, "none")
+            return None
+        out = {}
+        say("")
+        for opt in ("none", "auto"):
+            fit = {}
+            for p in self.programs:
+                o, h = get(p, "fit", "original", "gpu", "-"), get(p, "fit", "port", "hbm", opt)
+                if o and h:
+                    fit[p] = h / o
+            if fit:
+                worst = max(fit, key=fit.get)
+                line = "data fits, port hbm / original (opt %s): max %.2fx (%s); %d of %d programs <= 1.15x" % (
+                    opt, fit[worst], worst, sum(v <= 1.15 for v in fit.values()), len(fit))
+                say("matrix: bar: " + line)
+                out["fit_hbm_over_gpu_opt_" + opt] = {p: round(v, 3) for p, v in fit.items()}
+            for size in ("fit", "nofit"):
+                zc = {}
+                uvm_lose = []
+                for p in self.programs:
+                    z, h = get(p, size, "original", "zerocopy", "-"), get(p, size, "port", "host", opt)
+                    if z and h:
+                        zc[p] = h / z
+                    u = get(p, size, "original", "uvm", "-")
+                    if u and h and h >= u:
+                        uvm_lose.append(p)
+                if zc:
+                    g = math.exp(sum(math.log(v) for v in zc.values()) / len(zc))
+                    worst = max(zc, key=zc.get)
+                    say("matrix: bar: %s, port host / zero-copy (opt %s): geomean %.2fx, max %.2fx (%s), "
+                        "%d above 1.25x; not faster than UVM: %s" % (
+                            size, opt, g, zc[worst], worst, sum(v > 1.25 for v in zc.values()),
+                            ", ".join(uvm_lose) or "none"))
+                    out["%s_host_over_zerocopy_opt_%s" % (size, opt)] = dict(
+                        geomean=round(g, 3), per_program={p: round(v, 3) for p, v in zc.items()},
+                        not_faster_than_uvm=uvm_lose)
+        return out
 
     def export(self, dest):
         """Copies what a report needs (not the binaries) to dest: the CSVs,

@@ -75,6 +75,10 @@ check "rows: header + 2 x 18 + vectoradd 14 (--opt auto rows aliased)" "$n" 51
 check "one input per process: fit originals forked 6 jobs from one parent" \
 	"$(grep -c . "$out/logs/bfs_warp.fit.orig.all.jobs")" 6
 
+if grep -q 'bar: data fits, port hbm / original (opt auto): max 1.10x (bfs_warp); 3 of 3 programs <= 1.15x' "$tmp/run1.log" &&
+	grep -q 'bar: nofit, port host / zero-copy (opt none): geomean 1.20x, max 1.20x (bfs_warp), 0 above 1.25x' "$tmp/run1.log" &&
+	grep -q 'bar: fit, port host / zero-copy (opt none): .*not faster than UVM: bfs_warp, cc, vectoradd' "$tmp/run1.log"; then ok; else
+	bad "the bars are summarised"; grep 'bar:' "$tmp/run1.log"; fi
 # the plot script over this CSV (with a do-nothing matplotlib where none is installed)
 mpl_path=""
 python3 -c 'import matplotlib' 2>/dev/null || mpl_path=$here/fake_mpl
