@@ -297,10 +297,61 @@ inline void guard_managed(size_t bytes, const char* api)
   }
 }
 
+// CUDA 13 takes a cudaMemLocation where CUDA 12 and earlier took a device
+// number. Whichever cudaMemAdvise / cudaMemPrefetchAsync the headers declare
+// is picked by overload resolution (the int form is in a template with a
+// dependent argument type, so a CUDA 13 build never checks it).
+template <class T> struct dep {
+  using int_t = int;
+};
+
+template <class Loc>
+auto advise_with(const void* p, size_t n, cudaMemoryAdvise a, int, Loc loc, int)
+    -> decltype(cudaMemAdvise(p, n, a, loc))
+{
+  return cudaMemAdvise(p, n, a, loc);
+}
+template <class Loc>
+cudaError_t advise_with(const void* p, size_t n, cudaMemoryAdvise a, int device, Loc, long)
+{
+  const typename dep<Loc>::int_t d = device;
+  return cudaMemAdvise(p, n, a, d);
+}
+template <class Loc>
+auto prefetch_with(const void* p, size_t n, int, Loc loc, cudaStream_t stream, int)
+    -> decltype(cudaMemPrefetchAsync(p, n, loc, 0u, stream))
+{
+  return cudaMemPrefetchAsync(p, n, loc, 0u, stream);
+}
+template <class Loc>
+cudaError_t prefetch_with(const void* p, size_t n, int device, Loc, cudaStream_t stream, long)
+{
+  const typename dep<Loc>::int_t d = device;
+  return cudaMemPrefetchAsync(p, n, d, stream);
+}
+
+inline cudaMemLocation gpu_location(int device)
+{
+  cudaMemLocation where{};
+  where.type = cudaMemLocationTypeDevice;
+  where.id = device;
+  return where;
+}
+
+inline cudaError_t prefetch_to_gpu(const void* p, size_t bytes, int device, cudaStream_t stream)
+{
+  return prefetch_with(p, bytes, device, gpu_location(device), stream, 0);
+}
+
+inline cudaError_t advise_gpu(const void* p, size_t bytes, cudaMemoryAdvise advice, int device)
+{
+  return advise_with(p, bytes, advice, device, gpu_location(device), 0);
+}
+
 inline void prefetch(alloc& a, cudaStream_t stream, bool sync)
 {
   state& s = st();
-  cudaError_t e = cudaMemPrefetchAsync(a.p, a.bytes, s.device, stream);
+  cudaError_t e = prefetch_to_gpu(a.p, a.bytes, s.device, stream);
   if (e != cudaSuccess)
     fail("cudaMemPrefetchAsync", e);
   s.prefetches++;
@@ -336,10 +387,10 @@ inline alloc& record(void* p, size_t bytes, int seq, const char* api, where w, b
   if (hinted) {
     cudaError_t e;
     if (s.m == mode::uvm && (host_filled || listed_host(seq))) {
-      e = cudaMemAdvise(p, bytes, cudaMemAdviseSetReadMostly, s.device);
+      e = advise_gpu(p, bytes, cudaMemAdviseSetReadMostly, s.device);
       a.read_mostly = true;
     } else {
-      e = cudaMemAdvise(p, bytes, cudaMemAdviseSetPreferredLocation, s.device);
+      e = advise_gpu(p, bytes, cudaMemAdviseSetPreferredLocation, s.device);
     }
     if (e != cudaSuccess)
       fail("cudaMemAdvise", e);

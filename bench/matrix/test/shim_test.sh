@@ -12,7 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 CXX=${CXX:-g++}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$CXX" -std=c++17 -O1 -Wall -Wextra -Werror -I"$here/mock" -include "$here/../memmode.h" \
+# MOCK_CUDA13=1: the CUDA 13 signatures of cudaMemAdvise / cudaMemPrefetchAsync
+"$CXX" -std=c++17 -O1 -Wall -Wextra -Werror ${MOCK_CUDA13:+-DMOCK_CUDA13} -I"$here/mock" -include "$here/../memmode.h" \
 	"$here/shim_test.cpp" -o "$tmp/t" || { echo "shim_test: build failed"; exit 2; }
 
 pass=0 fail=0
@@ -182,5 +183,8 @@ run forked2 copyin BENCH_JOBS="$tmp/jobs2" BENCH_JOBS_RESULT="$tmp/jobs2.result"
 if awk '$1 == "slow" && $2 == 124 && $3 < 3 { ok = 1 } END { exit !ok }' "$tmp/jobs2.result" 2>/dev/null; then
 	pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL forked2: timeout"; cat "$tmp/jobs2.result"; fi
 
-echo "shim_test: $pass passed, $fail failed"
+for f in "$tmp"/*.out; do
+	if grep -q 'NOT TO A DEVICE' "$f"; then fail=$((fail + 1)); echo "FAIL $(basename "$f"): advice or prefetch not to the GPU"; fi
+done
+echo "shim_test${MOCK_CUDA13:+ (CUDA 13 signatures)}: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
