@@ -761,7 +761,18 @@ class Matrix:
         self.blocked_free = self.budget  # refined when the blocker runs
         A, B = self.plan()
         self.estimate(A, B)
-        self.phase("A", A)
+        # A process that holds a context (and no memory) through phase A, so
+        # that the driver stays initialised between the jobs' processes
+        # (without persistence mode each first context would pay for it).
+        keep = None
+        if not self.dry:
+            keep = subprocess.Popen([os.path.join(self.bin, "blocker"), str(1 << 30)], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            keep.stdout.readline()
+        try:
+            self.phase("A", A)
+        finally:
+            self.stop_blocker(keep)
         blk, self.blocked_free = self.start_blocker()
         # the ported runs of phase B were planned with the budget; set the measured one
         for j in self.jobs_run:
