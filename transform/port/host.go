@@ -791,13 +791,13 @@ func (c *source) operandText(e parse.Expr) string { return oneLine(c.text(e)) }
 // bamName is the bam::array variable standing for host variable v.
 func bamName(v *hostVar) string { return v.sym.Name + "_bam" }
 
-// replaceStmt replaces a whole statement, keeping its line count.
+// replaceStmt replaces a whole statement, keeping its line count: a
+// statement written over several lines stays on them (reflow).
 func (c *portCtx) replaceStmt(hp *hostPlan, rw RewriteKind, s parse.Stmt, text string) {
-	lines := strings.Count(c.text(s), "\n")
 	if v := c.statusVar(s); v != "" {
 		text += " " + v + " = cudaSuccess;"
 	}
-	hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.End(), New: text + strings.Repeat("\n", lines), Rewrite: rw.String()})
+	hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.End(), New: c.reflow(s, text), Rewrite: rw.String()})
 }
 
 // statusVar returns err in a statement `err = cudaCall(...);` (possibly
