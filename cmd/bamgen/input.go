@@ -111,10 +111,11 @@ func expandInputs(paths []string) ([]string, error) {
 
 // compileCommand is what bamgen takes from one compile_commands.json entry.
 type compileCommand struct {
-	file    string
-	include []string // -I directories, absolute
-	system  []string // -isystem directories, absolute (read, never written)
-	defines []string // -D NAME[=VALUE]
+	file      string
+	directory string   // the entry's working directory
+	include   []string // -I directories, absolute
+	system    []string // -isystem directories, absolute (read, never written)
+	defines   []string // -D NAME[=VALUE]
 }
 
 // readCompileCommands reads a compilation database (a compile_commands.json
@@ -151,7 +152,7 @@ func readCompileCommands(path string) ([]compileCommand, error) {
 			}
 			return filepath.Join(e.Directory, p)
 		}
-		cc := compileCommand{file: abs(e.File)}
+		cc := compileCommand{file: abs(e.File), directory: e.Directory}
 		for k := 0; k < len(args); k++ {
 			a := args[k]
 			val := func(flag string) (string, bool) {

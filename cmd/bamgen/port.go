@@ -377,6 +377,10 @@ func writeFilesAtomic(files []fileWrite) error {
 	return nil
 }
 
+// createTemp is os.CreateTemp; tests replace it to make one write fail
+// (a read-only directory does not stop root).
+var createTemp = os.CreateTemp
+
 // writeTemp writes data to a new temporary file next to path, with
 // path's mode bits, synced; it returns the temporary file's name.
 func writeTemp(path string, data []byte) (string, error) {
@@ -387,7 +391,7 @@ func writeTemp(path string, data []byte) (string, error) {
 		}
 		mode = st.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".bamgen-*")
+	tmp, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".bamgen-*")
 	if err != nil {
 		return "", fmt.Errorf("%s: cannot write: %v", path, err)
 	}

@@ -79,9 +79,19 @@ func (p *programFlags) load(args []string) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The default root holds the inputs, the -I directories named on the
+	// command line and the directories of the database's entries (its
+	// own -I may point anywhere, e.g. at the CUDA toolkit).
 	root := p.root
 	if root == "" {
-		root = commonDir(append(append([]string(nil), inputs...), p.context...))
+		spots := append(append([]string(nil), inputs...), p.context...)
+		for _, d := range p.includes {
+			spots = append(spots, filepath.Join(d, "x"))
+		}
+		for _, cc := range ccs {
+			spots = append(spots, filepath.Join(cc.directory, "x"))
+		}
+		root = commonDir(spots)
 	}
 	root = absPath(root)
 	for _, d := range p.defines {
