@@ -73,9 +73,10 @@ endif()
 # <build>/bamgen/<target>/ by `bamgen port ... --depfile --line-directives
 # -o`. With PROGRAM, the target's other .cu sources are given to each port
 # as --context, so a kernel defined in one source and launched in another
-# is ported the same way in both (a port that would also have to change a
-# header stops the build with a message: port the sources in place with
-# `bamgen port -w` instead); editing one source then re-ports them all.
+# is ported the same way in both (a kernel whose prototype is in a header
+# is left unported everywhere, PORT040: the build tree holds no ported
+# headers; port such sources in place with `bamgen port -w` instead);
+# editing one source then re-ports them all.
 # Editing a source, the config it reads or bamgen re-ports the files that
 # depend on it; compiler messages name the original file and line. Call it
 # in the directory that creates <target>, after all its sources are added.

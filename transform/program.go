@@ -1,6 +1,7 @@
 package transform
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -447,20 +448,39 @@ func blockedKernels(pf *parse.File, segs []segment, units []Unit, edits []edit.E
 		}
 		var names []string
 		what := "a helper it passes an array to"
+		helper := ""
 		for _, fd := range pf.Funcs() {
-			if fd.IsKernel() && e.Start >= fd.Pos() && e.Start < fd.End() {
-				names = append(names, fd.Name)
-				what = "its prototype"
-				if fd.Body != nil {
-					what = "its definition"
-				}
+			if e.Start < fd.Pos() || e.Start >= fd.End() && !endsLineOf(pf.Src.Bytes, fd.End(), e.Start) {
+				continue
+			}
+			if !fd.IsKernel() {
+				helper = fd.Name
+				continue
+			}
+			names = append(names, fd.Name)
+			what = "its prototype"
+			if fd.Body != nil {
+				what = "its definition"
 			}
 		}
 		if len(names) == 0 {
+			// A helper (or its clone): the ported kernels that call it,
+			// else every ported kernel.
+			var all []string
 			for _, ch := range choices {
-				if ch.Ported {
+				if !ch.Ported {
+					continue
+				}
+				all = append(all, ch.Kernel)
+				if helper != "" && callsName(pf, ch.Kernel, helper) {
 					names = append(names, ch.Kernel)
 				}
+			}
+			if len(names) == 0 {
+				names = all
+			}
+			if helper != "" {
+				what = "the helper " + helper + " it passes an array to"
 			}
 		}
 		for _, n := range names {
@@ -567,4 +587,30 @@ func withoutPrototypeNotes(pf *parse.File, ds []diag.Diagnostic) []diag.Diagnost
 		out = append(out, d)
 	}
 	return out
+}
+
+// callsName reports whether the definition of kernel mentions name in its
+// body (a call of the helper, directly).
+func callsName(pf *parse.File, kernel, name string) bool {
+	for _, fd := range pf.Funcs() {
+		if fd.Name != kernel || fd.Body == nil {
+			continue
+		}
+		for _, t := range pf.Tokens {
+			if t.Start >= fd.Body.Pos() && t.End <= fd.Body.End() && t.Kind == parse.Identifier && string(pf.Src.Bytes[t.Start:t.End]) == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// endsLineOf reports whether off is the end of the line on which a
+// function ending at end ends (where a cloned helper is inserted).
+func endsLineOf(src []byte, end, off int) bool {
+	if off < end || off > len(src) {
+		return false
+	}
+	nl := bytes.IndexByte(src[end:off], '\n')
+	return nl == off-end-1
 }

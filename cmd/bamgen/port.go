@@ -116,6 +116,9 @@ func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
 	if err != nil {
 		return err
 	}
+	if !f.write && !f.diff && !f.check {
+		prog.headersReadOnly() // stdout and -o hold the inputs only
+	}
 	var results []portedFile
 	if len(prog.units) == 1 && len(prog.units[0].Defines) == 0 {
 		u := prog.units[0]
@@ -142,10 +145,10 @@ func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
 	return emitPort(cmd, results, f)
 }
 
-// checkProgramOutput refuses the output modes that cannot hold a program
-// of several changed files: stdout and -o print one file. Files ported
-// alone (no file links them to another) keep printing one after another
-// on stdout, as before.
+// checkProgramOutput refuses stdout for a program of several files (it
+// holds one). Files ported alone (no file links them to another) keep
+// printing one after another, as before. (-o takes one input, and the
+// headers found through it are read-only then, so nothing else changes.)
 func checkProgramOutput(results []portedFile, pr *transform.ProgramResult, f *portFlags) error {
 	if f.write || f.diff || f.check || f.asJSON && f.output == "" {
 		return nil
@@ -157,10 +160,7 @@ func checkProgramOutput(results []portedFile, pr *transform.ProgramResult, f *po
 		}
 	}
 	if f.output != "" {
-		if len(others) > 0 {
-			return fmt.Errorf("-o writes one file, but the port also changes %s (a prototype or helper of a ported kernel); use -w to write every changed file, or -d to see them", strings.Join(others, ", "))
-		}
-		return nil
+		return nil // one input; the headers were read-only (headersReadOnly)
 	}
 	for _, g := range pr.Groups {
 		n := 0

@@ -160,3 +160,16 @@ func uniq(list []string) []string {
 	}
 	return out
 }
+
+// headersReadOnly makes the headers found through the inputs read-only:
+// stdout and -o hold only the inputs, so a kernel whose prototype or
+// helper in such a header would have to change is left unported (PORT040)
+// rather than ported in the input alone.
+func (p *program) headersReadOnly() {
+	for i := range p.units {
+		if !p.units[i].Input {
+			p.units[i].ReadOnly = true
+			p.emit[i] = false
+		}
+	}
+}
