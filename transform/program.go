@@ -98,6 +98,27 @@ func RunProgram(units []Unit, opts Options, each func(n int, fn func(i int))) (*
 		}
 		gopts := opts
 		gopts.Port.Arrays = specsFor(opts.Port.Arrays, g, infos, len(pr.Groups) > 1)
+		if len(pr.Groups) > 1 {
+			// The config's arrays, like --array, go to the groups they name.
+			cfg := opts.Port.Config
+			if cfg == nil && opts.FindConfig {
+				var err error
+				if cfg, err = port.FindConfig(units[primaryOf(units, g)].Name); err != nil {
+					errs[k] = err
+					return
+				}
+			}
+			if cfg != nil && len(cfg.Arrays) > 0 {
+				c := *cfg
+				c.Arrays = nil
+				for _, a := range cfg.Arrays {
+					if len(specsFor([]string{a.Name}, g, infos, true)) > 0 {
+						c.Arrays = append(c.Arrays, a)
+					}
+				}
+				gopts.Port.Config = &c
+			}
+		}
 		switch {
 		case !ported:
 			for _, i := range g {
@@ -343,14 +364,7 @@ func segmentAt(segs []segment, off int) segment {
 // unit of g, in g's order.
 func runGroup(units []Unit, g []int, opts Options) (out []*Result, err error) {
 	text, segs := programText(units, g)
-	primary := g[0]
-	for _, i := range g {
-		if !isHeader(units[i].Name) && !units[i].ReadOnly {
-			primary = i
-			break
-		}
-	}
-	name := units[primary].Name
+	name := units[primaryOf(units, g)].Name
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("internal error while porting the program of %s: %v", name, r)
@@ -613,4 +627,16 @@ func endsLineOf(src []byte, end, off int) bool {
 	}
 	nl := bytes.IndexByte(src[end:off], '\n')
 	return nl == off-end-1
+}
+
+// primaryOf returns the unit that names the group: its first writable
+// source file (not a header), else its first unit. The group's text is
+// parsed under this name, and its .bamgen.yaml is the group's config.
+func primaryOf(units []Unit, g []int) int {
+	for _, i := range g {
+		if !isHeader(units[i].Name) && !units[i].ReadOnly {
+			return i
+		}
+	}
+	return g[0]
 }

@@ -245,3 +245,32 @@ int main()
 		t.Errorf("without -D: exit %d, odt chosen anyway:\n%s", code, errOut)
 	}
 }
+
+// TestPortDirectoryOfPrograms: a directory holding independent programs
+// and a header with nothing to port: --array and .bamgen.yaml names go to
+// the program that has them, the others are not errors, and each file
+// that is a program of its own is ported as before.
+func TestPortDirectoryOfPrograms(t *testing.T) {
+	other := strings.ReplaceAll(strings.ReplaceAll(portSrc, "scale", "shift"), "in[", "src[")
+	files := map[string]string{"a.cu": portSrc, "b.cu": other, "util.h": "#pragma once\nint util(int);\n",
+		".bamgen.yaml": "arrays:\n  - name: shift:out\n"}
+	dir := writeProgram(t, files)
+	code, _, errOut := runMain(t, "port", "--array", "scale:in", "-w", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got := readAll(t, dir, files)
+	if !strings.Contains(got["a.cu"], "bam::array<const float> in") || strings.Contains(got["a.cu"], "bam::array<float> out") {
+		t.Errorf("a.cu: want in ported (--array scale:in), out not:\n%s", got["a.cu"])
+	}
+	if !strings.Contains(got["b.cu"], "bam::array<float> out") || strings.Contains(got["b.cu"], "bam::array<const float> in") {
+		t.Errorf("b.cu: want out ported (config shift:out), in not:\n%s", got["b.cu"])
+	}
+	if got["util.h"] != files["util.h"] {
+		t.Errorf("util.h changed")
+	}
+	code, _, errOut = runMain(t, "port", "--array", "nosuch", "-d", dir)
+	if code != 2 || strings.Count(errOut, "[PORT001]") != 1 {
+		t.Errorf("a name no program has: exit %d, want one PORT001:\n%s", code, errOut)
+	}
+}
