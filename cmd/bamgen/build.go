@@ -104,6 +104,12 @@ func (b *buildFlags) finishPort(results []portedFile, f *portFlags) error {
 	// The local headers the analysis read for macros: a change there can
 	// change the port.
 	deps = append(deps, analysis.LocalHeaders(r.src.Name, r.src.Bytes, analysis.IncludeDirs)...)
+	// The other files of the program (--context, the headers found through
+	// them): a launch or an allocation there decides what this file gets.
+	for _, o := range results[1:] {
+		deps = append(deps, o.src.Name)
+	}
+	deps = uniq(deps)
 	cfg := f.config
 	if cfg == "" {
 		if p := filepath.Join(filepath.Dir(r.src.Name), port.ConfigFileName); exists(p) {
