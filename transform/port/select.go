@@ -57,12 +57,8 @@ func (c *portCtx) chooseSharedBuffers(chosen map[paramKey]string) {
 		changed = false
 		for _, key := range sortedKeys(chosen) {
 			for _, v := range c.argVarsOf(key) {
-				for _, op := range v.ops {
-					if op.kind != opLaunch || op.launch == nil || op.launch.kernel == nil || op.arg >= len(op.launch.kernel.Params) {
-						continue
-					}
-					k := op.launch.kernel
-					other, p := paramKey{k, op.arg}, k.Params[op.arg]
+				for _, other := range c.launchKeysOf(v) {
+					k, p := other.fn, other.fn.Params[other.idx]
 					if chosen[other] != "" || k.Body == nil || p.Type == nil || p.Type.Pointers != 1 || isBamArray(p.Type) {
 						continue
 					}
@@ -200,7 +196,9 @@ func (c *portCtx) dataDependence(fn *analysis.Function, name string) string {
 }
 
 // argVarsOf returns the local host variables passed for the parameter at
-// its launches (one per launch that passes a local variable there).
+// its launches (one per launch that passes a local variable there, or the
+// callers' variables where the launch passes a forwarding function's
+// parameter, forward.go).
 func (c *portCtx) argVarsOf(key paramKey) []*hostVar {
 	var out []*hostVar
 	for _, l := range c.launchesOf(key.fn) {
@@ -209,9 +207,29 @@ func (c *portCtx) argVarsOf(key paramKey) []*hostVar {
 		}
 		if v := c.hostVarOf(l, key.idx); v != nil {
 			out = append(out, v)
+		} else if f := c.forwarderOfArg(l, key.idx); f != nil && f.why == "" {
+			vars, _, _, _ := c.forwardedVars(f)
+			out = append(out, vars...)
 		}
 	}
 	return out
+}
+
+// launchKeysOf lists the kernel parameters the buffer v is passed to: at
+// its launches, and through forwarding functions.
+func (c *portCtx) launchKeysOf(v *hostVar) []paramKey {
+	var keys []paramKey
+	for _, op := range v.ops {
+		switch {
+		case op.kind == opLaunch && op.launch != nil && op.launch.kernel != nil && op.arg < len(op.launch.kernel.Params):
+			keys = appendKey(keys, paramKey{op.launch.kernel, op.arg})
+		case op.kind == opForward:
+			for _, k := range c.forwardedKeys(c.forwarderOf(c.hostCallee(op.call), op.arg)) {
+				keys = appendKey(keys, k)
+			}
+		}
+	}
+	return keys
 }
 
 // scalingAllocation finds the host allocations behind the parameter's
