@@ -166,6 +166,9 @@ func (c *portCtx) hostCallee(call *parse.CallExpr) *parse.FuncDecl {
 	default:
 		return nil // a member call, a call through a pointer
 	}
+	if parse.FuncName(call.Fun) != parse.ShortFuncName(call.Fun) {
+		return nil // ns::f: not resolved to this file's f
+	}
 	defs := c.byName[parse.ShortFuncName(call.Fun)]
 	if len(defs) != 1 || defs[0].IsDevice() || defs[0].Qualifier != "" || len(call.Args) != len(defs[0].Params) {
 		return nil

@@ -43,6 +43,7 @@ func (c *portCtx) selectArrays() map[paramKey]string {
 	if c.opts.Auto || (c.opts.Config != nil && c.opts.Config.Auto) {
 		c.autoSelect(chosen)
 		c.chooseSharedBuffers(chosen)
+		c.dropNeverPortable(chosen)
 	}
 	return chosen
 }
