@@ -53,10 +53,25 @@ func (c *portCtx) selectArrays() map[paramKey]string {
 // another kernel of this file gets that parameter chosen too. Otherwise the
 // host could not make the buffer one bam::array for one launch and a raw
 // pointer for the other, and both would be refused.
+//
+// Likewise per helper parameter: a __device__ helper is ported one way
+// only, so a kernel parameter passed to the same helper parameter as a
+// chosen one is chosen too (else both would be refused, PORT020).
 func (c *portCtx) chooseSharedBuffers(chosen map[paramKey]string) {
+	reach := c.helperReach()
 	for changed := true; changed; {
 		changed = false
 		for _, key := range sortedKeys(chosen) {
+			for _, h := range reach.of[key] {
+				for _, other := range reach.by[h] {
+					if chosen[other] != "" || !c.choosable(other) {
+						continue
+					}
+					chosen[other] = fmt.Sprintf("--auto: it is passed to %s:%s like %s:%s, which is chosen (a helper is ported one way)",
+						h.fn.Name, h.fn.Params[h.idx].Name, key.fn.Name, key.fn.Params[key.idx].Name)
+					changed = true
+				}
+			}
 			for _, v := range c.argVarsOf(key) {
 				for _, other := range c.launchKeysOf(v) {
 					k, p := other.fn, other.fn.Params[other.idx]
@@ -70,6 +85,47 @@ func (c *portCtx) chooseSharedBuffers(chosen map[paramKey]string) {
 			}
 		}
 	}
+}
+
+// choosable: a kernel pointer parameter --auto may choose.
+func (c *portCtx) choosable(key paramKey) bool {
+	p := key.fn.Params[key.idx]
+	return key.fn.Body != nil && p.Type != nil && p.Type.Pointers == 1 && !isBamArray(p.Type)
+}
+
+// helperParams maps kernel parameters to the helper parameters their
+// array reaches (through helpers calling helpers), and back.
+type helperParams struct {
+	of map[paramKey][]paramKey
+	by map[paramKey][]paramKey
+}
+
+func (c *portCtx) helperReach() helperParams {
+	r := helperParams{of: map[paramKey][]paramKey{}, by: map[paramKey][]paramKey{}}
+	for _, k := range c.kernels() {
+		for i := range k.Params {
+			key := paramKey{k, i}
+			if !c.choosable(key) {
+				continue
+			}
+			seen := map[paramKey]bool{}
+			var walk func(p paramKey)
+			walk = func(p paramKey) {
+				for _, hc := range c.analyzeParam(p.fn, p.idx).calls {
+					h := paramKey{hc.callee, hc.arg}
+					if seen[h] {
+						continue
+					}
+					seen[h] = true
+					r.of[key] = append(r.of[key], h)
+					r.by[h] = append(r.by[h], key)
+					walk(h)
+				}
+			}
+			walk(key)
+		}
+	}
+	return r
 }
 
 // resolveSpec adds the parameters matching NAME or KERNEL:NAME.
