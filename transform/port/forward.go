@@ -434,3 +434,74 @@ func needsConstConversion(l *launchSite, arg int) bool {
 	_, explicit := l.expr.Kernel.(*parse.TemplateIdent)
 	return !explicit
 }
+
+// guardedFree recognises `if (p) { cudaFree(p); p = 0; }` (also `p !=
+// NULL`, a check wrapper around the call, no braces, no reset): the
+// original frees the buffer once if it was allocated. It returns the if
+// statement, its enclosing block, and whether id is the condition's use.
+func guardedFree(fn *parse.FuncDecl, sym *parse.Symbol, id *parse.Ident, parents []parse.Node) (*parse.IfStmt, *parse.BlockStmt, bool, bool) {
+	is := func(e parse.Expr) bool {
+		x, ok := parse.UnparenCasts(e).(*parse.Ident)
+		return ok && fn.Scope.Lookup(x.Name, x.Pos()) == sym
+	}
+	for i := len(parents) - 1; i >= 0; i-- {
+		ifs, ok := parents[i].(*parse.IfStmt)
+		if !ok {
+			continue
+		}
+		if ifs.Init != nil || ifs.Else != nil {
+			return nil, nil, false, false
+		}
+		cond := parse.Unparen(ifs.Cond)
+		if b, ok := cond.(*parse.BinaryExpr); ok && b.Op == "!=" && isNullLiteral(b.Y) {
+			cond = b.X
+		}
+		if !is(cond) {
+			return nil, nil, false, false
+		}
+		var stmts []parse.Stmt
+		if blk, ok := ifs.Then.(*parse.BlockStmt); ok {
+			stmts = blk.Stmts
+		} else {
+			stmts = []parse.Stmt{ifs.Then}
+		}
+		freed := false
+		for j, s := range stmts {
+			es, ok := s.(*parse.ExprStmt)
+			if !ok {
+				return nil, nil, false, false
+			}
+			e := parse.Unparen(es.X)
+			for { // CHECK(cudaFree(p))
+				call, ok := e.(*parse.CallExpr)
+				if !ok || len(call.Args) != 1 || strings.HasPrefix(parse.ShortFuncName(call.Fun), "cuda") {
+					break
+				}
+				e = parse.Unparen(call.Args[0])
+			}
+			switch x := e.(type) {
+			case *parse.CallExpr:
+				if j != 0 || parse.ShortFuncName(x.Fun) != "cudaFree" || len(x.Args) != 1 || !is(x.Args[0]) {
+					return nil, nil, false, false
+				}
+				freed = true
+			case *parse.BinaryExpr:
+				if j != 1 || x.Op != "=" || !is(x.X) || !isNullLiteral(x.Y) {
+					return nil, nil, false, false
+				}
+			default:
+				return nil, nil, false, false
+			}
+		}
+		if !freed || i == 0 {
+			return nil, nil, false, false
+		}
+		blk, ok := parents[i-1].(*parse.BlockStmt)
+		if !ok {
+			return nil, nil, false, false
+		}
+		onCond := id.Pos() >= ifs.Cond.Pos() && id.End() <= ifs.Cond.End()
+		return ifs, blk, onCond, true
+	}
+	return nil, nil, false, false
+}

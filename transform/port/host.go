@@ -370,6 +370,14 @@ func (c *portCtx) hostOps(v *hostVar) []hostOp {
 		if inSizeof(parents) { // `n * sizeof *d`: not evaluated, the pointer is not used
 			return true
 		}
+		if ifs, blk, onCond, ok := guardedFree(v.fn, v.sym, id, parents); ok {
+			// `if (d) { cudaFree(d); d = 0; }` is one free: its other uses of
+			// d go with the statement.
+			if onCond {
+				ops = append(ops, hostOp{kind: opFree, node: ifs, stmt: ifs, block: blk, where: ifs})
+			}
+			return true
+		}
 		op := c.classifyHostUse(v.fn, id, parents)
 		op.where = innermostStmt(parents)
 		ops = append(ops, expandEntry(op)...)

@@ -58,12 +58,40 @@ func (c *portCtx) neverPortableUncached(key paramKey) string {
 			return why
 		}
 	}
-	for _, v := range c.argVarsOf(key) {
+	for _, v := range c.copyGroupOf(c.argVarsOf(key)) {
 		if why := c.libraryHostUse(v); why != "" {
 			return why
 		}
 	}
 	return ""
+}
+
+// copyGroupOf adds the buffers the given ones are pointer-copied or
+// swapped with (ping-pong buffers): the port makes such a group bam::arrays
+// together or not at all (host.go addCopyPartners).
+func (c *portCtx) copyGroupOf(vars []*hostVar) []*hostVar {
+	in := map[*hostVar]bool{}
+	for _, v := range vars {
+		in[v] = true
+	}
+	for i := 0; i < len(vars); i++ {
+		v := vars[i]
+		for _, op := range v.ops {
+			if op.kind != opCopy && op.kind != opSwap {
+				continue
+			}
+			for _, sym := range []*parse.Symbol{op.dst, op.src} {
+				if sym == nil || sym == v.sym {
+					continue
+				}
+				if w := c.hostVarFor(v.fn, sym); !in[w] {
+					in[w] = true
+					vars = append(vars, w)
+				}
+			}
+		}
+	}
+	return vars
 }
 
 // rawKernelUse finds a raw address into the parameter's array given to a
@@ -254,7 +282,7 @@ func (c *portCtx) dropNeverPortable(chosen map[paramKey]string) {
 // sharedWithNeverPortable: the parameter's buffer is also passed to a
 // kernel parameter that can never be ported.
 func (c *portCtx) sharedWithNeverPortable(key paramKey) string {
-	for _, v := range c.argVarsOf(key) {
+	for _, v := range c.copyGroupOf(c.argVarsOf(key)) {
 		for _, other := range c.launchKeysOf(v) {
 			if other == key {
 				continue
