@@ -101,6 +101,7 @@ var Codes = []Code{
 	// What was done.
 	{"PORT090", Note, "an array was ported, and why"},
 	{"PORT091", Note, "the parameter already is a bam::array"},
+	{"PORT092", Note, "a buffer allocated per memory mode became one bam::array"},
 
 	// Access-pattern rewrites (transform/opt, --opt).
 	{"OPT000", Note, "a rewrite was chosen or applied, and why"},

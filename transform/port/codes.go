@@ -42,4 +42,5 @@ const (
 	CodeRefStride       = "PORT056" // note: no ref: the loop's step is not a small constant
 	CodeArrayPorted     = "PORT090" // note: which array was ported and why
 	CodeAlreadyPorted   = "PORT091" // note: the parameter already is a bam::array
+	CodeModesCollapsed  = "PORT092" // note: a buffer allocated per memory mode became one bam::array, and how each mode makes it
 )

@@ -38,8 +38,10 @@ type portCtx struct {
 
 	hostVars map[*parse.Symbol]*hostVar
 	opsCache map[*parse.Symbol][]hostOp // uses of each host variable, classified once
-	choices  []Choice
-	diags    []diag.Diagnostic
+	// parentMaps: each statement's and expression's parent, per function (modes.go)
+	parentMaps map[*parse.FuncDecl]map[parse.Node]parse.Node
+	choices    []Choice
+	diags      []diag.Diagnostic
 }
 
 func newPortCtx(f *parse.File, an *analysis.File, opts Options) *portCtx {
