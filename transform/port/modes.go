@@ -446,12 +446,16 @@ func (c *portCtx) modeBranches(v *hostVar) ([]*modeBranch, modeStmt, parse.Node,
 	var bs []*modeBranch
 	var ms modeStmt
 	var places []string
+	for _, op := range v.ops {
+		if isAllocKind(op.kind) {
+			places = append(places, fmt.Sprintf("`%s`", oneLine(c.text(op.call))))
+		}
+	}
 	for i := range v.ops {
 		op := &v.ops[i]
 		if !isAllocKind(op.kind) {
 			continue
 		}
-		places = append(places, fmt.Sprintf("`%s`", oneLine(c.text(op.call))))
 		if op.stmt == nil || op.block == nil {
 			return nil, ms, op.node, fmt.Sprintf("%s is allocated more than once, and `%s` is not a statement directly in a { } branch; bamgen ports one allocation per buffer, or one per branch of a switch or if chain over the memory mode",
 				v.sym.Name, oneLine(c.text(op.call)))
@@ -518,7 +522,7 @@ func (c *portCtx) branchProblem(v *hostVar, b *modeBranch) (parse.Node, string) 
 // the kernels' writes would not reach h.
 func (c *portCtx) devViewLater(v, h *hostVar, view *hostOp) (string, parse.Node) {
 	for _, op := range h.ops {
-		if op.node.Pos() <= view.node.Pos() || op.kind == opFree || op.kind == opNull {
+		if op.node.Pos() < view.call.End() || op.kind == opFree || op.kind == opNull {
 			continue
 		}
 		where := op.node
