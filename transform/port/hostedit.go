@@ -176,6 +176,12 @@ func (c *portCtx) deviceOpProblem(v *hostVar, op hostOp, alloc *hostOp) string {
 		}
 		return ""
 	case opManaged, opPinned, opDevPtr:
+		for _, o := range v.ops {
+			if (o.kind == opCopy || o.kind == opSwap) && o.stmt != nil {
+				return fmt.Sprintf("%s is allocated more than once and is also reassigned from or to another pointer (`%s`); bamgen ports a buffer allocated once per memory mode only when it is not reassigned (re-allocating it is not followed)",
+					v.sym.Name, oneLine(c.text(o.stmt)))
+			}
+		}
 		return fmt.Sprintf("%s is allocated twice", v.sym.Name)
 	case opNone, opOther: // the message below
 	}

@@ -219,8 +219,11 @@ func endsBranch(s parse.Stmt) bool {
 
 // hostFillCalls are C and C++ library functions that read or write through
 // a pointer argument without keeping it: host fills of a staging buffer.
-var hostFillCalls = map[string]bool{"memcpy": true, "memmove": true, "memset": true, "fread": true,
-	"copy": true, "copy_n": true, "fill": true, "fill_n": true}
+// `read` is istream::read (`file.read((char*)p, bytes)`) and POSIX read;
+// cudaMemAdvise and cudaMemPrefetchAsync are hints about the staging
+// buffer, harmless before it is copied into the array.
+var hostFillCalls = map[string]bool{"memcpy": true, "memmove": true, "memset": true, "fread": true, "read": true,
+	"copy": true, "copy_n": true, "fill": true, "fill_n": true, "cudaMemAdvise": true, "cudaMemPrefetchAsync": true}
 
 // isHostFill reports whether op, a use of v in a host-visible branch, only
 // reads or writes the buffer's elements: `v[i] = x`, `*v`, or v passed to
@@ -234,7 +237,7 @@ func (c *portCtx) isHostFill(v *hostVar, op hostOp) bool {
 		return false
 	}
 	if op.call != nil {
-		return hostFillCalls[parse.ShortFuncName(op.call.Fun)]
+		return hostFillCalls[parse.LastName(parse.CalleeName(op.call.Fun))]
 	}
 	id, ok := op.node.(*parse.Ident)
 	if !ok {
