@@ -423,6 +423,14 @@ func stageEdit(b *modeBranch, text string) edit.Edit {
 	return edit.Edit{Start: last, End: last, New: " " + text, Rewrite: HostMemory.String()}
 }
 
+// stmtWordOf names the statement a branch belongs to.
+func stmtWordOf(b *modeBranch) string {
+	if strings.HasPrefix(b.label, "case") || strings.HasPrefix(b.label, "default") {
+		return "switch"
+	}
+	return "if chain"
+}
+
 func isAllocKind(k hostOpKind) bool {
 	return k == opMalloc || k == opManaged || k == opPinned || k == opDevPtr
 }
@@ -492,6 +500,10 @@ func (c *portCtx) branchProblem(v *hostVar, b *modeBranch) (parse.Node, string) 
 		}
 		if op.node.Pos() < b.alloc.node.Pos() {
 			return op.node, fmt.Sprintf("%s is used in `%s` before its allocation in `%s`", v.sym.Name, oneLine(c.text(where)), b.label)
+		}
+		if op.kind == opLaunch {
+			return where, fmt.Sprintf("%s is passed to a launch (`%s`) inside `%s`, the branch that allocates it per mode; bamgen makes the branch's bam::array at its end, so launch the kernel after the %s",
+				v.sym.Name, oneLine(c.text(where)), b.label, stmtWordOf(b))
 		}
 		switch b.alloc.kind {
 		case opMalloc:
