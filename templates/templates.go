@@ -53,6 +53,10 @@ type Stage struct {
 	Free string
 }
 
+// DropCache is the data of drop_cache: a buffer's re-allocation (to empty
+// the GPU's page cache) becomes an emptied BaM cache.
+type DropCache struct{ RT, Note string }
+
 // Copy is the data of copy and swap: pointer copies between buffers.
 type Copy struct {
 	Dst, Src string

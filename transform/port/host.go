@@ -161,8 +161,10 @@ func (c *portCtx) planHost() *hostPlan {
 	hoists := hoistLoops{}
 	groups := map[*hostVar][]*hostVar{}
 	for _, v := range vars {
-		if isModeAllocated(v) {
-			c.planModes(hp, v)
+		if isModeAllocated(v.root()) { // with the temporaries it is re-allocated through (realloc.go)
+			if v.root() == v {
+				c.planModes(hp, v)
+			}
 			continue
 		}
 		if c.isHostVisible(v) {

@@ -70,7 +70,8 @@ func isModeAllocated(v *hostVar) bool {
 		return false
 	}
 	for _, op := range v.ops {
-		if op.kind == opCopy || op.kind == opSwap || op.kind == opD2D {
+		reassigned := op.kind == opCopy && op.dst == v.sym && op.node != parse.Node(v.sym.Decl) // v = tmp: maybe a re-allocation (realloc.go)
+		if (op.kind == opCopy && !reassigned) || op.kind == opSwap || op.kind == opD2D {
 			return false
 		}
 	}
@@ -287,9 +288,14 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar) {
 		c.hostDrop(hp, v.keys, at, CodeHostUse, why)
 		return
 	}
+	reallocs, at, why := c.reallocsOf(v, ms)
+	if why != "" {
+		c.hostDrop(hp, v.keys, at, CodeHostUse, why)
+		return
+	}
 	var after []hostOp
 	for _, op := range v.ops {
-		if isAllocKind(op.kind) {
+		if isAllocKind(op.kind) || reallocs.covers(op) {
 			continue
 		}
 		pos := op.node.Pos()
@@ -316,6 +322,10 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar) {
 			c.hostDrop(hp, v.keys, op.node, CodeHostScope, fmt.Sprintf("%s is used outside the block of the %s that allocates it per mode; its bam::array is declared in that block",
 				v.sym.Name, stmtWord(ms.stmt)))
 			return
+		}
+		if isHint(op) {
+			after = append(after, op)
+			continue
 		}
 		switch op.kind {
 		case opLaunch, opFree, opUpload, opDownload, opMemset0, opMemset:
@@ -387,11 +397,18 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar) {
 	}
 	p := deviceVarPlan{v: v, data: data, src: Source{Kind: "host"}}
 	for _, op := range after {
-		if op.kind == opLaunch {
+		switch {
+		case op.kind == opLaunch:
 			emitLaunchArg(hp, op, bamName(v), elem)
-		} else {
+		case isHint(op):
+			c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("removed", templates.Note{Note: commentSafe(oneLine(c.text(op.call))) + ": a hint about memory the array replaces"}))
+		default:
 			c.emitDeviceOp(hp, p, op)
 		}
+	}
+	for _, r := range reallocs {
+		c.emitRealloc(hp, v, r)
+		what = append(what, fmt.Sprintf("its re-allocation through %s becomes %s.drop_cache()", r.tmp.sym.Name, rtName))
 	}
 	hp.fns[v.fn] = true
 	hp.notes = append(hp.notes, diag.Diagnostic{Pos: ms.stmt.Pos(), End: ms.stmt.Pos(), Severity: diag.Note, Code: CodeModesCollapsed,
