@@ -224,15 +224,34 @@ func groupUnits(units []Unit, infos []*unitInfo) [][]int {
 			byPath[abs] = i
 		}
 	}
+	definedIn := map[string]map[int]bool{}
 	for i, in := range infos {
-		for k, where := range declaredIn {
-			if !in.idents[k] {
-				continue
+		for _, fd := range in.defs {
+			if definedIn[fd.Name] == nil {
+				definedIn[fd.Name] = map[int]bool{}
 			}
-			for _, j := range where {
-				union(i, j)
+			definedIn[fd.Name][i] = true
+		}
+	}
+	for k, where := range declaredIn {
+		// A kernel defined in several files that no other file mentions:
+		// each definer is a program of its own (a directory of variants,
+		// bfs.cu and bfs_32.cu, each with its main). Any other file naming
+		// it links them all, and the duplicate is then refused (PORT040).
+		var users []int
+		for i, in := range infos {
+			if in.idents[k] && !definedIn[k][i] {
+				users = append(users, i)
 			}
 		}
+		if len(definedIn[k]) > 1 && len(users) == 0 {
+			continue
+		}
+		for _, j := range append(users, where...) {
+			union(j, where[0])
+		}
+	}
+	for i, in := range infos {
 		for _, h := range in.includes {
 			if j, ok := byPath[h]; ok && infos[j].device {
 				union(i, j)
