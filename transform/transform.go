@@ -36,8 +36,11 @@ type Options struct {
 
 // Result is the outcome for one file.
 type Result struct {
-	Src     *diag.Source // the input, for printing diagnostics
-	Output  []byte       // the ported file (the input when nothing was ported)
+	Src    *diag.Source // the input, for printing diagnostics
+	Output []byte       // the ported file (the input when nothing was ported)
+	// Lines maps each line of Output to the input line it shows (see
+	// edit.Lines); nil when Output is the input.
+	Lines   edit.Lines
 	Diags   []diag.Diagnostic
 	Choices []port.Choice
 	Changed bool
@@ -77,11 +80,11 @@ func RunParsed(pf *parse.File, opts Options) (res *Result, err error) {
 	if err != nil || edits == nil {
 		return res, err
 	}
-	out, err := edit.Apply(pf.Src.Bytes, edits, pf.Src.Name)
+	out, lines, err := edit.ApplyLines(pf.Src.Bytes, edits, pf.Src.Name)
 	if err != nil {
 		return nil, err
 	}
-	res.Output = out
+	res.Output, res.Lines = out, lines
 	res.Changed = !bytes.Equal(out, pf.Src.Bytes)
 	return res, nil
 }

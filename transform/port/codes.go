@@ -43,4 +43,5 @@ const (
 	CodeRefStride       = "PORT056" // note: no ref: the loop's step is not a small constant
 	CodeArrayPorted     = "PORT090" // note: which array was ported and why
 	CodeAlreadyPorted   = "PORT091" // note: the parameter already is a bam::array
+	CodeNotChosen       = "PORT092" // note: --auto does not choose a parameter that can never be a bam::array
 )
