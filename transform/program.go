@@ -417,6 +417,16 @@ func runGroup(units []Unit, g []int, opts Options) (out []*Result, err error) {
 	excluded := map[string]string{}
 	var extra []diag.Diagnostic
 	extra = append(extra, duplicateKernels(pf, segs, where, excluded)...)
+	// Kernels defined in read-only files (a library's header) are not the
+	// program's to port: excluded up front, and what --auto chose of them
+	// is not reported (a named --array still gets its refusal).
+	foreign := map[string]bool{}
+	for _, fd := range pf.Funcs() {
+		if s := segmentAt(segs, fd.Pos()); fd.IsKernel() && fd.Body != nil && (s.unit < 0 || units[s.unit].ReadOnly) && excluded[fd.Name] == "" {
+			excluded[fd.Name] = fmt.Sprintf("%s is defined in %s, which this program may only read; it is not ported", fd.Name, where(fd.Pos()))
+			foreign[fd.Name] = true
+		}
+	}
 	var res *Result
 	var edits []edit.Edit
 	for round := 0; ; round++ {
@@ -436,6 +446,13 @@ func runGroup(units []Unit, g []int, opts Options) (out []*Result, err error) {
 			extra = append(extra, diag.Diagnostic{Pos: b.at, End: b.at, Severity: diag.Warning, Code: CodeProgramSite, Message: excluded[b.kernel]})
 		}
 	}
+	var kept []port.Choice
+	for _, ch := range res.Choices {
+		if !foreign[ch.Kernel] || !strings.HasPrefix(ch.Reason, "--auto") {
+			kept = append(kept, ch)
+		}
+	}
+	res.Choices = kept
 	diags := append(append(extra, portRelevantParseDiags(pf, res.Choices)...), withoutPrototypeNotes(pf, res.Diags)...)
 	return splitResults(units, g, segs, sources, pf, res, edits, diags)
 }
