@@ -312,9 +312,15 @@ class Matrix:
                            log=os.path.join(self.logs, "build-runtime.log"))
         if rc != 0:
             sys.exit("matrix: make -C runtime/cuda lib failed; see logs/build-runtime.log\n" + text[-2000:])
-        rc, flags = self.sh([self.bamgen or "BAMGEN", "flags", "--prefix", "runtime/cuda"])
-        self.bamflags = flags.split() if not self.dry else ["-std=c++17", "-Iruntime/cuda/include",
-                                                             "-Lruntime/cuda/build", "-lbam", "-lpthread"]
+        self.bamflags = ["-std=c++17", "-Iruntime/cuda/include", "-Lruntime/cuda/build", "-lbam", "-lpthread"]
+        if not self.dry:  # stdout only: a warning on stderr is not a flag
+            p = subprocess.run([self.bamgen, "flags", "--prefix", "runtime/cuda"], cwd=ROOT, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            if p.returncode != 0 or not p.stdout.split():
+                sys.exit("matrix: bamgen flags failed: " + p.stderr)
+            self.bamflags = p.stdout.split()
+        else:
+            self.sh([self.bamgen or "BAMGEN", "flags", "--prefix", "runtime/cuda"])
         tasks = [("blocker", None)]
         for p in self.programs:
             tasks += [(p, "orig"), (p, "auto"), (p, "opt")]

@@ -8,6 +8,7 @@
 #
 #   bench/matrix/test/e2e_test.sh      # prints "e2e_test: N passed, N failed"
 set -uo pipefail
+export PYTHONDONTWRITEBYTECODE=1
 here=$(cd "$(dirname "$0")" && pwd)
 CXX=${CXX:-g++}
 tmp=$(mktemp -d)
