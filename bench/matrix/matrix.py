@@ -717,6 +717,13 @@ class Matrix:
                                      wall_max_s=round(max(walls), 1), wall_sum_s=round(sum(walls), 1))
             say("matrix: %d jobs, %.2f s each on average (max %.1f s), %.0f s on the GPU in all" % (
                 len(walls), sum(walls) / len(walls), max(walls), sum(walls)))
+            if self.quick:
+                per_rep = len(self.jobs_run) / max(1, self.reps)
+                guess = 2.0 * sum(walls) / len(walls)  # the full sizes are about four times larger
+                reps = max(1, min(3, int(360 / (per_rep * guess))))
+                say("matrix: for the full run: %d jobs per repetition; at twice this run's mean job time, "
+                    "--reps %d keeps the GPU part near 6 min (guess)" % (per_rep, reps))
+                self.meta["suggested_full_reps"] = reps
         self.meta.update(dict(finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                               total_s=round(time.time() - self.t0, 1), reps=self.reps, quick=self.quick,
                               budget_bytes=self.budget, blocked_free_bytes=getattr(self, "blocked_free", None),
