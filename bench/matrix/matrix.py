@@ -67,6 +67,7 @@ PROGRAMS = {
         fit="1048573 99 8", nofit="4194301 99 8",
         qfit="262139 99 8", qnofit="2097143 99 8",
         time=[r"sweeps=([0-9.]+) ms"],
+        gpu_seqs="2",  # labels: cudaMallocManaged like the graph, but filled by cc_init on the GPU
         timed="the propagation launches (chrono, each followed by a synchronisation; the port's per-sweep array_from_host/copy_to_host of labels included)"),
     "sssp": dict(
         fit="1048573 5 8", nofit="4194301 5 8",
@@ -431,10 +432,12 @@ class Matrix:
         self.jobs_run.append(rec)
         return rec
 
-    def env_for(self, backend, size, blocked, alloc_log=None):
+    def env_for(self, prog, backend, size, blocked, alloc_log=None):
         env = {"CUDA_MODULE_LOADING": "EAGER"}
         if backend in ("gpu", "uvm", "zerocopy"):
             env["BENCH_MEM"] = backend
+            if PROGRAMS[prog].get("gpu_seqs"):
+                env["BENCH_GPU_SEQS"] = PROGRAMS[prog]["gpu_seqs"]
             if alloc_log and backend == "gpu":
                 env["BENCH_ALLOC_LOG"] = alloc_log
             elif alloc_log:
@@ -553,16 +556,16 @@ class Matrix:
                 ok = lambda b: self.status.get((prog, b)) == "ok" or self.dry
                 if ok("orig"):
                     ref = [self.job(prog, size, "original", "gpu" if size == "fit" else "gpu-unblocked", "-", "orig",
-                                    self.env_for("gpu", size, False, log), r) for r in range(self.reps)]
+                                    self.env_for(prog, "gpu", size, False, log), r) for r in range(self.reps)]
                     if size == "fit":
-                        rest = [self.job(prog, size, "original", b, "-", "orig", self.env_for(b, size, False, log), r)
+                        rest = [self.job(prog, size, "original", b, "-", "orig", self.env_for(prog, b, size, False, log), r)
                                 for b in ("uvm", "zerocopy") for r in range(self.reps)]
                         A.append((prog, size, "orig", ref + rest))
                     else:
                         A.append((prog, size, "orig", ref))
                         B.append((prog, size, "orig", [
                             self.job(prog, size, "original", "zerocopy", "-", "orig",
-                                     self.env_for("zerocopy", size, True, log), r) for r in range(self.reps)]))
+                                     self.env_for(prog, "zerocopy", size, True, log), r) for r in range(self.reps)]))
                         self.skipped.append((prog, size, "original", "uvm", "-",
                                              "skipped: the data does not fit the free GPU memory; managed memory is never oversubscribed"))
                 else:
@@ -576,7 +579,7 @@ class Matrix:
                                              "same source as --auto (no rewrite chosen): see the opt=none rows"))
                         continue
                     backends = ("hbm", "host", "emu") if size == "fit" else ("host", "emu")
-                    jobs = [self.job(prog, size, "port", b, opt, binary, self.env_for(b, size, size == "nofit"), r)
+                    jobs = [self.job(prog, size, "port", b, opt, binary, self.env_for(prog, b, size, size == "nofit"), r)
                             for b in backends for r in range(self.reps)]
                     (A if size == "fit" else B).append((prog, size, binary, jobs))
                     if size == "nofit":

@@ -40,7 +40,9 @@
 // program is deterministic, so the same seq names the same array in every
 // mode). A cudaMemcpy from host memory into an allocation marks it
 // host-filled; an allocation the program itself makes host-visible
-// (cudaMallocManaged, cudaHostAlloc) counts as host-filled. The runner
+// (cudaMallocManaged, cudaHostAlloc) counts as host-filled unless it is
+// listed in BENCH_GPU_SEQS (the runner knows that cc's labels, managed,
+// are filled by a kernel: the shim cannot see host stores). The runner
 // passes the host-filled seqs to the uvm and zerocopy runs as
 // BENCH_HOST_SEQS=1,2,5 or BENCH_HOST_SEQS=@FILE (the log itself).
 //
@@ -114,6 +116,7 @@ struct state {
   int prefetches = 0;
   bool have_host_seqs = false;
   std::vector<int> host_seqs;
+  std::vector<int> gpu_seqs; // BENCH_GPU_SEQS: filled on the GPU, whatever the program's allocator says
   std::vector<alloc> allocs;
   std::string log_path;
   bool verbose = false;
@@ -235,6 +238,19 @@ inline void init()
       q = *end == ',' ? end + 1 : end;
     }
   }
+  if (const char* v = std::getenv("BENCH_GPU_SEQS"); v && *v) {
+    const char* q = v;
+    while (*q) {
+      char* end = nullptr;
+      const long n = std::strtol(q, &end, 10);
+      if (end == q || (*end != ',' && *end != '\0')) {
+        std::fprintf(stderr, "memmode: error: BENCH_GPU_SEQS=%s: expected numbers separated by commas\n", v);
+        std::exit(3);
+      }
+      s.gpu_seqs.push_back(int(n));
+      q = *end == ',' ? end + 1 : end;
+    }
+  }
   if (const char* v = std::getenv("BENCH_ALLOC_LOG"); v && *v)
     s.log_path = v;
   cudaError_t e = cudaGetDevice(&s.device);
@@ -270,9 +286,19 @@ inline alloc* containing(const void* p)
 // Whether allocation seq goes to host memory in zerocopy mode and is advised
 // read-mostly in uvm mode: listed in BENCH_HOST_SEQS, or every data
 // allocation when the list is not given.
+inline bool gpu_filled(int seq)
+{
+  for (int q : st().gpu_seqs)
+    if (q == seq)
+      return true;
+  return false;
+}
+
 inline bool listed_host(int seq)
 {
   state& s = st();
+  if (gpu_filled(seq))
+    return false;
   if (!s.have_host_seqs)
     return true;
   for (int q : s.host_seqs)
@@ -488,7 +514,7 @@ inline cudaError_t malloc_managed_void(void** p, size_t bytes, unsigned flags)
     guard_managed(bytes, "cudaMallocManaged");
   e = cudaMallocManaged(p, bytes, flags);
   if (e == cudaSuccess)
-    record(*p, bytes, seq, "cudaMallocManaged", where::managed, false, hint, true);
+    record(*p, bytes, seq, "cudaMallocManaged", where::managed, false, hint, !gpu_filled(seq));
   return e;
 }
 
@@ -503,7 +529,7 @@ inline cudaError_t host_alloc_void(void** p, size_t bytes, unsigned flags)
     guard_managed(bytes, "cudaHostAlloc");
     e = cudaMallocManaged(p, bytes, cudaMemAttachGlobal);
     if (e == cudaSuccess)
-      record(*p, bytes, seq, "cudaHostAlloc", where::managed, true, true, true);
+      record(*p, bytes, seq, "cudaHostAlloc", where::managed, true, true, !gpu_filled(seq));
     return e;
   }
   e = cudaHostAlloc(p, bytes, flags);

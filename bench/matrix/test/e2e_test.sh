@@ -70,6 +70,8 @@ if grep -q 'BAM_GPU_BUDGET=' "$out"/logs/cc.nofit.auto.all.jobs && ! grep -q 'BA
 # the blocker left 192 MiB + a 500 MiB context; the fake query then reports 192 MiB
 if grep -q 'BAM_GPU_BUDGET=67108864' "$out"/logs/cc.nofit.auto.all.jobs; then ok; else bad "BAM_GPU_BUDGET is the measured free memory"; grep -h BAM_GPU_BUDGET "$out"/logs/cc.nofit.auto.all.jobs | head -2; fi
 if grep -q 'BENCH_HOST_SEQS=@' "$out"/logs/bfs_warp.nofit.orig.all.jobs; then ok; else bad "zero-copy gets the allocation log"; fi
+if grep -q 'BENCH_GPU_SEQS=2' "$out"/logs/cc.fit.orig.all.jobs && ! grep -q 'BENCH_GPU_SEQS' "$out"/logs/bfs_warp.fit.orig.all.jobs; then ok; else
+	bad "cc's labels named as filled on the GPU"; fi
 check "the allocation log names the host-filled array" "$(cat "$out/logs/bfs_warp.fit.alloc")" "$(printf '0 4194304 cudaMalloc 1\n1 4194304 cudaMalloc 0')"
 n=$(grep -c . "$out/results.csv")
 check "rows: header + 2 x 18 + vectoradd 14 (--opt auto rows aliased)" "$n" 51

@@ -143,6 +143,18 @@ count_is managed-zc '^cudaHostAlloc' 2
 expect managed-zc "the small flag stays managed as written" 'cudaMallocManaged 4 flags=1'
 count_is managed-zc 'cudaFreeHost pinned' 2
 reject managed-zc "every free matches its allocation" 'WRONG FREE'
+# BENCH_GPU_SEQS: the second managed array is filled by a kernel
+run managed-gpuseq managed BENCH_MEM=gpu BENCH_GPU_SEQS=1 BENCH_ALLOC_LOG="$tmp/managed-gpuseq.log"
+if diff <(printf '0 4194304 cudaMallocManaged 1\n1 8388608 cudaMallocManaged 0\n') "$tmp/managed-gpuseq.log" >/dev/null; then
+	pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL managed-gpuseq: allocation log"; cat "$tmp/managed-gpuseq.log"; fi
+run managed-zc-gpuseq managed BENCH_MEM=zerocopy BENCH_HOST_SEQS=@"$tmp/managed-gpuseq.log"
+count_is managed-zc-gpuseq '^cudaHostAlloc' 1
+expect managed-zc-gpuseq "the kernel-filled array stays managed as written" 'cudaMallocManaged 8388608 flags=1'
+run managed-uvm-gpuseq managed BENCH_MEM=uvm BENCH_GPU_SEQS=1
+count_is managed-uvm-gpuseq 'ReadMostly' 1
+count_is managed-uvm-gpuseq 'PreferredLocation' 1
+run badgpuseqs managed BENCH_MEM=gpu BENCH_GPU_SEQS=a
+rc_is badgpuseqs 3
 run managed-oversub managed BENCH_MEM=gpu MOCK_FREE_MIB=265
 rc_is managed-oversub 77
 
