@@ -8,8 +8,10 @@
 //
 // The header includes <cuda_runtime.h> first and then defines function-like
 // macros for cudaMalloc, cudaMallocManaged, cudaHostAlloc, cudaFree,
-// cudaFreeHost, cudaMemcpy, cudaMemcpyAsync and cudaHostGetDevicePointer, so
-// the program's calls go through the functions below. Only allocations of at
+// cudaFreeHost, cudaMemcpy, cudaMemcpyAsync, cudaHostGetDevicePointer and
+// (prefetch points only) cudaGetLastError, cudaDeviceSynchronize,
+// cudaEventRecord, cudaStreamSynchronize, so the program's calls go through
+// the functions below. Only allocations of at
 // least BENCH_MIN_BYTES (default 1 MiB) change place: flags, counters and
 // small result buffers stay where the program puts them. The modes:
 //
@@ -65,8 +67,9 @@
 // generate the input once, run many jobs from here).
 //
 // At exit the shim prints one line on stderr:
-//   memmode: mode=uvm data_allocs=5 data_bytes=N moved_bytes=N free_at_start=N
-// (the runner reads the footprint from it).
+//   memmode: mode=uvm data_allocs=5 peak_data_bytes=N moved_bytes=N prefetches=N free_at_start=N
+// (the runner reads the footprint from it). Errors of the shim itself:
+// "memmode: error: ..." and exit status 3.
 #pragma once
 
 #include <cuda_runtime.h>
