@@ -44,4 +44,5 @@ const (
 	CodeArrayPorted     = "PORT090" // note: which array was ported and why
 	CodeAlreadyPorted   = "PORT091" // note: the parameter already is a bam::array
 	CodeNotChosen       = "PORT092" // note: --auto does not choose a parameter that can never be a bam::array
+	CodeModesCollapsed  = "PORT093" // note: a buffer allocated per memory mode became one bam::array, and how each mode makes it
 )

@@ -236,6 +236,9 @@ func hostEditsOf(k RewriteKind) func(c *portCtx) ([]diag.Diagnostic, []edit.Edit
 				edits = append(edits, e)
 			}
 		}
+		if k == HostMemory {
+			return c.host.notes, edits
+		}
 		return nil, edits
 	}
 }
