@@ -22,7 +22,7 @@ func TestTemplatesRender(t *testing.T) {
 			data = Check{RT: "rt", Kernel: "k", Block: "256"}
 		case "copy_bytes":
 			data = D2D{RT: "rt", Dst: "a_bam", DstFirst: "0", Src: "b_bam", SrcFirst: "4", Bytes: "16"}
-		case "runtime_setup":
+		case "runtime_setup", "check_sync":
 			data = Runtime{RT: "rt"}
 		case "removed":
 			data = Note{Note: "x"}

@@ -173,6 +173,7 @@ func (c *portCtx) planHost() *hostPlan {
 	c.emitWraps(hp, wraps)
 	emitHoists(hp, hoists)
 	c.emitLaunchChecks(hp, wraps)
+	c.emitSyncChecks(hp)
 	return hp
 }
 

@@ -97,6 +97,7 @@ dev_ptr<T> dev_alloc(size_t count, int fill, const char* what)
 struct array_rec {
   detail::array_meta meta{};
   detail::backing_region region;
+  std::string name; // what error messages call it: the name the port gave, else "#id"
   bool live = false;
 };
 
@@ -137,6 +138,7 @@ struct runtime::impl {
   explicit impl(const config& c);
   ~impl();
   void upload_ctx();
+  std::string array_name(uint32_t id) const;
   array_rec& rec(uint32_t id);
   uint32_t new_id();
   // Blocks of 256 threads for a grid-stride kernel over all slots.
@@ -327,7 +329,7 @@ runtime::runtime(const config& cfg) : p_(std::make_unique<impl>(cfg)) {}
 runtime::~runtime() = default;
 
 detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, const void* ptr, const std::string& path,
-                                   size_t offset)
+                                   size_t offset, const char* name)
 {
   const uint64_t bytes = detail::checked_bytes(n, elem_bytes, "bam::runtime: making an array");
   if (bytes == 0)
@@ -375,6 +377,8 @@ detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, cons
   r.meta.id = id;
   r.meta.live = 1;
   r.live = true;
+  r.name = name != nullptr && *name != '\0' ? "\"" + std::string(name) + "\" (#" + std::to_string(id) + ")"
+                                            : "#" + std::to_string(id);
   p_->arrays[id] = r;
   detail::cuda_check(cudaMemcpy(p_->d_arrays.get() + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice),
                      "bam::runtime: uploading the array table");
@@ -389,9 +393,29 @@ void runtime::flush()
   check();
 }
 
-void runtime::check()
+bool runtime::failure_seen() const noexcept
 {
+  const volatile uint32_t* w = p_->h_fatal.get();
+  return w[3] != 0 || w[0] != 0;
+}
+
+void runtime::check() { check_at(nullptr, 0); }
+
+// The array a device-side failure names: the name the port gave it, or its
+// number (an array freed since is named by number).
+std::string runtime::impl::array_name(uint32_t id) const
+{
+  if (id < arrays.size() && arrays[id].live)
+    return arrays[id].name;
+  return "#" + std::to_string(id);
+}
+
+void runtime::check_at(const char* file, int line)
+{
+  const std::string where =
+      file != nullptr ? std::string(" (found at the synchronization at ") + file + ":" + std::to_string(line) + ")" : "";
   cudaError_t e = cudaDeviceSynchronize();
+  p_->h_fatal.get()[3] = 0; // re-armed: what the error block holds is reported below
   if (p_->h_fatal.get()[0] != 0) {
     const uint32_t k = p_->h_fatal.get()[0];
     throw error(std::string("bam: a kernel was stopped by the cache: ") +
@@ -401,14 +425,14 @@ void runtime::check()
                            " cache lines stayed pinned or in flight. Raise BAM_CACHE_BYTES (more lines than "
                            "concurrently pinned lines: resident warps x 32 for random access)"
                      : "a line stayed busy for " + std::to_string(p_->cfg.stall_timeout_s) +
-                           " s (array #" + std::to_string(p_->h_fatal.get()[1]) + ", line " +
+                           " s (array " + p_->array_name(p_->h_fatal.get()[1]) + ", line " +
                            std::to_string(p_->h_fatal.get()[2]) + "): the backend stopped answering, or the line's fetcher found no free slot because every line "
                            "was pinned (each bam::array_ref holds one line per thread); raise BAM_CACHE_BYTES above resident "
                            "threads x refs per thread x line size, or drop the refs") +
-                " [CUDA: " + cudaGetErrorString(e) + "]");
+                " [CUDA: " + cudaGetErrorString(e) + "]" + where);
   }
   if (e != cudaSuccess)
-    throw error(std::string("bam: a kernel using bam arrays failed: ") + cudaGetErrorString(e));
+    throw error(std::string("bam: a kernel using bam arrays failed: ") + cudaGetErrorString(e) + where);
   detail::error_block eb{};
   detail::cuda_check(cudaMemcpy(&eb, p_->d_err.get(), sizeof eb, cudaMemcpyDeviceToHost), "bam::runtime::check: reading the error block");
   if (eb.count == 0)
@@ -416,7 +440,7 @@ void runtime::check()
   detail::cuda_check(cudaMemset(p_->d_err.get(), 0, sizeof eb), "bam::runtime::check: cudaMemset"); // report each failure once
   const uint64_t lb = p_->cfg.line_bytes;
   std::string msg = std::string("bam: device-side ") + detail::fault_name(eb.kind) + " of line " +
-                    std::to_string(eb.line) + " of array #" + std::to_string(eb.array_id) + " (bytes " +
+                    std::to_string(eb.line) + " of array " + p_->array_name(eb.array_id) + " (bytes " +
                     std::to_string(eb.line * lb) + ".." + std::to_string((eb.line + 1) * lb) + ") failed";
   if (detail::fault_kind(eb.kind) == detail::fault_kind::pinned_dirty)
     msg += ": the line was still pinned (an array_ref outlived its kernel?)";
@@ -427,7 +451,7 @@ void runtime::check()
       return std::string(b);
     }() + ")";
   msg += "; " + std::to_string(eb.count) + " failure(s) in all. Data the kernel read from failed lines is zeros; " +
-         "written data of failed write-backs is lost. Backend: " + backend_name(p_->cfg.kind);
+         "written data of failed write-backs is lost. Backend: " + backend_name(p_->cfg.kind) + where;
   throw error(msg);
 }
 

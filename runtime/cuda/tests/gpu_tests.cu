@@ -437,6 +437,40 @@ void test_emu_fault(const char* fault)
     EXPECT(got[i] == h[i], "element %zu wrong under fault '%s'", i, fault);
 }
 
+// What the port inserts after a host synchronization: check_sync throws at
+// once, naming the array the port named, the place and the NVMe status;
+// with no fault it returns without a device call.
+void test_emu_fault_check_sync()
+{
+  for (const char* fault : {"none", "error"}) {
+    bam::config c = cfg_for(bam::backend::emu, size_t(2) << 20);
+    c.emu_fault = fault;
+    c.emu_fault_rate = 0.05;
+    auto rt = make_rt(c);
+    const size_t n = g_small ? 20000 : (size_t(2) << 20);
+    auto h = pattern(n);
+    bam::array<uint64_t> a = rt->array_from_host(h.data(), n, "edges_d");
+    dbuf<uint64_t> out(n);
+    k_copy_linear<uint64_t><<<blocks_for(n), 256>>>(a, out.p, n);
+    rt->check_launch("k_copy_linear", dim3(256));
+    cudaDeviceSynchronize();
+    const bool failing = std::strcmp(fault, "error") == 0;
+    try {
+      rt->check_sync("prog.cu", 42);
+      EXPECT(!failing, "check_sync after a kernel with injected permanent errors did not throw");
+    } catch (const bam::error& e) {
+      EXPECT(failing, "check_sync threw without a fault: %s", e.what());
+      EXPECT(std::strstr(e.what(), "device-side read of line") != nullptr &&
+                 std::strstr(e.what(), "of array \"edges_d\" (#") != nullptr &&
+                 std::strstr(e.what(), "permanent error") != nullptr &&
+                 std::strstr(e.what(), "found at the synchronization at prog.cu:42") != nullptr,
+             "unexpected message: %s", e.what());
+      std::printf("     (check_sync: %.200s...)\n", e.what());
+      rt->check_sync("prog.cu", 43); // reported once: the next check is quiet
+    }
+  }
+}
+
 void test_odt()
 {
   std::mt19937_64 rng(3);
@@ -587,6 +621,7 @@ std::vector<test_case> all_tests()
   t.push_back({"atomics", test_atomics});
   for (const char* f : {"none", "delay", "reorder", "transient", "error"})
     t.push_back({std::string("emu_fault/") + f, [f] { test_emu_fault(f); }});
+  t.push_back({"emu_fault/check_sync", test_emu_fault_check_sync});
   t.push_back({"odt_fvl", test_odt});
   t.push_back({"env_errors", test_env_errors});
   t.push_back({"stats_print", test_stats_print});
