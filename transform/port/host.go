@@ -102,6 +102,9 @@ type hostPlan struct {
 	drops []drop
 	edits []edit.Edit
 	fns   map[*parse.FuncDecl]bool // host functions that now use bam_rt
+	// placed lists the buffers made into arrays for good (not wrapped
+	// around a launch), for the placement plan (placeplan.go).
+	placed []deviceVarPlan
 }
 
 // hostVarOf returns the local variable passed as launch argument idx, or nil.
@@ -170,6 +173,7 @@ func (c *portCtx) planHost() *hostPlan {
 			c.planDeviceGroup(hp, g)
 		}
 	}
+	c.emitPlacementPlans(hp)
 	c.emitWraps(hp, wraps)
 	emitHoists(hp, hoists)
 	c.emitLaunchChecks(hp, wraps)

@@ -5,6 +5,7 @@
 #include "backends.h"
 #include "backing.h"
 #include "checked.h"
+#include "placement_plan.h"
 #include "fatal.h"
 
 #include <bam/detail/cache_core.cuh>
@@ -98,6 +99,7 @@ struct array_rec {
   detail::array_meta meta{};
   detail::backing_region region;
   std::string name; // what error messages call it: the name the port gave, else "#id"
+  unsigned char* gpu = nullptr; // resident copy in GPU memory on a backend that keeps data elsewhere
   bool live = false;
 };
 
@@ -130,8 +132,7 @@ struct runtime::impl {
   // Placement (perf: see choose_placement). Read from BAM_GPU_BUDGET and
   // BAM_HOST_PLACEMENT when the runtime is made.
   enum class host_policy { automatic, direct, cache };
-  size_t gpu_budget = 0;     // bytes of hbm-backend arrays that may be read in place
-  size_t resident_bytes = 0; // of which in use
+  detail::placement_plan budget; // BAM_GPU_BUDGET: which arrays are resident, ranked by size
   host_policy host_place = host_policy::automatic;
   placement choose_placement(uint64_t bytes);
 
@@ -237,9 +238,13 @@ runtime::impl::impl(const config& c) : cfg(c)
   // the cache is allocated: hbm data that fits is read in place.
   size_t free_b = 0, total_b = 0;
   detail::cuda_check(cudaMemGetInfo(&free_b, &total_b), "bam::runtime: cudaMemGetInfo");
-  gpu_budget = free_b;
+  // hbm: the data already is in GPU memory, so the default is what is free.
+  // Other backends keep it elsewhere (host memory, storage): nothing is
+  // copied into GPU memory unless BAM_GPU_BUDGET says how much may be.
+  size_t gpu_budget = cfg.kind == backend::hbm ? free_b : 0;
   if (const char* v = std::getenv("BAM_GPU_BUDGET"); v != nullptr && *v != '\0')
     gpu_budget = parse_size(v, "BAM_GPU_BUDGET");
+  budget = detail::placement_plan(gpu_budget);
   if (const char* v = std::getenv("BAM_HOST_PLACEMENT"); v != nullptr && *v != '\0') {
     const std::string p = v;
     if (p == "auto")
@@ -264,10 +269,15 @@ runtime::impl::impl(const config& c) : cfg(c)
 //    copies whole lines into the cache. auto (default): zero-copy unless
 //    the array fits in half the cache, where lines stay cached long enough
 //    to be reused from GPU memory.
-//  * emu, nvme: always the cache.
+//  * emu, nvme: the cache.
+//  * any backend: arrays are resident while they fit BAM_GPU_BUDGET (default:
+//    free memory on hbm, 0 elsewhere), ranked by size when the program
+//    announced them (plan_arrays; src/placement_plan.h), so only the
+//    largest leave GPU memory. Off hbm a resident array is copied into GPU
+//    memory when it is made.
 placement runtime::impl::choose_placement(uint64_t bytes)
 {
-  if (cfg.kind == backend::hbm && bytes <= gpu_budget - std::min(gpu_budget, resident_bytes))
+  if (budget.take(bytes))
     return placement::resident;
   if (cfg.kind == backend::host) {
     if (host_place == host_policy::direct)
@@ -288,6 +298,7 @@ runtime::impl::~impl()
       store->release(r.region);
       cudaFree(r.meta.state);
       cudaFree(r.meta.slot_of);
+      cudaFree(r.gpu);
     }
   if (store && !store->shutdown()) {
     std::fprintf(stderr, "bam: the %s backend could not stop its device; the %zu MiB cache stays allocated until "
@@ -371,8 +382,36 @@ detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, cons
   const placement pl = p_->choose_placement(n_lines * lb);
   r.meta.placement = uint32_t(pl);
   r.meta.direct = pl == placement::cache ? nullptr : r.region.device;
-  if (pl == placement::resident)
-    p_->resident_bytes += n_lines * lb;
+  if (pl == placement::resident && (p_->cfg.kind != backend::hbm || r.region.device == nullptr)) {
+    // The backend keeps the data outside GPU memory: a copy there, read in place.
+    try {
+      auto gpu = dev_alloc<unsigned char>(n_lines * lb, 0, "bam::runtime: a resident array (lower BAM_GPU_BUDGET)");
+      std::vector<unsigned char> tmp;
+      switch (src) {
+      case source::host:
+        detail::cuda_check(cudaMemcpy(gpu.get(), ptr, bytes, cudaMemcpyHostToDevice), "bam::runtime: filling a resident array");
+        break;
+      case source::device:
+        detail::cuda_check(cudaMemcpy(gpu.get(), ptr, bytes, cudaMemcpyDeviceToDevice), "bam::runtime: filling a resident array");
+        break;
+      case source::file:
+        tmp.resize(bytes);
+        p_->store->read_to_host(r.region, tmp.data(), bytes);
+        detail::cuda_check(cudaMemcpy(gpu.get(), tmp.data(), bytes, cudaMemcpyHostToDevice), "bam::runtime: filling a resident array");
+        break;
+      case source::zeros: break; // dev_alloc zeroed it
+      }
+      r.gpu = gpu.release();
+    } catch (...) {
+      p_->budget.release(n_lines * lb);
+      p_->store->release(r.region);
+      cudaFree(r.meta.state);
+      cudaFree(r.meta.slot_of);
+      p_->free_ids.push_back(id);
+      throw;
+    }
+    r.meta.direct = r.gpu;
+  }
   r.meta.n_lines = n_lines;
   r.meta.id = id;
   r.meta.live = 1;
@@ -384,6 +423,22 @@ detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, cons
                      "bam::runtime: uploading the array table");
   p_->upload_ctx(); // storage backends may have new queues
   return r.meta;
+}
+
+void runtime::plan_sizes(std::initializer_list<size_t> bytes)
+{
+  const uint64_t lb = p_->cfg.line_bytes;
+  std::vector<uint64_t> lines;
+  for (size_t b : bytes)
+    if (b != 0 && b <= UINT64_MAX - lb)
+      lines.push_back((b + lb - 1) / lb * lb);
+  p_->budget.announce(std::move(lines));
+}
+
+void runtime::end_plan() noexcept
+{
+  if (p_->budget.pending() != 0)
+    p_->budget.announce({});
 }
 
 void runtime::flush()
@@ -462,7 +517,10 @@ void runtime::copy_out(uint32_t id, void* dst, size_t n, size_t array_n, size_t 
                 std::to_string(array_n));
   const uint64_t bytes = detail::checked_bytes(n, elem_bytes, "bam::runtime::copy_to_host");
   flush();
-  p_->store->read_to_host(p_->rec(id).region, dst, bytes);
+  if (unsigned char* gpu = p_->rec(id).gpu)
+    detail::cuda_check(cudaMemcpy(dst, gpu, bytes, cudaMemcpyDeviceToHost), "bam::runtime::copy_to_host");
+  else
+    p_->store->read_to_host(p_->rec(id).region, dst, bytes);
   check();
 }
 
@@ -481,7 +539,7 @@ void runtime::range_io(uint32_t id, size_t offset, size_t bytes, size_t array_by
     check();
   }
   array_rec& r = p_->rec(id);
-  if (r.region.host != nullptr) { // host backend: the lines live in pinned host memory
+  if (r.gpu == nullptr && r.region.host != nullptr) { // host backend: the lines live in pinned host memory
     unsigned char* at = r.region.host + offset;
     if (src)
       std::memcpy(at, src, bytes);
@@ -491,8 +549,8 @@ void runtime::range_io(uint32_t id, size_t offset, size_t bytes, size_t array_by
       std::memset(at, value, bytes);
     return;
   }
-  if (r.region.device != nullptr) { // pointer backends: device memory
-    unsigned char* at = r.region.device + offset;
+  if (r.gpu != nullptr || r.region.device != nullptr) { // device memory (or, for hbm, pointer access)
+    unsigned char* at = (r.gpu != nullptr ? r.gpu : r.region.device) + offset;
     if (src)
       detail::cuda_check(cudaMemcpy(at, src, bytes, cudaMemcpyHostToDevice), "bam::runtime::write_bytes");
     else if (dst)
@@ -525,8 +583,10 @@ void runtime::release_array(uint32_t id)
   p_->store->release(r.region);
   cudaFree(r.meta.state);
   cudaFree(r.meta.slot_of);
+  cudaFree(r.gpu);
+  r.gpu = nullptr;
   if (placement(r.meta.placement) == placement::resident)
-    p_->resident_bytes -= r.meta.n_lines * p_->cfg.line_bytes;
+    p_->budget.release(r.meta.n_lines * p_->cfg.line_bytes);
   r.live = false;
   r.meta.live = 0;
   cudaMemcpy(p_->d_arrays.get() + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice);

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -55,6 +56,20 @@ public:
   {
     return make<T>(n, source::zeros, nullptr, std::string(), 0, name);
   }
+
+  // Placement by size: announces the byte sizes of arrays the program is
+  // about to make (`bamgen port` emits it before the first one). The
+  // runtime ranks them, smallest first, against BAM_GPU_BUDGET, so only
+  // the largest leave GPU memory; each array made later with an announced
+  // size (rounded to whole lines) takes that decision. Without it, arrays
+  // are resident first come, first served. What the first checked launch
+  // (check_launch) finds not yet made is dropped: its room is free again.
+  template <class... Bytes>
+  void plan_arrays(Bytes... bytes)
+  {
+    plan_sizes({static_cast<size_t>(bytes)...});
+  }
+  void plan_sizes(std::initializer_list<size_t> bytes);
 
   // Flushes dirty lines, copies a[0, n) out, then check()s.
   template <class T>
@@ -103,6 +118,7 @@ public:
   // launch several kernels before they synchronize.
   void check_launch(const char* kernel, dim3 block)
   {
+    end_plan();
     const cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess)
       return check_sync(nullptr, 0); // an earlier kernel's recorded failure (one mapped-memory read)
@@ -159,6 +175,7 @@ public:
   // The same, where the block size is not known (an expression with side effects).
   void check_launch(const char* kernel)
   {
+    end_plan();
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
       throw error(std::string("bam: the launch of ") + kernel + " failed: " + cudaGetErrorString(e));
@@ -180,6 +197,7 @@ private:
   detail::array_meta create(size_t n, size_t elem_bytes, source src, const void* p, const std::string& path,
                             size_t offset, const char* name);
   [[nodiscard]] bool failure_seen() const noexcept; // mapped host word: a kernel recorded a device-side failure
+  void end_plan() noexcept;                         // drop announced sizes not made (plan_arrays)
   void copy_out(uint32_t id, void* dst, size_t n, size_t array_n, size_t elem_bytes);
   // write_bytes (src), read_bytes (dst) or fill_bytes (neither: value).
   void range_io(uint32_t id, size_t offset, size_t bytes, size_t array_bytes, const void* src, void* dst, int value);
