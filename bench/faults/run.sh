@@ -97,7 +97,7 @@ for p in "${programs[@]}"; do
 			row+=" | no fault hit (exit 0)"
 			[ "$result" = ok ] && result=no-fault-hit
 		elif [ $rc -eq 1 ] && [ -z "$got" ] && ! grep -q 'terminate called' "$work/fault.$f.err" &&
-			grep -q 'device-side read of line .* of array .*: .*\(permanent error\|retries\)' "$work/fault.$f.err"; then
+			grep -q 'device-side \(read\|write-back\) of line .* of array .*: .*\(permanent error\|retries\)' "$work/fault.$f.err"; then
 			row+=" | exit 1, no result: $msg"
 		else
 			row+=" | exit $rc, checksum ${got:-none}: ${msg:-no bam message}"

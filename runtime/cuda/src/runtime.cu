@@ -416,8 +416,10 @@ detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, cons
   r.meta.id = id;
   r.meta.live = 1;
   r.live = true;
-  r.name = name != nullptr && *name != '\0' ? "\"" + std::string(name) + "\" (#" + std::to_string(id) + ")"
-                                            : "#" + std::to_string(id);
+  // Named by the program (the port passes its variable), else by number and shape.
+  r.name = name != nullptr && *name != '\0'
+               ? "\"" + std::string(name) + "\" (#" + std::to_string(id) + ")"
+               : "#" + std::to_string(id) + " (" + std::to_string(n) + " elements of " + std::to_string(elem_bytes) + " bytes)";
   p_->arrays[id] = r;
   detail::cuda_check(cudaMemcpy(p_->d_arrays.get() + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice),
                      "bam::runtime: uploading the array table");
