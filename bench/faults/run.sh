@@ -98,7 +98,8 @@ for p in "${programs[@]}"; do
 			[ "$result" = ok ] && result=no-fault-hit
 		elif [ $rc -eq 1 ] && [ -z "$got" ] && ! grep -q 'terminate called' "$work/fault.$f.err" &&
 			grep -q 'device-side \(read\|write-back\) of line .* of array .*: .*\(permanent error\|retries\)' "$work/fault.$f.err"; then
-			row+=" | exit 1, no result: $msg"
+			where=$(grep -m1 -o 'found at the synchronization at [^)]*' "$work/fault.$f.err" | sed 's/^found at the synchronization at //')
+			row+=" | exit 1, no result, stopped at ${where:-a runtime call (copy_to_host, ...)}: $(cut -c1-110 <<<"$msg")"
 		else
 			row+=" | exit $rc, checksum ${got:-none}: ${msg:-no bam message}"
 			result=fail
