@@ -508,7 +508,11 @@ void runtime::check_at(const char* file, int line)
       return std::string(b);
     }() + ")";
   msg += "; " + std::to_string(eb.count) + " failure(s) in all. Data the kernel read from failed lines is zeros; " +
-         "written data of failed write-backs is lost. Backend: " + backend_name(p_->cfg.kind) + where;
+         "written data of failed write-backs is lost. Backend: " + backend_name(p_->cfg.kind) +
+         (p_->cfg.kind == backend::emu && p_->cfg.emu_fault != "none"
+              ? " (faults injected: BAM_EMU_FAULT=" + p_->cfg.emu_fault + ")"
+              : "") +
+         where;
   throw error(msg);
 }
 
