@@ -128,6 +128,9 @@ func Placements(f *File, mc ModelConfig, pc PlacementConfig) PlacementReport {
 			used += held
 			p.Placement = PlaceResident
 			p.Reason = fmt.Sprintf("fits the GPU budget (%s of %s used, smallest arrays first)", Bytes(used), Bytes(budget))
+			if pc.Backend != "hbm" {
+				p.Reason += "; copied into GPU memory when made"
+			}
 			continue
 		}
 		over := fmt.Sprintf("does not fit the GPU budget (%s used of %s, this array %s)", Bytes(used), Bytes(budget), Bytes(p.Bytes))
