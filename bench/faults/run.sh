@@ -19,6 +19,7 @@
 #   bench/faults/run.sh bfs_warp cc sssp      # some
 #   ERROR_RATE=0.001 ARCH=sm_90 bench/faults/run.sh
 #   BAMGEN=/path/to/bamgen bench/faults/run.sh   # no Go on the GPU machine
+#   SKIP_BUILD=1 ERROR_RATE=0.001 bench/faults/run.sh bfs_warp   # reuse $OUT's builds
 #
 # A run where no injected error hit (small programs at a low rate) is
 # reported as "no-fault-hit" (the stats line shows 0 I/O errors), not as a
@@ -42,8 +43,12 @@ CONFIGS=$ROOT/bench/difftest/configs
 export OUT
 mkdir -p "$OUT"
 
-echo "faults: building and checking the fault-free runs (bench/difftest/run.sh, emu)"
-BACKENDS=emu BAM_CACHE_BYTES="$CACHE" BAM_LINE_BYTES="$LINE" "$ROOT/bench/difftest/run.sh" "$@" | tee "$OUT/difftest.txt"
+if [ "${SKIP_BUILD:-0}" = 1 ]; then
+	echo "faults: SKIP_BUILD=1: reusing the builds and fault-free runs in $OUT"
+else
+	echo "faults: building and checking the fault-free runs (bench/difftest/run.sh, emu)"
+	BACKENDS=emu BAM_CACHE_BYTES="$CACHE" BAM_LINE_BYTES="$LINE" "$ROOT/bench/difftest/run.sh" "$@" | tee "$OUT/difftest.txt"
+fi
 
 programs=("$@")
 if [ ${#programs[@]} -eq 0 ]; then
@@ -75,11 +80,12 @@ for p in "${programs[@]}"; do
 	for f in transient delay error; do
 		rate=$TRANSIENT_RATE
 		[ "$f" = error ] && rate=$ERROR_RATE
+		log=$work/fault.$f.$rate
 		(env BAM_BACKEND=emu BAM_GPU_BUDGET=0 BAM_HOST_PLACEMENT=cache BAM_CACHE_BYTES="$CACHE" BAM_LINE_BYTES="$LINE" \
 			BAM_EMU_FAULT="$f" BAM_EMU_FAULT_RATE="$rate" BAM_STATS=1 \
-			timeout "$TIMEOUT" "$work/port" "${args[@]}") >"$work/fault.$f.out" 2>"$work/fault.$f.err"
+			timeout "$TIMEOUT" "$work/port" "${args[@]}") >"$log.out" 2>"$log.err"
 		rc=$?
-		got=$(checksum_of "$work/fault.$f.out")
+		got=$(checksum_of "$log.out")
 		if [ "$f" != error ]; then
 			if [ $rc -ne 0 ]; then
 				row+=" | exit $rc"
@@ -92,13 +98,13 @@ for p in "${programs[@]}"; do
 			fi
 			continue
 		fi
-		msg=$(grep -m1 '^bam: ' "$work/fault.$f.err" | cut -c1-160)
-		if [ $rc -eq 0 ] && [ "$(io_errors_of "$work/fault.$f.err")" = 0 ]; then
+		msg=$(grep -m1 '^bam: ' "$log.err" | cut -c1-160)
+		if [ $rc -eq 0 ] && [ "$(io_errors_of "$log.err")" = 0 ]; then
 			row+=" | no fault hit (exit 0)"
 			[ "$result" = ok ] && result=no-fault-hit
-		elif [ $rc -eq 1 ] && [ -z "$got" ] && ! grep -q 'terminate called' "$work/fault.$f.err" &&
-			grep -q 'device-side \(read\|write-back\) of line .* of array .*: .*\(permanent error\|retries\)' "$work/fault.$f.err"; then
-			where=$(grep -m1 -o 'found at the synchronization at [^)]*' "$work/fault.$f.err" | sed 's/^found at the synchronization at //')
+		elif [ $rc -eq 1 ] && [ -z "$got" ] && ! grep -q 'terminate called' "$log.err" &&
+			grep -q 'device-side \(read\|write-back\) of line .* of array .*: .*\(permanent error\|retries\)' "$log.err"; then
+			where=$(grep -m1 -o 'found at the synchronization at [^)]*' "$log.err" | sed 's/^found at the synchronization at //')
 			row+=" | exit 1, no result, stopped at ${where:-a runtime call (copy_to_host, ...)}: $(cut -c1-110 <<<"$msg")"
 		else
 			row+=" | exit $rc, checksum ${got:-none}: ${msg:-no bam message}"
@@ -117,6 +123,6 @@ done
 	echo "program | transient | delay | error (rate $ERROR_RATE) | result"
 	printf '%s\n' "${rows[@]}"
 } | tee "$OUT/faults.txt"
-echo "(emu, cache $CACHE, line $LINE, transient rate $TRANSIENT_RATE; logs in $OUT/PROG/fault.*)"
+echo "(emu, cache $CACHE, line $LINE, transient rate $TRANSIENT_RATE; logs in $OUT/PROG/fault.KIND.RATE.{out,err})"
 echo "$passed passed, $failed failed, $nohit where no injected error hit (raise ERROR_RATE)"
 [ "$failed" -eq 0 ]
