@@ -104,6 +104,9 @@ type hostPlan struct {
 	edits []edit.Edit
 	notes []diag.Diagnostic        // what was done (per-mode allocations, modes.go)
 	fns   map[*parse.FuncDecl]bool // host functions that now use bam_rt
+	// placed lists the buffers made into arrays for good (not wrapped
+	// around a launch), for the placement plan (placeplan.go).
+	placed []deviceVarPlan
 	// fwds are the forwarding host functions' parameters (forward.go) that
 	// launch arguments were traced through, in the order first reached.
 	fwds    []*forwarder
@@ -182,10 +185,12 @@ func (c *portCtx) planHost() *hostPlan {
 			c.planDeviceGroup(hp, g)
 		}
 	}
+	c.emitPlacementPlans(hp)
 	c.emitWraps(hp, wraps)
 	emitHoists(hp, hoists)
 	c.emitForwarders(hp)
 	c.emitLaunchChecks(hp, wraps)
+	c.emitSyncChecks(hp)
 	return hp
 }
 
