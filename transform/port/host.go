@@ -104,6 +104,10 @@ type hostPlan struct {
 	edits []edit.Edit
 	notes []diag.Diagnostic        // what was done (per-mode allocations, modes.go)
 	fns   map[*parse.FuncDecl]bool // host functions that now use bam_rt
+	// fwds are the forwarding host functions' parameters (forward.go) that
+	// launch arguments were traced through, in the order first reached.
+	fwds    []*forwarder
+	fwdSeen map[*forwarder]bool
 }
 
 // hostVarOf returns the local variable passed as launch argument idx, or nil.
@@ -139,7 +143,7 @@ func (c *portCtx) hostVarFor(fn *parse.FuncDecl, sym *parse.Symbol) *hostVar {
 
 // planHost checks every launch of a ported kernel and plans the host edits.
 func (c *portCtx) planHost() *hostPlan {
-	hp := &hostPlan{fns: map[*parse.FuncDecl]bool{}}
+	hp := &hostPlan{fns: map[*parse.FuncDecl]bool{}, fwdSeen: map[*forwarder]bool{}}
 	c.hostVars = map[*parse.Symbol]*hostVar{}
 	var vars []*hostVar
 	seen := map[*hostVar]bool{}
@@ -180,6 +184,7 @@ func (c *portCtx) planHost() *hostPlan {
 	}
 	c.emitWraps(hp, wraps)
 	emitHoists(hp, hoists)
+	c.emitForwarders(hp)
 	c.emitLaunchChecks(hp, wraps)
 	return hp
 }
@@ -316,6 +321,27 @@ func (c *portCtx) launchVars(hp *hostPlan, key paramKey) []*hostVar {
 				c.hostDrop(hp, []paramKey{key}, l.args[key.idx], CodeArgsEntry, c.entryMessage(l, key))
 				continue
 			}
+			if f := c.forwarderOfArg(l, key.idx); f != nil {
+				if f.why != "" {
+					c.hostDrop(hp, []paramKey{key}, l.node(), CodeHostArgument, fmt.Sprintf(
+						"the argument for %s:%s (%s) is a parameter of %s, which cannot take a bam::array: %s",
+						key.fn.Name, name, oneLine(c.text(l.args[key.idx])), l.fn.Name, f.why))
+					continue
+				}
+				vars, chain, at, why := c.forwardedVars(f)
+				if why != "" {
+					c.hostDrop(hp, []paramKey{key}, at, CodeHostArgument, why)
+					continue
+				}
+				for _, g := range chain {
+					if !hp.fwdSeen[g] {
+						hp.fwdSeen[g] = true
+						hp.fwds = append(hp.fwds, g)
+					}
+				}
+				out = append(out, vars...)
+				continue
+			}
 			why = fmt.Sprintf("the argument for %s:%s (%s) is not a local variable of %s, so bamgen cannot find its allocation; pass a local pointer variable",
 				key.fn.Name, name, oneLine(c.text(l.args[key.idx])), l.fn.Name)
 		}
@@ -381,6 +407,14 @@ func (c *portCtx) hostOps(v *hostVar) []hostOp {
 			}
 		}
 		if inSizeof(parents) { // `n * sizeof *d`: not evaluated, the pointer is not used
+			return true
+		}
+		if ifs, blk, onCond, ok := guardedFree(v.fn, v.sym, id, parents); ok {
+			// `if (d) { cudaFree(d); d = 0; }` is one free: its other uses of
+			// d go with the statement.
+			if onCond {
+				ops = append(ops, hostOp{kind: opFree, node: ifs, stmt: ifs, block: blk, where: ifs})
+			}
 			return true
 		}
 		op := c.classifyHostUse(v.fn, id, parents)
@@ -551,6 +585,11 @@ climb:
 				return hostOp{kind: opLaunch, node: id, arg: j, launch: site}
 			}
 		}
+		if !addr && offset == nil {
+			if op, ok := c.forwardOp(id, p, argNode); ok {
+				return op
+			}
+		}
 		op := c.classifyCall(fn, id, p, argNode, addr, parents[:i])
 		op.offset = offset
 		if offset != nil {
@@ -680,6 +719,12 @@ func withStmt(op hostOp, node parse.Node, parents []parse.Node) hostOp {
 // conflictingLaunch reports a launch passing v where no array is expected.
 func (c *portCtx) conflictingLaunch(v *hostVar) string {
 	for _, op := range v.ops {
+		if op.kind == opForward {
+			if why := c.forwardConflict(v, c.forwarderOf(c.hostCallee(op.call), op.arg)); why != "" {
+				return why
+			}
+			continue
+		}
 		if op.kind != opLaunch || op.launch == nil {
 			continue
 		}
@@ -723,7 +768,7 @@ func findAllocation(v *hostVar) *hostOp {
 				return nil // allocated twice: bamgen does not follow reallocation
 			}
 			found = &v.ops[i]
-		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
+		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opOther:
 		}
 	}
 	return found
@@ -832,13 +877,13 @@ func (c *source) operandText(e parse.Expr) string { return oneLine(c.text(e)) }
 // bamName is the bam::array variable standing for host variable v.
 func bamName(v *hostVar) string { return v.sym.Name + "_bam" }
 
-// replaceStmt replaces a whole statement, keeping its line count.
+// replaceStmt replaces a whole statement, keeping its line count: a
+// statement written over several lines stays on them (reflow).
 func (c *portCtx) replaceStmt(hp *hostPlan, rw RewriteKind, s parse.Stmt, text string) {
-	lines := strings.Count(c.text(s), "\n")
 	if v := c.statusVar(s); v != "" {
 		text += " " + v + " = cudaSuccess;"
 	}
-	hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.End(), New: text + strings.Repeat("\n", lines), Rewrite: rw.String()})
+	hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.End(), New: c.reflow(s, text), Rewrite: rw.String()})
 }
 
 // statusVar returns err in a statement `err = cudaCall(...);` (possibly

@@ -159,7 +159,7 @@ func (c *portCtx) planDeviceVar(v *hostVar, elem string) (deviceVarPlan, parse.N
 // rewritten, or "".
 func (c *portCtx) deviceOpProblem(v *hostVar, op hostOp, alloc *hostOp) string {
 	switch op.kind {
-	case opLaunch:
+	case opLaunch, opForward:
 		return ""
 	case opForeign:
 		if alloc != nil || op.stmt == nil || foreignAlloc(v) == nil {
@@ -226,7 +226,7 @@ func (c *portCtx) emitMergedCreation(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	case opMemset:
 		f := templates.Fill{Array: d, Bytes: oneLine(c.text(op.bytes)), Value: oneLine(c.text(op.other))}
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("fill_create", f))
-	case opNone, opMalloc, opManaged, opPinned, opDownload, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opDevPtr, opOther:
+	case opNone, opMalloc, opManaged, opPinned, opDownload, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opDevPtr, opOther:
 		// not a whole-buffer fill: never the merged creation (creationOp)
 	}
 }
@@ -291,6 +291,9 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("copy_bytes", d))
 	case opLaunch:
 		emitLaunchArg(hp, op, bamName(v), data.Elem)
+	case opForward:
+		arg := op.call.Args[op.arg]
+		hp.edits = append(hp.edits, edit.Edit{Start: arg.Pos(), End: arg.End(), New: bamName(v), Rewrite: Launches.String()})
 	case opNone, opManaged, opPinned, opDevPtr, opOther:
 		// refused before any edit (deviceOpProblem)
 	}
@@ -351,6 +354,12 @@ func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *host
 		}
 	}
 	for _, op := range v.ops {
+		if op.kind == opForward {
+			c.hostDrop(hp, v.keys, op.call, CodeHostUse, fmt.Sprintf(
+				"%s is host-visible memory passed to %s; bamgen makes such a buffer's bam::array around each launch, so the launch must be in the function that holds the buffer",
+				v.sym.Name, parse.ShortFuncName(op.call.Fun)))
+			return
+		}
 		if op.kind != opLaunch {
 			continue
 		}
@@ -474,7 +483,7 @@ func (c *portCtx) isPartial(p deviceVarPlan, op hostOp) bool {
 		return op.offset != nil || p.alloc == nil || !c.sameCount(op.bytes, p.alloc.bytes, p.data.Elem)
 	case opDownload:
 		return op.offset != nil
-	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opDevPtr, opOther:
+	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opDevPtr, opOther:
 	}
 	return false
 }
@@ -495,7 +504,7 @@ func (c *portCtx) emitPatch(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		d.Op, d.Src = "memset", oneLine(c.text(op.other))
 	case opDownload:
 		d.Op, d.Src = "copy_out", oneLine(c.text(op.other))
-	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opDevPtr, opOther:
+	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opDevPtr, opOther:
 		// isPartial holds only for copies and fills
 	}
 	c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("patch", d))

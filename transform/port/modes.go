@@ -55,7 +55,7 @@ func allocCount(v *hostVar) int {
 		switch op.kind {
 		case opMalloc, opManaged, opPinned, opDevPtr:
 			n++
-		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
+		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opOther:
 		}
 	}
 	return n
@@ -234,7 +234,7 @@ func (c *portCtx) isHostFill(v *hostVar, op hostOp) bool {
 	case opUpload, opDownload, opMemset0, opMemset:
 		return op.stmt != nil
 	case opOther:
-	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opDevPtr:
+	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opDevPtr, opForward:
 		return false
 	}
 	if op.call != nil {
@@ -333,7 +333,7 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar) {
 				after = append(after, op)
 				continue
 			}
-		case opNone, opMalloc, opManaged, opPinned, opNull, opForeign, opCopy, opSwap, opD2D, opDevPtr, opOther:
+		case opNone, opMalloc, opManaged, opPinned, opNull, opForeign, opCopy, opSwap, opD2D, opDevPtr, opForward, opOther:
 		}
 		c.hostDrop(hp, v.keys, where, CodeHostUse, fmt.Sprintf(
 			"%s is used in `%s` after the %s that allocates it per mode; there bamgen rewrites only launches of ported kernels, cudaMemcpy to or from the host, cudaMemset and frees (host reads of a managed or mapped buffer: copy it out with cudaMemcpy instead)",
@@ -391,7 +391,7 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar) {
 			d.Src = s.h.sym.Name
 			c.replaceStmt(hp, HostMemory, b.alloc.stmt, templates.Render("assign_from_host", d))
 			what = append(what, fmt.Sprintf("%s (cudaHostGetDevicePointer of %s) makes it from %s", b.label, s.h.sym.Name, s.h.sym.Name))
-		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
+		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opOther:
 			// not an allocation (modeBranches)
 		}
 	}
@@ -529,7 +529,7 @@ func (c *portCtx) branchProblem(v *hostVar, b *modeBranch) (parse.Node, string) 
 				if op.stmt != nil {
 					continue
 				}
-			case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opDevPtr, opOther:
+			case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opDevPtr, opForward, opOther:
 			}
 			return where, fmt.Sprintf("%s is used in `%s` in `%s`; in a cudaMalloc branch bamgen rewrites only cudaMemcpy to or from the host and cudaMemset",
 				v.sym.Name, oneLine(c.text(where)), b.label)
@@ -542,7 +542,7 @@ func (c *portCtx) branchProblem(v *hostVar, b *modeBranch) (parse.Node, string) 
 		case opDevPtr:
 			return where, fmt.Sprintf("%s is used in `%s` after it is made the device view of another buffer in `%s`; fill that buffer before cudaHostGetDevicePointer",
 				v.sym.Name, oneLine(c.text(where)), b.label)
-		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
+		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opOther:
 		}
 	}
 	return nil, ""
