@@ -77,7 +77,7 @@ func TestBfsModesPortsWithOdt(t *testing.T) {
 		}
 	}
 	if !noted {
-		t.Errorf("no PORT092 note naming the modes")
+		t.Errorf("no PORT093 note naming the modes")
 	}
 	again, err := Run(name, res.Output, opts)
 	if err != nil {

@@ -88,8 +88,10 @@ func RunProgram(units []Unit, opts Options, each func(n int, fn func(i int))) (*
 	pr := &ProgramResult{Files: make([]*Result, len(units))}
 	infos := make([]*unitInfo, len(units))
 	each(len(units), func(i int) { infos[i] = scanUnit(units[i]) })
-	pr.Groups = groupUnits(units, infos)
+	groups, attached := attachHeaders(units, infos, groupUnits(units, infos))
+	pr.Groups = groups
 	errs := make([]error, len(pr.Groups))
+	shared := make([][]*Result, len(pr.Groups)) // results of each group's attached headers
 	each(len(pr.Groups), func(k int) {
 		g := pr.Groups[k]
 		ported := false
@@ -97,7 +99,7 @@ func RunProgram(units []Unit, opts Options, each func(n int, fn func(i int))) (*
 			ported = ported || units[i].Input && !units[i].ReadOnly
 		}
 		gopts := opts
-		gopts.Port.Arrays = specsFor(opts.Port.Arrays, g, infos, len(pr.Groups) > 1)
+		gopts.Port.Arrays = specsFor(opts.Port.Arrays, g, infos, len(pr.Groups) > 1, k == 0)
 		if len(pr.Groups) > 1 {
 			// The config's arrays, like --array, go to the groups they name.
 			cfg := opts.Port.Config
@@ -112,7 +114,7 @@ func RunProgram(units []Unit, opts Options, each func(n int, fn func(i int))) (*
 				c := *cfg
 				c.Arrays = nil
 				for _, a := range cfg.Arrays {
-					if len(specsFor([]string{a.Name}, g, infos, true)) > 0 {
+					if len(specsFor([]string{a.Name}, g, infos, true, k == 0)) > 0 {
 						c.Arrays = append(c.Arrays, a)
 					}
 				}
@@ -124,11 +126,17 @@ func RunProgram(units []Unit, opts Options, each func(n int, fn func(i int))) (*
 			for _, i := range g {
 				pr.Files[i] = unchanged(units[i])
 			}
-		case len(g) == 1 && len(units[g[0]].Defines) == 0:
+		case len(g) == 1 && len(attached[k]) == 0 && len(units[g[0]].Defines) == 0:
 			u := units[g[0]]
 			pr.Files[g[0]], errs[k] = Run(u.Name, u.Src, gopts)
 		default:
-			res, err := runGroup(units, g, gopts)
+			// Headers this group shares with others are read-only here.
+			gu := make([]Unit, len(units))
+			copy(gu, units)
+			for _, h := range attached[k] {
+				gu[h].ReadOnly = true
+			}
+			res, err := runGroup(gu, append(append([]int(nil), g...), attached[k]...), gopts)
 			if err != nil {
 				errs[k] = err
 				return
@@ -136,8 +144,18 @@ func RunProgram(units []Unit, opts Options, each func(n int, fn func(i int))) (*
 			for j, i := range g {
 				pr.Files[i] = res[j]
 			}
+			shared[k] = res[len(g):]
 		}
 	})
+	// A shared header's diagnostics from each group that read it (PORT040
+	// where it would have had to change) go with the header's own result.
+	for k := range pr.Groups {
+		for j, h := range attached[k] {
+			if j < len(shared[k]) && pr.Files[h] != nil {
+				pr.Files[h].Diags = append(pr.Files[h].Diags, shared[k][j].Diags...)
+			}
+		}
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -218,25 +236,31 @@ func groupUnits(units []Unit, infos []*unitInfo) [][]int {
 			declaredIn[k] = append(declaredIn[k], i)
 		}
 	}
-	byPath := map[string]int{}
-	for i, u := range units {
-		if abs, err := filepath.Abs(u.Name); err == nil {
-			byPath[abs] = i
+	definedIn := map[string]map[int]bool{}
+	for i, in := range infos {
+		for _, fd := range in.defs {
+			if definedIn[fd.Name] == nil {
+				definedIn[fd.Name] = map[int]bool{}
+			}
+			definedIn[fd.Name][i] = true
 		}
 	}
-	for i, in := range infos {
-		for k, where := range declaredIn {
-			if !in.idents[k] {
-				continue
-			}
-			for _, j := range where {
-				union(i, j)
+	for k, where := range declaredIn {
+		// A kernel defined in several files that no other file mentions:
+		// each definer is a program of its own (a directory of variants,
+		// bfs.cu and bfs_32.cu, each with its main). Any other file naming
+		// it links them all, and the duplicate is then refused (PORT040).
+		var users []int
+		for i, in := range infos {
+			if in.idents[k] && !definedIn[k][i] {
+				users = append(users, i)
 			}
 		}
-		for _, h := range in.includes {
-			if j, ok := byPath[h]; ok && infos[j].device {
-				union(i, j)
-			}
+		if len(definedIn[k]) > 1 && len(users) == 0 {
+			continue
+		}
+		for _, j := range append(users, where...) {
+			union(j, where[0])
 		}
 	}
 	at := map[int]int{}
@@ -258,13 +282,13 @@ func groupUnits(units []Unit, infos []*unitInfo) [][]int {
 // group, so that a program of several groups (a directory) does not
 // report, in every group, a spec meant for another. A spec no group
 // matches is kept in the first group, which reports it as today.
-func specsFor(specs []string, g []int, infos []*unitInfo, several bool) []string {
+func specsFor(specs []string, g []int, infos []*unitInfo, several, first bool) []string {
 	if !several || len(specs) == 0 {
 		return specs
 	}
 	var out []string
 	for _, s := range specs {
-		if specMatches(s, g, infos) || (g[0] == 0 && !specMatchesAny(s, infos)) {
+		if specMatches(s, g, infos) || (first && !specMatchesAny(s, infos)) {
 			out = append(out, s)
 		}
 	}
@@ -393,6 +417,16 @@ func runGroup(units []Unit, g []int, opts Options) (out []*Result, err error) {
 	excluded := map[string]string{}
 	var extra []diag.Diagnostic
 	extra = append(extra, duplicateKernels(pf, segs, where, excluded)...)
+	// Kernels defined in read-only files (a library's header) are not the
+	// program's to port: excluded up front, and what --auto chose of them
+	// is not reported (a named --array still gets its refusal).
+	foreign := map[string]bool{}
+	for _, fd := range pf.Funcs() {
+		if s := segmentAt(segs, fd.Pos()); fd.IsKernel() && fd.Body != nil && (s.unit < 0 || units[s.unit].ReadOnly) && excluded[fd.Name] == "" {
+			excluded[fd.Name] = fmt.Sprintf("%s is defined in %s, which this program may only read; it is not ported", fd.Name, where(fd.Pos()))
+			foreign[fd.Name] = true
+		}
+	}
 	var res *Result
 	var edits []edit.Edit
 	for round := 0; ; round++ {
@@ -407,11 +441,18 @@ func runGroup(units []Unit, g []int, opts Options) (out []*Result, err error) {
 			break
 		}
 		for _, b := range blocked {
-			excluded[b.kernel] = fmt.Sprintf("%s: %s would change in %s, which bamgen does not write (a header outside the project root or a system header); %s is left unported in every file",
+			excluded[b.kernel] = fmt.Sprintf("%s: %s would change in %s, which this program may only read (a header outside the project root, a system header, or a header other programs include too); %s is left unported in every file",
 				b.kernel, b.what, where(b.at), b.kernel)
 			extra = append(extra, diag.Diagnostic{Pos: b.at, End: b.at, Severity: diag.Warning, Code: CodeProgramSite, Message: excluded[b.kernel]})
 		}
 	}
+	var kept []port.Choice
+	for _, ch := range res.Choices {
+		if !foreign[ch.Kernel] || !strings.HasPrefix(ch.Reason, "--auto") {
+			kept = append(kept, ch)
+		}
+	}
+	res.Choices = kept
 	diags := append(append(extra, portRelevantParseDiags(pf, res.Choices)...), withoutPrototypeNotes(pf, res.Diags)...)
 	return splitResults(units, g, segs, sources, pf, res, edits, diags)
 }
@@ -544,11 +585,11 @@ func splitResults(units []Unit, g []int, segs []segment, sources map[int]*diag.S
 			if inc, ok := port.IncludeEdit(parse.ParseFile(u.Name, u.Src), !host[i]); ok {
 				es = append(es, inc)
 			}
-			b, err := edit.Apply(u.Src, es, u.Name)
+			b, lines, err := edit.ApplyLines(u.Src, es, u.Name)
 			if err != nil {
 				return nil, err
 			}
-			r.Output = b
+			r.Output, r.Lines = b, lines
 			r.Changed = string(b) != string(u.Src)
 		}
 		out[k] = r
@@ -639,4 +680,73 @@ func primaryOf(units []Unit, g []int) int {
 		}
 	}
 	return g[0]
+}
+
+// attachHeaders gives each group the local headers with device code its
+// files include (transitively) without being linked to them by a kernel
+// name. A header only one group includes, and linked to nothing itself,
+// joins that group (it is ported with it). A header several groups include
+// is read by each as a read-only file (attached[k]): separate programs
+// sharing a header must not be merged into one, and must not write it
+// differently; a kernel that would need it changed gets PORT040.
+func attachHeaders(units []Unit, infos []*unitInfo, groups [][]int) ([][]int, [][]int) {
+	byPath := map[string]int{}
+	for i, u := range units {
+		if abs, err := filepath.Abs(u.Name); err == nil {
+			byPath[abs] = i
+		}
+	}
+	memberOf := make([]int, len(units))
+	for k, g := range groups {
+		for _, i := range g {
+			memberOf[i] = k
+		}
+	}
+	reach := make([][]int, len(groups))
+	reachers := map[int][]int{}
+	for k, g := range groups {
+		seen := map[int]bool{}
+		queue := append([]int(nil), g...)
+		for len(queue) > 0 {
+			i := queue[0]
+			queue = queue[1:]
+			for _, h := range infos[i].includes {
+				j, ok := byPath[h]
+				if !ok || seen[j] {
+					continue
+				}
+				seen[j] = true
+				queue = append(queue, j)
+				if memberOf[j] != k && infos[j].device {
+					reach[k] = append(reach[k], j)
+					reachers[j] = append(reachers[j], k)
+				}
+			}
+		}
+	}
+	moved := map[int]bool{}
+	for h, ks := range reachers {
+		if len(ks) == 1 && len(groups[memberOf[h]]) == 1 {
+			k := ks[0]
+			groups[k] = append(groups[k], h)
+			moved[h] = true
+		}
+	}
+	var outGroups, attached [][]int
+	for k, g := range groups {
+		if len(g) == 1 && moved[g[0]] && memberOf[g[0]] == k {
+			continue // joined the one group that includes it
+		}
+		sort.Ints(g)
+		var att []int
+		for _, h := range reach[k] {
+			if !moved[h] {
+				att = append(att, h)
+			}
+		}
+		sort.Ints(att)
+		outGroups = append(outGroups, g)
+		attached = append(attached, att)
+	}
+	return outGroups, attached
 }
