@@ -418,14 +418,16 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar) {
 
 // stageEdit puts text (a staging buffer copied into the array) after the
 // branch's last use of the buffer: on the line of the next statement of the
-// branch (its break), else before the branch's closing brace, so that it
-// never reads as part of a loop or if body written without braces.
+// branch (its break); when there is none, after that last statement on its
+// line if it is a simple one, else before the branch's closing brace, so
+// that it never reads as part of a loop or if body written without braces.
 func stageEdit(b *modeBranch, text string) edit.Edit {
 	last := b.alloc.stmt.End()
+	var lastStmt parse.Stmt = b.alloc.stmt
 	for _, op := range b.ops {
 		for _, s := range b.stmts {
 			if op.node.Pos() >= s.Pos() && op.node.End() <= s.End() && s.End() > last {
-				last = s.End()
+				last, lastStmt = s.End(), s
 			}
 		}
 	}
@@ -433,6 +435,10 @@ func stageEdit(b *modeBranch, text string) edit.Edit {
 		if s.Pos() >= last {
 			return edit.Edit{Start: s.Pos(), End: s.Pos(), New: text + " ", Rewrite: HostMemory.String()}
 		}
+	}
+	switch lastStmt.(type) {
+	case *parse.ExprStmt, *parse.DeclStmt: // a simple statement ends the branch: on its line
+		return edit.Edit{Start: last, End: last, New: " " + text, Rewrite: HostMemory.String()}
 	}
 	if b.closeAt >= 0 {
 		return edit.Edit{Start: b.closeAt, End: b.closeAt, New: text + " ", Rewrite: HostMemory.String()}
