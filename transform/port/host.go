@@ -164,10 +164,16 @@ func (c *portCtx) planHost() *hostPlan {
 	wraps := map[*launchSite][]templates.Array{}
 	hoists := hoistLoops{}
 	groups := map[*hostVar][]*hostVar{}
+	modeGroups := map[*hostVar][]*hostVar{} // a per-mode buffer with the temporaries it is re-allocated through (realloc.go)
 	for _, v := range vars {
-		if isModeAllocated(v.root()) { // with the temporaries it is re-allocated through (realloc.go)
+		if isModeAllocated(v.root()) {
+			modeGroups[v.root()] = append(modeGroups[v.root()], v)
+		}
+	}
+	for _, v := range vars {
+		if g := modeGroups[v.root()]; g != nil {
 			if v.root() == v {
-				c.planModes(hp, v)
+				c.planModes(hp, v, groupKeys(g))
 			}
 			continue
 		}
