@@ -22,9 +22,12 @@ import (
 //
 //   - Files are grouped: two files belong to one program when one names a
 //     kernel the other defines or declares (a definition, prototype,
-//     launch or any other mention), or one includes the other and the
-//     included header holds device code or a kernel-qualifier macro.
-//     A file linked to no other is ported alone, exactly as Run ports it.
+//     launch or any other mention); a kernel defined in several files no
+//     other file names leaves them apart (variants, each with its main).
+//     A local header with device code or a kernel-qualifier macro joins
+//     the one group that includes it; one several groups include is read
+//     by each as a read-only file (attachHeaders). A file linked to no
+//     other is ported alone, exactly as Run ports it.
 //   - The files of a group are laid end to end in one text, headers first
 //     (what the preprocessor would have put before the code), each
 //     framed by its -D defines. That text is parsed, analysed and ported
@@ -67,8 +70,9 @@ type Unit struct {
 type ProgramResult struct {
 	// Files has one result per unit, in the order of the units.
 	Files []*Result
-	// Groups lists the units ported together, by index; a group of one
-	// was ported alone (Run).
+	// Groups lists the units ported together, by index (headers several
+	// groups read are in none of them); a group of one that reads no
+	// shared header was ported alone (Run).
 	Groups [][]int
 }
 
