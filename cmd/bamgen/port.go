@@ -472,8 +472,8 @@ type portFileJSON struct {
 func writePortJSON(w io.Writer, results []portedFile) error {
 	doc := portJSON{Files: []portFileJSON{}}
 	for _, r := range results {
-		if !r.emit && !r.input && len(r.res.Diags) == 0 {
-			continue
+		if !r.input && !(r.emit && r.res.Changed) && len(r.res.Diags) == 0 {
+			continue // a header or --context file with nothing to say
 		}
 		fj := portFileJSON{File: r.src.Name, Changed: r.res.Changed, Choices: r.res.Choices, Diagnostics: []diag.JSON{}}
 		if fj.Choices == nil {
