@@ -589,11 +589,11 @@ func splitResults(units []Unit, g []int, segs []segment, sources map[int]*diag.S
 			if inc, ok := port.IncludeEdit(parse.ParseFile(u.Name, u.Src), !host[i]); ok {
 				es = append(es, inc)
 			}
-			b, err := edit.Apply(u.Src, es, u.Name)
+			b, lines, err := edit.ApplyLines(u.Src, es, u.Name)
 			if err != nil {
 				return nil, err
 			}
-			r.Output = b
+			r.Output, r.Lines = b, lines
 			r.Changed = string(b) != string(u.Src)
 		}
 		out[k] = r

@@ -8,6 +8,7 @@ import (
 	"github.com/bamgen/bamgen/analysis"
 	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
+	"github.com/bamgen/bamgen/templates"
 )
 
 // Forwarding host functions. Real programs often allocate in one host
@@ -34,6 +35,7 @@ type forwarder struct {
 	key      paramKey
 	launches []fwdLaunch // launches in the function that receive the parameter
 	next     []paramKey  // forwarder parameters of other functions it is passed to
+	copies   []hostOp    // whole-buffer copies and fills of the parameter in the function (statements of their own)
 	calls    []fwdCall   // the calls of the function in this file
 	why      string      // why the parameter cannot forward a bam::array ("" when it can)
 }
@@ -106,7 +108,7 @@ func (c *portCtx) examineForwarder(f *forwarder) string {
 	if n := c.countIdentTokens(fn.Body.Pos(), fn.Body.End(), p.Name); n != len(seen) {
 		return fmt.Sprintf("%s is used in %s where bamgen's parser did not look (a macro, an unparsed statement)", p.Name, fn.Name)
 	}
-	if len(f.launches) == 0 && len(f.next) == 0 {
+	if len(f.launches) == 0 && len(f.next) == 0 && len(f.copies) == 0 {
 		return fmt.Sprintf("%s does not pass %s to a launch", fn.Name, p.Name)
 	}
 	return c.forwarderCalls(f)
@@ -119,6 +121,19 @@ func (c *portCtx) forwardUse(f *forwarder, id *parse.Ident, parents []parse.Node
 	arg := parse.Node(id)
 	if pi+1 < len(parents) {
 		arg = parents[pi+1]
+	}
+	// A copy to or from the whole buffer, or a fill, as a statement of its
+	// own: it becomes a runtime call on the bam::array (read_bytes,
+	// write_bytes, fill_bytes: byte counts as written).
+	if _, launch := parent.(*parse.LaunchExpr); !launch {
+		if op := c.classifyHostUse(fn, id, parents); op.stmt != nil && op.offset == nil && op.call != nil {
+			switch op.kind {
+			case opDownload, opUpload, opMemset0, opMemset:
+				f.copies = append(f.copies, op)
+				return ""
+			case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opDevPtr, opOther:
+			}
+		}
 	}
 	switch x := parent.(type) {
 	case *parse.LaunchExpr:
@@ -398,11 +413,40 @@ func (c *portCtx) forwardOp(id *parse.Ident, call *parse.CallExpr, arg parse.Nod
 	return hostOp{kind: opForward, node: id, call: call, arg: j}, true
 }
 
+// addForwarder records that the plan passes a bam::array through f (and
+// through the forwarders f passes it on to).
+func (c *portCtx) addForwarder(hp *hostPlan, f *forwarder) {
+	if hp.fwdSeen[f] {
+		return
+	}
+	hp.fwdSeen[f] = true
+	hp.fwds = append(hp.fwds, f)
+	for _, k := range f.next {
+		c.addForwarder(hp, c.forwarderOf(k.fn, k.idx))
+	}
+}
+
 // emitForwarders rewrites the parameter type of every forwarder the plan
-// passes a bam::array through (and of its prototypes), and converts its
-// launch arguments where a template kernel needs it.
+// passes a bam::array through (and of its prototypes), converts its
+// launch arguments where a template kernel needs it, and its copies and
+// fills of the buffer to runtime calls.
 func (c *portCtx) emitForwarders(hp *hostPlan) {
 	for _, f := range hp.fwds {
+		for _, op := range f.copies {
+			d := templates.Patch{Array: templates.Array{RT: rtName, Bam: f.key.fn.Params[f.key.idx].Name}, Offset: "0", Bytes: oneLine(c.text(op.bytes))}
+			switch op.kind {
+			case opDownload:
+				d.Op, d.Src = "copy_out", oneLine(c.text(op.other))
+			case opUpload:
+				d.Op, d.Src = "memcpy", oneLine(c.text(op.other))
+			case opMemset0, opMemset:
+				d.Op, d.Src = "memset", oneLine(c.text(op.other))
+			case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opDevPtr, opOther:
+				continue // only copies and fills are recorded (forwardUse)
+			}
+			c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("patch", d))
+			hp.fns[f.key.fn] = true
+		}
 		ps := paramSet{f.key.fn, []int{f.key.idx}}
 		edits := c.paramTypeEdits(ps)
 		for _, proto := range c.prototypesOf(f.key.fn) {

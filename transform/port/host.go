@@ -200,6 +200,20 @@ func (c *portCtx) addCopyPartners(vars []*hostVar) []*hostVar {
 	for i := 0; i < len(vars); i++ {
 		v := vars[i]
 		for _, op := range v.ops {
+			if op.kind == opForward {
+				// Every buffer passed to one forwarding function is ported
+				// with the others or not at all: its parameter has one type.
+				vs, _, _, _ := c.forwardedVars(c.forwarderOf(c.hostCallee(op.call), op.arg))
+				for _, w := range vs {
+					if !in[w] {
+						in[w] = true
+						w.group = w
+						vars = append(vars, w)
+					}
+					w.root().group = v.root()
+				}
+				continue
+			}
 			for _, sym := range []*parse.Symbol{op.dst, op.src} {
 				if sym == nil || sym == v.sym {
 					continue
@@ -334,10 +348,7 @@ func (c *portCtx) launchVars(hp *hostPlan, key paramKey) []*hostVar {
 					continue
 				}
 				for _, g := range chain {
-					if !hp.fwdSeen[g] {
-						hp.fwdSeen[g] = true
-						hp.fwds = append(hp.fwds, g)
-					}
+					c.addForwarder(hp, g)
 				}
 				out = append(out, vars...)
 				continue

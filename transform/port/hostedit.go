@@ -159,7 +159,12 @@ func (c *portCtx) planDeviceVar(v *hostVar, elem string) (deviceVarPlan, parse.N
 // rewritten, or "".
 func (c *portCtx) deviceOpProblem(v *hostVar, op hostOp, alloc *hostOp) string {
 	switch op.kind {
-	case opLaunch, opForward:
+	case opLaunch:
+		return ""
+	case opForward:
+		if _, _, _, why := c.forwardedVars(c.forwarderOf(c.hostCallee(op.call), op.arg)); why != "" {
+			return why
+		}
 		return ""
 	case opForeign:
 		if alloc != nil || op.stmt == nil || foreignAlloc(v) == nil {
@@ -294,6 +299,7 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	case opForward:
 		arg := op.call.Args[op.arg]
 		hp.edits = append(hp.edits, edit.Edit{Start: arg.Pos(), End: arg.End(), New: bamName(v), Rewrite: Launches.String()})
+		c.addForwarder(hp, c.forwarderOf(c.hostCallee(op.call), op.arg))
 	case opNone, opManaged, opPinned, opDevPtr, opOther:
 		// refused before any edit (deviceOpProblem)
 	}
