@@ -3,19 +3,25 @@
 //
 // - The edge array (the one that outgrows GPU memory) is allocated in each
 //   branch of a switch over the memory mode: cudaMalloc, cudaMallocManaged or
-//   cudaHostAlloc (mapped); the two host-visible modes are filled on the host.
+//   cudaHostAlloc (mapped), or a mapped host buffer seen through its device
+//   pointer (cudaHostGetDevicePointer); the host-visible modes are filled on
+//   the host (memcpy, or an element loop).
 // - The kernel's thread id is formed from a 2-D grid,
 //   (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x,
 //   and its warp and lane ids through WARP_SHIFT / WARP_MASK from the local
 //   header graph_macros.h.
 // - One warp walks one vertex's neighbour list, lanes striding by WARP_SIZE.
 // - The source label is set with a one-element copy (&label[src]).
+// - With -r RUNS the BFS runs RUNS times; before each run after the first the
+//   labels are reset and, in the managed mode, the edge array is moved to a
+//   fresh cudaMallocManaged buffer (memcpy, cudaFree, pointer assignment) so
+//   the run starts with a cold page cache, as graph benchmarks time it.
 // Results are checked against a CPU BFS.
 //
 // Storage arrays: rowptr (n+1, u64), edges (m, u32), label (n, u32).
 //
-// usage: bfs_modes [n] [seed] [-d deg] [-m mode] [--no-verify] [--reference-only]
-//   mode: 0 device (default), 1 managed, 2 host (mapped)
+// usage: bfs_modes [n] [seed] [-d deg] [-m mode] [-r runs] [--no-verify] [--reference-only]
+//   mode: 0 device (default), 1 managed, 2 host (mapped), 3 host (mapped, device pointer)
 //   --reference-only: print the checksum of the CPU BFS and exit (no GPU)
 #include <cstdio>
 #include <cstdlib>
@@ -135,6 +141,7 @@ int main(int argc, char** argv)
   uint64_t seed = 7;
   unsigned deg = 8;
   int mode = MEM_DEVICE;
+  int runs = 1;
   bool verify = true, reference_only = false;
   int npos = 0;
   for (int i = 1; i < argc; i++) {
@@ -142,16 +149,17 @@ int main(int argc, char** argv)
     if (!strcmp(argv[i], "--reference-only")) { reference_only = true; continue; }
     if (!strcmp(argv[i], "-d") && i + 1 < argc) { deg = (unsigned)atoi(argv[++i]); continue; }
     if (!strcmp(argv[i], "-m") && i + 1 < argc) { mode = atoi(argv[++i]); continue; }
+    if (!strcmp(argv[i], "-r") && i + 1 < argc) { runs = atoi(argv[++i]); continue; }
     switch (npos++) {
       case 0: n = (uint32_t)strtoul(argv[i], nullptr, 10); break;
       case 1: seed = strtoull(argv[i], nullptr, 10); break;
       default:
-        fprintf(stderr, "usage: %s [n] [seed] [-d deg] [-m mode] [--no-verify] [--reference-only]\n", argv[0]);
+        fprintf(stderr, "usage: %s [n] [seed] [-d deg] [-m mode] [-r runs] [--no-verify] [--reference-only]\n", argv[0]);
         return 2;
     }
   }
-  if (mode < MEM_DEVICE || mode > MEM_HOST) {
-    fprintf(stderr, "bfs_modes: unknown memory mode %d (0 device, 1 managed, 2 host)\n", mode);
+  if (mode < MEM_DEVICE || mode > MEM_HOST_VIEW) {
+    fprintf(stderr, "bfs_modes: unknown memory mode %d (0 device, 1 managed, 2 host, 3 host view)\n", mode);
     return 2;
   }
 
@@ -171,6 +179,7 @@ int main(int argc, char** argv)
   const uint64_t edge_bytes = sizeof(uint32_t) * m;
   uint64_t* rowptr_d;
   uint32_t* edges_d;
+  uint32_t* edges_h = nullptr; // MEM_HOST_VIEW: the host side of edges_d
   uint32_t* label_d;
   bool* changed_d;
 
@@ -190,6 +199,12 @@ int main(int argc, char** argv)
     CUDA_CHECK(cudaHostAlloc((void**)&edges_d, edge_bytes, cudaHostAllocMapped));
     memcpy(edges_d, h_edges.data(), edge_bytes);
     break;
+  case MEM_HOST_VIEW:
+    CUDA_CHECK(cudaHostAlloc((void**)&edges_h, edge_bytes, cudaHostAllocMapped));
+    for (uint64_t e = 0; e < m; e++)
+      edges_h[e] = h_edges[e];
+    CUDA_CHECK(cudaHostGetDevicePointer((void**)&edges_d, edges_h, 0));
+    break;
   }
 
   CUDA_CHECK(cudaMalloc((void**)&label_d, sizeof(uint32_t) * n));
@@ -204,20 +219,34 @@ int main(int argc, char** argv)
   const dim3 grid(gx, (unsigned)((blocks + gx - 1) / gx));
   const dim3 block(BLOCK_SIZE);
 
-  auto t0 = std::chrono::high_resolution_clock::now();
-  uint32_t level = 0;
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    CUDA_CHECK(cudaMemset(changed_d, 0, sizeof(bool)));
-    bfs_warp_kernel<<<grid, block>>>(rowptr_d, edges_d, label_d, level, n, changed_d);
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaMemcpy(&changed, changed_d, sizeof(bool), cudaMemcpyDeviceToHost));
-    level++;
+  for (int run = 0; run < runs; run++) {
+    if (run > 0) {
+      if (mode == MEM_MANAGED) {
+        // a cold page cache for this run: move the edges to a fresh buffer
+        uint32_t* edges_tmp;
+        CUDA_CHECK(cudaMallocManaged((void**)&edges_tmp, edge_bytes));
+        memcpy(edges_tmp, edges_d, edge_bytes);
+        CUDA_CHECK(cudaFree(edges_d));
+        edges_d = edges_tmp;
+      }
+      CUDA_CHECK(cudaMemset(label_d, 0xFF, sizeof(uint32_t) * n));
+      CUDA_CHECK(cudaMemcpy(&label_d[src], &zero, sizeof(uint32_t), cudaMemcpyHostToDevice));
+    }
+    auto t0 = std::chrono::high_resolution_clock::now();
+    uint32_t level = 0;
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      CUDA_CHECK(cudaMemset(changed_d, 0, sizeof(bool)));
+      bfs_warp_kernel<<<grid, block>>>(rowptr_d, edges_d, label_d, level, n, changed_d);
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaMemcpy(&changed, changed_d, sizeof(bool), cudaMemcpyDeviceToHost));
+      level++;
+    }
+    auto t1 = std::chrono::high_resolution_clock::now();
+    fprintf(stderr, "bfs run %d: %u levels, %.3f ms (grid %ux%u)\n", run, level,
+            std::chrono::duration<double, std::milli>(t1 - t0).count(), grid.x, grid.y);
   }
-  auto t1 = std::chrono::high_resolution_clock::now();
-  fprintf(stderr, "bfs: %u levels, %.3f ms (grid %ux%u)\n", level,
-          std::chrono::duration<double, std::milli>(t1 - t0).count(), grid.x, grid.y);
 
   std::vector<uint32_t> h_label(n);
   CUDA_CHECK(cudaMemcpy(h_label.data(), label_d, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost));
@@ -243,6 +272,9 @@ int main(int argc, char** argv)
     break;
   case MEM_HOST:
     CUDA_CHECK(cudaFreeHost(edges_d));
+    break;
+  case MEM_HOST_VIEW:
+    CUDA_CHECK(cudaFreeHost(edges_h));
     break;
   }
   CUDA_CHECK(cudaFree(label_d));
