@@ -43,8 +43,10 @@ type portCtx struct {
 	never       map[paramKey]string // neverPortable (limits.go)
 	headerTexts map[string]string
 	opsCache    map[*parse.Symbol][]hostOp // uses of each host variable, classified once
-	choices     []Choice
-	diags       []diag.Diagnostic
+	// parentMaps: each statement's and expression's parent, per function (modes.go)
+	parentMaps map[*parse.FuncDecl]map[parse.Node]parse.Node
+	choices    []Choice
+	diags      []diag.Diagnostic
 }
 
 func newPortCtx(f *parse.File, an *analysis.File, opts Options) *portCtx {

@@ -131,7 +131,7 @@ func (c *portCtx) forwardUse(f *forwarder, id *parse.Ident, parents []parse.Node
 			case opDownload, opUpload, opMemset0, opMemset:
 				f.copies = append(f.copies, op)
 				return ""
-			case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opOther:
+			case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opDevPtr, opOther:
 			}
 		}
 	}
@@ -441,7 +441,7 @@ func (c *portCtx) emitForwarders(hp *hostPlan) {
 				d.Op, d.Src = "memcpy", oneLine(c.text(op.other))
 			case opMemset0, opMemset:
 				d.Op, d.Src = "memset", oneLine(c.text(op.other))
-			case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opOther:
+			case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opDevPtr, opOther:
 				continue // only copies and fills are recorded (forwardUse)
 			}
 			c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("patch", d))
