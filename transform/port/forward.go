@@ -3,6 +3,7 @@ package port
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/bamgen/bamgen/analysis"
@@ -81,6 +82,10 @@ func (c *portCtx) examineForwarder(f *forwarder) string {
 	}
 	if _, bad := c.unparsedFn(fn); bad {
 		return fmt.Sprintf("%s has code bamgen's parser did not understand", fn.Name)
+	}
+	switch strings.ToLower(filepath.Ext(c.file.Src.Name)) {
+	case ".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc":
+		return fmt.Sprintf("%s is defined in a header, which other files include and call it from", fn.Name)
 	}
 	if h := c.headerDeclaring(fn.Name); h != "" {
 		return fmt.Sprintf("%s is declared in the local header %s, which other files may include; bamgen does not change a function other files call", fn.Name, h)
@@ -163,6 +168,9 @@ func (c *portCtx) forwardUse(f *forwarder, id *parse.Ident, parents []parse.Node
 		if g := c.forwarderOf(callee, j); g.why != "" {
 			return fmt.Sprintf("%s passes %s to %s, which cannot take a bam::array there: %s", fn.Name, id.Name, callee.Name, g.why)
 		}
+		if deducesConst(callee, j, x) && !fn.Params[f.key.idx].Type.Const {
+			return fmt.Sprintf("%s passes %s to the template %s, whose const parameter would not deduce its type from a bam::array of non-const elements", fn.Name, id.Name, callee.Name)
+		}
 		f.next = append(f.next, paramKey{callee, j})
 		return ""
 	}
@@ -230,6 +238,18 @@ func (c *portCtx) forwarderCalls(f *forwarder) string {
 		}
 	}
 	return ""
+}
+
+// deducesConst: a call of the template function g without explicit
+// template arguments, whose parameter j is const T *: bam::array<const T>
+// does not deduce T from bam::array<float> (a conversion is not considered
+// in deduction), so the argument must be converted explicitly.
+func deducesConst(g *parse.FuncDecl, j int, call *parse.CallExpr) bool {
+	if g.Template == nil || j >= len(g.Params) || g.Params[j].Type == nil || !g.Params[j].Type.Const {
+		return false
+	}
+	_, explicit := parse.Unparen(call.Fun).(*parse.TemplateIdent)
+	return !explicit
 }
 
 // calleeNamePos is where the called function's name starts.

@@ -298,7 +298,11 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		emitLaunchArg(hp, op, bamName(v), data.Elem)
 	case opForward:
 		arg := op.call.Args[op.arg]
-		hp.edits = append(hp.edits, edit.Edit{Start: arg.Pos(), End: arg.End(), New: bamName(v), Rewrite: Launches.String()})
+		text := bamName(v)
+		if deducesConst(c.hostCallee(op.call), op.arg, op.call) {
+			text = "bam::array<const " + data.Elem + ">(" + text + ")"
+		}
+		hp.edits = append(hp.edits, edit.Edit{Start: arg.Pos(), End: arg.End(), New: text, Rewrite: Launches.String()})
 		c.addForwarder(hp, c.forwarderOf(c.hostCallee(op.call), op.arg))
 	case opNone, opManaged, opPinned, opDevPtr, opOther:
 		// refused before any edit (deviceOpProblem)
