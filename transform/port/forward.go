@@ -229,6 +229,11 @@ func (c *portCtx) forwarderCalls(f *forwarder) string {
 		}
 		return fmt.Sprintf("%s is used other than by a direct call (at `%s`)", fn.Name, c.lineText(t.Start))
 	}
+	for _, m := range c.file.Macros {
+		if mentions(m.Body, fn.Name) { // a call bamgen cannot see in the expansion
+			return fmt.Sprintf("macro %s refers to %s; calls through it are hidden from bamgen", m.Name, fn.Name)
+		}
+	}
 	if len(f.calls) == 0 {
 		return fmt.Sprintf("%s is not called in this file; its callers are elsewhere", fn.Name)
 	}
