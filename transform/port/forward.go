@@ -230,7 +230,7 @@ func (c *portCtx) forwarderCalls(f *forwarder) string {
 		return fmt.Sprintf("%s is used other than by a direct call (at `%s`)", fn.Name, c.lineText(t.Start))
 	}
 	for _, m := range c.file.Macros {
-		if mentions(m.Body, fn.Name) { // a call bamgen cannot see in the expansion
+		if mentions(codeOnly(m.Body), fn.Name) { // a call bamgen cannot see in the expansion
 			return fmt.Sprintf("macro %s refers to %s; calls through it are hidden from bamgen", m.Name, fn.Name)
 		}
 	}
@@ -294,7 +294,7 @@ func (c *portCtx) headerDeclaring(name string) string {
 		c.headerTexts = map[string]string{}
 		for _, h := range analysis.LocalHeaders(c.file.Src.Name, c.src, analysis.IncludeDirs) {
 			if b, err := os.ReadFile(h); err == nil {
-				c.headerTexts[h] = string(b)
+				c.headerTexts[h] = codeOnly(string(b))
 			}
 		}
 	}
@@ -304,6 +304,47 @@ func (c *portCtx) headerDeclaring(name string) string {
 		}
 	}
 	return ""
+}
+
+// codeOnly blanks the comments and string and character literals of C++
+// text, so that a name in `#define VARIANT "pull_vector"` or in a comment
+// is not taken for a use.
+func codeOnly(s string) string {
+	b := []byte(s)
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
+			for ; i < len(b) && b[i] != '\n'; i++ {
+				b[i] = ' '
+			}
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
+			b[i], b[i+1] = ' ', ' '
+			j := i + 2
+			for ; j < len(b) && !(b[j] == '*' && j+1 < len(b) && b[j+1] == '/'); j++ {
+				if b[j] != '\n' {
+					b[j] = ' '
+				}
+			}
+			for k := j; k < len(b) && k < j+2; k++ {
+				b[k] = ' '
+			}
+			i = j + 1
+		case b[i] == '"' || (b[i] == '\'' && (i == 0 || !isIdentByte(b[i-1]))): // not a digit separator (1'000)
+			q := b[i]
+			b[i] = ' '
+			for i++; i < len(b) && b[i] != q && b[i] != '\n'; i++ {
+				if b[i] == '\\' && i+1 < len(b) {
+					b[i] = ' '
+					i++
+				}
+				b[i] = ' '
+			}
+			if i < len(b) && b[i] == q {
+				b[i] = ' '
+			}
+		}
+	}
+	return string(b)
 }
 
 // forwardedKeys lists the kernel parameters a forwarder's buffer reaches,
