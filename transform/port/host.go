@@ -164,7 +164,37 @@ func (c *portCtx) planHost() *hostPlan {
 	wraps := map[*launchSite][]templates.Array{}
 	hoists := hoistLoops{}
 	groups := map[*hostVar][]*hostVar{}
+	// A host-visible buffer is wrapped around its launches and keeps its
+	// pointer, so it cannot be passed to a forwarding function whose
+	// parameter becomes a bam::array: nor can any buffer passed there with
+	// it (one parameter type).
+	mixed := map[*hostVar]*hostVar{}
 	for _, v := range vars {
+		if isModeAllocated(v.root()) || !c.isHostVisible(v) {
+			continue
+		}
+		for _, op := range v.ops {
+			if op.kind == opForward && mixed[v.root()] == nil {
+				mixed[v.root()] = v
+			}
+		}
+	}
+	for root, hv := range mixed {
+		var keys []paramKey
+		for _, v := range vars {
+			if v.root() == root {
+				for _, k := range v.keys {
+					keys = appendKey(keys, k)
+				}
+			}
+		}
+		c.hostDrop(hp, keys, hv.sym.Decl, CodeHostUse, fmt.Sprintf(
+			"%s is host-visible memory passed to a host function that takes the buffers passed with it as a bam::array; bamgen makes such a buffer's bam::array around each launch, so the launch must be in the function that holds it", hv.sym.Name))
+	}
+	for _, v := range vars {
+		if mixed[v.root()] != nil {
+			continue
+		}
 		if isModeAllocated(v.root()) { // with the temporaries it is re-allocated through (realloc.go)
 			if v.root() == v {
 				c.planModes(hp, v)
