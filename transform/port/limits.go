@@ -215,7 +215,7 @@ func (c *portCtx) addressBase(fn *parse.FuncDecl, e parse.Expr) *parse.Symbol {
 // macro is not a library function either).
 func (c *portCtx) isLibraryCall(call *parse.CallExpr) bool {
 	name := parse.ShortFuncName(call.Fun)
-	if name == "" || atomicMethods[name] != "" || name == "__ldg" || c.macros[name] != nil || len(c.byName[name]) > 0 {
+	if name == "" || atomicMethods[name] != "" || cacheHintLoads[name] || cacheHintStores[name] || c.macros[name] != nil || len(c.byName[name]) > 0 {
 		return false
 	}
 	for _, fd := range c.funcs {
