@@ -25,11 +25,15 @@ func (r *rewriter) wrapBody(open, close []codeLine, kind Kind) {
 	body := r.fn.Decl.Body
 	lb, rb := body.Pos(), body.End()-1
 	indent, unit := r.bodyIndent(), indentUnit(src)
+	nl := "\n"
+	if e := lineEndAt(src, lb); e >= 2 && src[e-2] == '\r' {
+		nl = "\r\n" // the file's line ends
+	}
 	render := func(lines []codeLine) string {
 		var b strings.Builder
 		for _, l := range lines {
 			for _, part := range strings.Split(l.text, "\n") {
-				b.WriteString(indent + strings.Repeat(unit, l.depth) + strings.TrimLeft(part, " \t") + "\n")
+				b.WriteString(indent + strings.Repeat(unit, l.depth) + strings.TrimSpace(part) + nl)
 			}
 		}
 		return b.String()
@@ -44,7 +48,7 @@ func (r *rewriter) wrapBody(open, close []codeLine, kind Kind) {
 		at := lineEndAt(src, lb)
 		r.edit(at, at, render(open), kind)
 	} else {
-		r.edit(lb+1, rest, "\n"+render(open)+indent, kind)
+		r.edit(lb+1, rest, nl+render(open)+indent, kind)
 	}
 	// Before the `}`: from the start of its line when only blanks precede
 	// it, else after the last code before it, on new lines.
@@ -56,7 +60,7 @@ func (r *rewriter) wrapBody(open, close []codeLine, kind Kind) {
 		for last > lb+1 && (src[last-1] == ' ' || src[last-1] == '\t') {
 			last--
 		}
-		r.edit(last, rb, "\n"+render(close)+leadingBlanks(src, lineStartAt(src, lb)), kind)
+		r.edit(last, rb, nl+render(close)+leadingBlanks(src, lineStartAt(src, lb)), kind)
 	}
 }
 

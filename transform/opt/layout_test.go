@@ -22,6 +22,10 @@ func TestWrapLayout(t *testing.T) {
 			"__global__ void add(float *c, int n) { // add\n   auto bam_body = [&](const unsigned long long bam_v) {\n#line 2 \"k.cu\"\n" +
 				"   int i = static_cast<int>(bam_v);\n   c[i] = 0;\n" +
 				"   };\n   bam::for_each_thread_by_line<32>(bam::min_elems_per_line(c), bam_body);\n#line 3 \"k.cu\"\n}\n"},
+		{"CRLF line ends", "__global__ void add(float *c, int n)\r\n{\r\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\r\n  c[i] = 0;\r\n}\r\n",
+			"__global__ void add(float *c, int n)\r\n{\r\n  auto bam_body = [&](const unsigned long long bam_v) {\r\n#line 3 \"k.cu\"\n" +
+				"  int i = static_cast<int>(bam_v);\r\n  c[i] = 0;\r\n" +
+				"  };\r\n  bam::for_each_thread_by_line<32>(bam::min_elems_per_line(c), bam_body);\r\n#line 5 \"k.cu\"\n}\r\n"},
 	} {
 		src := tc.src + "void run(float *c, int n) { add<<<n / 256, 256>>>(c, n); }\n"
 		out, _ := runOpt(t, src, "claware", "c")
