@@ -260,14 +260,19 @@ func (c *portCtx) planWrapped(hp *hostPlan, v *hostVar, wraps map[*launchSite][]
 		c.hostDrop(hp, v.keys, v.sym.Decl, CodeNoElemType, noElemMessage(v))
 		return
 	}
-	alloc, src := findAllocation(v), v.sym.Name
+	own := findAllocation(v)
+	alloc, src, owner := own, v.sym.Name, v
 	if alloc.kind == opDevPtr {
 		h, at, why := c.devPtrSource(v, alloc)
 		if why != "" {
 			c.hostDrop(hp, v.keys, at, CodeHostUse, why)
 			return
 		}
-		alloc, src = findAllocation(h), h.sym.Name
+		alloc, src, owner = findAllocation(h), h.sym.Name, h
+	}
+	if p, ok := c.planWrapOnce(v, own, owner); ok {
+		c.emitWrapOnce(hp, v, p, elem, c.wrapCount(v, alloc, elem))
+		return
 	}
 	c.planWrapVar(hp, v, elem, alloc, src, wraps, hoists)
 }
