@@ -77,6 +77,9 @@ func (c *portCtx) planWrapOnce(v *hostVar, own *hostOp, h *hostVar) (wrapOncePla
 		return p, false
 	}
 	for _, op := range v.ops {
+		if op.kind == opForward {
+			return p, false // through a host function to its launch: planWrapVar says why not
+		}
 		if op.kind != opLaunch {
 			continue
 		}
