@@ -271,7 +271,16 @@ func (c *portCtx) planWrapped(hp *hostPlan, v *hostVar, wraps map[*launchSite][]
 		alloc, src, owner = findAllocation(h), h.sym.Name, h
 	}
 	if p, ok := c.planWrapOnce(v, own, owner); ok {
-		c.emitWrapOnce(hp, v, p, elem, c.wrapCount(v, alloc, elem))
+		count := c.wrapCount(v, alloc, elem)
+		readOnly := true
+		for _, k := range v.keys {
+			readOnly = readOnly && k.fn.Params[k.idx].Type.Const
+		}
+		if stage := c.planStage(v, owner, p, count); readOnly && stage != nil {
+			c.emitStage(hp, v, p, stage, elem, src, count)
+			return
+		}
+		c.emitWrapOnce(hp, v, p, elem, count)
 		return
 	}
 	c.planWrapVar(hp, v, elem, alloc, src, wraps, hoists)

@@ -19,8 +19,9 @@ import (
 
 // wrapOncePlan is where v's array is made and freed.
 type wrapOncePlan struct {
-	after parse.Stmt   // the allocation (or cudaHostGetDevicePointer) statement
-	frees []parse.Stmt // the statements that free the memory
+	after parse.Stmt       // the allocation (or cudaHostGetDevicePointer) statement
+	block *parse.BlockStmt // after's block, which holds every launch and free
+	frees []parse.Stmt     // the statements that free the memory
 }
 
 // gpuAddressable reports whether alloc gives memory kernels can address:
@@ -109,7 +110,7 @@ func (c *portCtx) planWrapOnce(v *hostVar, own *hostOp, h *hostVar) (wrapOncePla
 		// behind on each call
 		return p, false
 	}
-	p.after = own.stmt
+	p.after, p.block = own.stmt, blk
 	return p, true
 }
 
@@ -127,4 +128,168 @@ func (c *portCtx) emitWrapOnce(hp *hostPlan, v *hostVar, p wrapOncePlan, elem, c
 		}
 	}
 	hp.fns[v.fn] = true
+}
+
+// planStage decides whether a read-only buffer (every kernel parameter it
+// feeds is const) is staged instead: copied once into a bam::array
+// (array_from_host) right before the statement of its allocation block
+// that holds its first launch, and freed before the memory. That is the
+// rule for big host-filled inputs such as an edge array: the runtime then
+// places the copy by size and backend (resident in GPU memory when it fits
+// BAM_GPU_BUDGET, else host memory or storage through the cache), where
+// the program's managed memory would have been migrated or oversubscribed.
+// It holds only when the host is done with the buffer by then: after that
+// statement the buffer (and the host buffer of a device view) is only
+// passed to launches and freed; nothing before it aliases the pointer; and
+// nothing between the allocation and that statement changes the count.
+// It returns the statement, or nil (the buffer is then wrapped once).
+func (c *portCtx) planStage(v, h *hostVar, p wrapOncePlan, count string) parse.Stmt {
+	blk := p.block
+	var first parse.Node
+	for _, op := range v.ops {
+		if op.kind == opLaunch && (first == nil || op.launch.node().Pos() < first.Pos()) {
+			first = op.launch.node()
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	var stage parse.Stmt
+	for _, s := range blk.Stmts {
+		if s.Pos() <= first.Pos() && first.End() <= s.End() {
+			stage = s
+		}
+	}
+	if stage == nil || stage.Pos() < p.after.End() {
+		return nil
+	}
+	for _, w := range []*hostVar{v, h} {
+		for _, op := range w.ops {
+			at := op.node
+			if op.stmt != nil {
+				at = op.stmt
+			}
+			if at.Pos() >= stage.Pos() {
+				if !c.hostReads(w, op) {
+					return nil // the host may still write it
+				}
+				continue
+			}
+			if at.Pos() >= p.after.End() && !noAlias(w, op) {
+				return nil
+			}
+		}
+	}
+	names := map[string]bool{}
+	for _, n := range identRE.FindAllString(count, -1) {
+		names[n] = true
+	}
+	changed := false
+	parse.WithStack(blk, func(n parse.Node, parents []parse.Node) bool {
+		if changed || n.End() <= p.after.End() || n.Pos() >= stage.Pos() {
+			return !changed && n.Pos() < stage.Pos()
+		}
+		switch x := n.(type) {
+		case *parse.VarDecl:
+			changed = names[x.Name]
+		case *parse.Ident:
+			changed = names[x.Name] && mayWrite(x, parents)
+		}
+		return !changed
+	})
+	if changed {
+		return nil
+	}
+	return stage
+}
+
+// emitStage makes the staged array before stage and frees it before each
+// free of the memory; each launch passes it.
+func (c *portCtx) emitStage(hp *hostPlan, v *hostVar, p wrapOncePlan, stage parse.Stmt, elem, src, count string) {
+	a := templates.Array{RT: rtName, Bam: bamName(v), Elem: elem, Src: src, Count: count}
+	hp.edits = append(hp.edits, edit.Edit{Start: stage.Pos(), End: stage.Pos(), New: templates.Render("stage_once", a), Rewrite: HostMemory.String()})
+	for _, f := range p.frees {
+		hp.edits = append(hp.edits, edit.Edit{Start: f.Pos(), End: f.Pos(), New: templates.Render("wrap_free", a), Rewrite: HostMemory.String()})
+	}
+	for _, op := range v.ops {
+		if op.kind == opLaunch {
+			emitLaunchArg(hp, op, bamName(v), elem)
+		}
+	}
+	hp.fns[v.fn] = true
+}
+
+// hostReads reports whether op, a host use of w after its array was
+// staged, only reads the buffer (so the staged copy stays equal to it): an
+// element read `w[i]` (not assigned, incremented, its address taken or
+// bound to a reference; as a call argument only to the printf family), a
+// device-to-host copy from it, or w passed to a function of this file
+// whose parameter is a pointer to const.
+func (c *portCtx) hostReads(w *hostVar, op hostOp) bool {
+	switch op.kind {
+	case opLaunch, opFree, opDownload:
+		return true
+	case opOther:
+	case opNone, opMalloc, opManaged, opPinned, opUpload, opMemset0, opMemset, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opDevPtr:
+		return false
+	}
+	id, ok := op.node.(*parse.Ident)
+	if !ok {
+		return false
+	}
+	reads := false
+	parse.WithStack(w.fn.Body, func(n parse.Node, parents []parse.Node) bool {
+		if n != parse.Node(id) {
+			return n.Pos() <= id.Pos() && n.End() >= id.End()
+		}
+		p, i := upParens(parents, len(parents)-1)
+		var child parse.Node = id
+		if i+1 < len(parents) {
+			child = parents[i+1]
+		}
+		switch x := p.(type) {
+		case *parse.CallExpr:
+			if f := c.hostCallee(x); f != nil {
+				for j, a := range x.Args {
+					if parse.Node(a) == child && j < len(f.Params) {
+						t := f.Params[j].Type
+						reads = t != nil && t.Const && t.Pointers == 1 && !t.Ref && !t.RRef
+					}
+				}
+			}
+		case *parse.IndexExpr:
+			if parse.Node(x.X) == child {
+				reads = elementRead(x, parents[:i])
+			}
+		}
+		return false
+	})
+	return reads
+}
+
+// elementRead reports whether the element access e (with its parents) is
+// only read.
+func elementRead(e *parse.IndexExpr, parents []parse.Node) bool {
+	p, i := upParens(parents, len(parents)-1)
+	var child parse.Node = e
+	if i+1 < len(parents) {
+		child = parents[i+1]
+	}
+	switch x := p.(type) {
+	case *parse.BinaryExpr:
+		return !(parse.IsAssign(x.Op) && parse.Node(x.X) == child)
+	case *parse.UnaryExpr:
+		return x.Op != "++" && x.Op != "--" && x.Op != "&"
+	case *parse.CallExpr:
+		switch parse.ShortFuncName(x.Fun) {
+		case "printf", "fprintf", "snprintf", "sprintf":
+			return parse.Node(x.Fun) != child
+		}
+		return false
+	case *parse.VarDecl:
+		return x.Type != nil && !x.Type.Ref && !x.Type.RRef
+	case *parse.ReturnStmt, *parse.IfStmt, *parse.ExprStmt:
+		return true
+	}
+	return false
 }
