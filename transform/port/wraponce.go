@@ -132,8 +132,9 @@ func (c *portCtx) emitWrapOnce(hp *hostPlan, v *hostVar, p wrapOncePlan, elem, c
 
 // planStage decides whether a read-only buffer (every kernel parameter it
 // feeds is const) is staged instead: copied once into a bam::array
-// (array_from_host) right before the statement of its allocation block
-// that holds its first launch, and freed before the memory. That is the
+// (array_from_host) after its fill (the last statement of its allocation
+// block before the first launch that may write it, else the allocation),
+// and freed before the memory. That is the
 // rule for big host-filled inputs such as an edge array: the runtime then
 // places the copy by size and backend (resident in GPU memory when it fits
 // BAM_GPU_BUDGET, else host memory or storage through the cache), where
@@ -142,7 +143,8 @@ func (c *portCtx) emitWrapOnce(hp *hostPlan, v *hostVar, p wrapOncePlan, elem, c
 // statement the buffer (and the host buffer of a device view) is only
 // passed to launches and freed; nothing before it aliases the pointer; and
 // nothing between the allocation and that statement changes the count.
-// It returns the statement, or nil (the buffer is then wrapped once).
+// It returns the statement the copy follows, or nil (the buffer is then
+// wrapped once).
 func (c *portCtx) planStage(v, h *hostVar, p wrapOncePlan, count string) parse.Stmt {
 	blk := p.block
 	var first parse.Node
@@ -163,6 +165,19 @@ func (c *portCtx) planStage(v, h *hostVar, p wrapOncePlan, count string) parse.S
 	if stage == nil || stage.Pos() < p.after.End() {
 		return nil
 	}
+	// The copy is made right after the last statement of blk, before the
+	// first launch, that may write the buffer (its fill), or else right
+	// after the allocation: as early as possible, outside the timed loops
+	// programs put around their launches.
+	after := p.after
+	topOf := func(n parse.Node) parse.Stmt {
+		for _, s := range blk.Stmts {
+			if s.Pos() <= n.Pos() && n.End() <= s.End() {
+				return s
+			}
+		}
+		return nil
+	}
 	for _, w := range []*hostVar{v, h} {
 		for _, op := range w.ops {
 			at := op.node
@@ -175,19 +190,32 @@ func (c *portCtx) planStage(v, h *hostVar, p wrapOncePlan, count string) parse.S
 				}
 				continue
 			}
-			if at.Pos() >= p.after.End() && !noAlias(w, op) {
+			if at.Pos() < p.after.End() {
+				continue
+			}
+			if !noAlias(w, op) {
 				return nil
+			}
+			if !c.hostReads(w, op) {
+				top := topOf(at)
+				if top == nil {
+					return nil
+				}
+				if top.End() > after.End() {
+					after = top
+				}
 			}
 		}
 	}
+	stage = after
 	names := map[string]bool{}
 	for _, n := range identRE.FindAllString(count, -1) {
 		names[n] = true
 	}
 	changed := false
 	parse.WithStack(blk, func(n parse.Node, parents []parse.Node) bool {
-		if changed || n.End() <= p.after.End() || n.Pos() >= stage.Pos() {
-			return !changed && n.Pos() < stage.Pos()
+		if changed || n.End() <= p.after.End() || n.Pos() >= stage.End() {
+			return !changed && n.Pos() < stage.End()
 		}
 		switch x := n.(type) {
 		case *parse.VarDecl:
@@ -203,11 +231,11 @@ func (c *portCtx) planStage(v, h *hostVar, p wrapOncePlan, count string) parse.S
 	return stage
 }
 
-// emitStage makes the staged array before stage and frees it before each
+// emitStage makes the staged array after stage and frees it before each
 // free of the memory; each launch passes it.
 func (c *portCtx) emitStage(hp *hostPlan, v *hostVar, p wrapOncePlan, stage parse.Stmt, elem, src, count string) {
 	a := templates.Array{RT: rtName, Bam: bamName(v), Elem: elem, Src: src, Count: count}
-	hp.edits = append(hp.edits, edit.Edit{Start: stage.Pos(), End: stage.Pos(), New: templates.Render("stage_once", a), Rewrite: HostMemory.String()})
+	hp.edits = append(hp.edits, edit.Edit{Start: stage.End(), End: stage.End(), New: templates.Render("stage_once", a), Rewrite: HostMemory.String()})
 	for _, f := range p.frees {
 		hp.edits = append(hp.edits, edit.Edit{Start: f.Pos(), End: f.Pos(), New: templates.Render("wrap_free", a), Rewrite: HostMemory.String()})
 	}
@@ -288,6 +316,8 @@ func elementRead(e *parse.IndexExpr, parents []parse.Node) bool {
 		return false
 	case *parse.VarDecl:
 		return x.Type != nil && !x.Type.Ref && !x.Type.RRef
+	case *parse.IndexExpr: // `c[e[i]]`: the element is an index
+		return parse.Node(x.X) != child
 	case *parse.ReturnStmt, *parse.IfStmt, *parse.ExprStmt:
 		return true
 	}
