@@ -49,55 +49,55 @@ HERE = os.path.join(ROOT, "bench", "matrix")
 # bench/difftest/configs/pagerank.tol).
 PROGRAMS = {
     "bfs_thread": dict(
-        fit="1048573 1 16", nofit="4194301 1 16",
-        qfit="262139 1 16", qnofit="2097143 1 16",
+        fit="1048573 1 16", nofit="15728627 1 16",
+        qfit="262139 1 16", qnofit="9437167 1 16",
         time=[r"bfs: \d+ levels, ([0-9.]+) ms"],
         timed="the level loop (chrono, every launch and flag copy)"),
     "bfs_warp": dict(
-        fit="1048573 42 -d 16", nofit="4194301 42 -d 16",
-        qfit="262139 42 -d 16", qnofit="2097143 42 -d 16",
+        fit="6291469 42 -d 16", nofit="14680063 42 -d 16",
+        qfit="1048573 42 -d 16", qnofit="8388593 42 -d 16",
         time=[r"levels \d+ time ([0-9.]+) ms"],
         timed="the level loop (cudaEvents)"),
     "bfs_chunk": dict(
-        fit="1048573 2024 16", nofit="4194301 2024 16",
-        qfit="262139 2024 16", qnofit="2097143 2024 16",
+        fit="6291469 2024 16", nofit="14680063 2024 16",
+        qfit="1048573 2024 16", qnofit="8388593 2024 16",
         time=[r"levels=\d+ time=([0-9.]+) ms"],
         timed="the level loop (chrono)"),
     "cc": dict(
-        fit="1048573 99 8", nofit="4194301 99 8",
-        qfit="262139 99 8", qnofit="2097143 99 8",
+        fit="4194301 99 8", nofit="25165813 99 8",
+        qfit="1048573 99 8", qnofit="15099493 99 8",
         time=[r"sweeps=([0-9.]+) ms"],
         gpu_seqs="2",  # labels: cudaMallocManaged like the graph, but filled by cc_init on the GPU
         timed="the propagation launches (chrono, each followed by a synchronisation; the port's per-sweep array_from_host/copy_to_host of labels included)"),
     "sssp": dict(
-        fit="1048573 5 8", nofit="4194301 5 8",
-        qfit="262139 5 8", qnofit="2097143 5 8",
+        fit="1048573 5 8", nofit="13631477 5 8",
+        qfit="262139 5 8", qnofit="8388593 5 8",
         time=[r"rounds=\d+ time=([0-9.]+) ms"],
         timed="the relaxation rounds (chrono)"),
     "pagerank": dict(
-        fit="1048573 3 16 10", nofit="4194301 3 16 10",
-        qfit="262139 3 16 5", qnofit="2097143 3 16 5",
+        fit="1048573 3 16 10", nofit="12582917 3 16 3",
+        qfit="262139 3 16 5", qnofit="7340009 3 16 3",
         time=[r"^time=([0-9.]+) ms"],
         timed="the iterations (chrono; the port's array_from_host of the in-edge list included)",
         tol=1e-6),
     "spmv": dict(
-        fit="1048573 11", nofit="4194301 11",
-        qfit="262139 11", qnofit="2097143 11",
+        fit="1048573 11", nofit="7864331 11",
+        qfit="262139 11", qnofit="4718579 11",
         time=[r"scalar ([0-9.]+) ms", r"vector<32> ([0-9.]+) ms", r"vector<4> ([0-9.]+) ms"],
         timed="the three SpMV kernels, summed (cudaEvents)"),
     "query": dict(
-        fit="8388617 17", nofit="33554467 17",
-        qfit="2097143 17", qnofit="8388617 17",
+        fit="67108879 17", nofit="83886091 17",
+        qfit="16777259 17", qnofit="50331653 17",
         time=[r"q1 ([0-9.]+) ms", r"q2 ([0-9.]+) ms"],
         timed="Q1 + Q2 (chrono)"),
     "embedding": dict(
-        fit="250003 65536 128", nofit="1000003 65536 128",
-        qfit="65537 16384 128", qnofit="262147 16384 128",
+        fit="1000003 1048576 128", nofit="2250001 262144 128",
+        qfit="250003 262144 128", qnofit="1350001 131072 128",
         time=[r"dim=\d+\s+([0-9.]+) ms"],
         timed="gather_rows + gather_sum (chrono)"),
     "vectoradd": dict(
-        fit="8388608", nofit="33554432",
-        qfit="2097152", qnofit="8388608",
+        fit="67108864", nofit="100663296",
+        qfit="16777216", qnofit="60397977",
         time=[r"vector_add ([0-9.]+) ms", r"gridstride ([0-9.]+) ms"],
         timed="vector_add + vector_add_gridstride (chrono each)"),
     "reduction": dict(
@@ -114,11 +114,22 @@ DECL = "bam::runtime& bam_rt = bam::default_runtime();"
 # ---------------------------------------------------------------- helpers
 
 _print_lock = threading.Lock()
+_console = []  # every line said, for OUTDIR/summary.txt
 
 
 def say(*a):
     with _print_lock:
-        print(*a, flush=True)
+        line = " ".join(str(x) for x in a)
+        _console.append(line)
+        print(line, flush=True)
+
+
+def parse_bytes(v):
+    """'64M' / '1G' / '4096' -> bytes."""
+    m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", str(v), re.I)
+    if not m:
+        sys.exit("matrix: %r: expected a size like 64M" % v)
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2).upper()]
 
 
 def mib(b):
@@ -261,8 +272,12 @@ class Matrix:
         self.dry = a.dry_run
         self.quick = a.quick
         self.reps = a.reps if a.reps else (1 if a.quick else 3)
-        self.budget = (a.budget_mib if a.budget_mib else (64 if a.quick else 192)) << 20
+        # what a new process sees free under the blocker, its own context made
+        self.budget = (a.budget_mib if a.budget_mib else (384 if a.quick else 640)) << 20
         self.cache = a.cache if a.cache else ("16M" if a.quick else "64M")
+        self.cache_bytes = parse_bytes(self.cache)
+        self.reserve = (a.reserve_mib if a.reserve_mib is not None else 128) << 20
+        self.deadline = a.deadline_s
         self.timeout = a.timeout if a.timeout else (60 if a.quick else 120)
         self.programs = a.programs.split(",") if a.programs else list(DEFAULT_PROGRAMS)
         for p in self.programs:
@@ -413,6 +428,27 @@ class Matrix:
             leave += self.budget - seen
         return None, self.budget
 
+    def check_contexts(self, blk):
+        """Before the blocked phase: the processes holding GPU memory (a CUDA
+        context) besides the blocker, as nvidia-smi lists them. No process of
+        this runner holds one then (input generation happens before the fork
+        point, the phase A blocker is gone, each job's child exits before the
+        next starts); anything else listed here eats the budget."""
+        if self.dry:
+            return
+        try:
+            p = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=20)
+        except Exception as e:
+            say("matrix: nvidia-smi --query-compute-apps: %s" % e)
+            return
+        apps = [l.strip() for l in p.stdout.splitlines() if l.strip()] if p.returncode == 0 else []
+        others = [a for a in apps if blk is None or a.split(",")[0].strip() != str(blk.pid)]
+        self.meta["compute_apps_phase_B"] = apps
+        say("matrix: processes on the GPU before phase B: %s" % ("; ".join(apps) or "none listed"))
+        if others and blk is not None and len(apps) > 1:
+            say("matrix: *** other processes than the blocker hold GPU memory: %s ***" % "; ".join(others))
+
     def stop_blocker(self, p):
         if p is None:
             return
@@ -448,7 +484,9 @@ class Matrix:
             env.update(EMU_ENV)
             env["BAM_EMU_DIR"] = self.a.emu_dir
         if blocked:
-            env["BAM_GPU_BUDGET"] = str(self.blocked_free)
+            # the job measures what is free once its context exists and sets
+            # BAM_GPU_BUDGET = free - cache - reserve (forkpoint.h)
+            env["BENCH_GPU_BUDGET_AUTO"] = "%d %d" % (self.cache_bytes, self.reserve)
         return env
 
     def args_of(self, prog, size):
@@ -464,6 +502,14 @@ class Matrix:
         fork = binary == "orig" or self.status.get((prog, binary + ".fork")) == "ok"
         if self.a.no_fork:
             fork = False
+        if self.phase_end and not self.dry:
+            left = self.phase_end - time.time()
+            if left < 5:
+                for j in jobs:
+                    j["rc"] = 126
+                    j["note"] = (j["note"] + "; " if j["note"] else "") + "not run: --deadline-s reached"
+                say("matrix: %-34s not run (--deadline-s)" % ("%s.%s.%s" % (prog, size, binary)))
+                return
         if not fork:
             return self.run_unforked(prog, size, binary, exe, args, jobs)
         for g in [jobs]:
@@ -487,6 +533,8 @@ class Matrix:
                 os.remove(rf)
             gen_log = os.path.join(self.logs, name + ".gen.log")
             total_timeout = self.timeout * len(g) + self.a.gen_timeout
+            if self.phase_end:
+                total_timeout = max(5, min(total_timeout, self.phase_end - time.time()))
             with open(gen_log, "w") as glog:
                 try:
                     p = subprocess.run([exe] + args, cwd=ROOT, env=env, stdout=glog, stderr=subprocess.STDOUT,
@@ -536,6 +584,12 @@ class Matrix:
     def phase(self, name, parents):
         say("matrix: phase %s: %d processes, %d jobs" % (name, len(parents), sum(len(p[3]) for p in parents)))
         t = time.time()
+        self.phase_end = None
+        if self.deadline:
+            left = self.deadline - (t - self.t0)
+            # phase A (no blocker) may use 55% of what is left, so that the
+            # blocked runs of phase B always get their turn
+            self.phase_end = t + (0.55 * left if name == "A" else left)
         if self.dry:
             for p in parents:
                 self.run_parent(*p)
@@ -618,6 +672,7 @@ class Matrix:
         for key, js in groups.items():
             prog, size, variant, backend, opt = key
             times, sums, notes, footprint = [], [], [], ""
+            gpu_free, gpu_budget = "", ""
             rc_bad = []
             for j in js:
                 out = open(j["out"], errors="replace").read() if os.path.exists(j["out"]) else ""
@@ -628,7 +683,12 @@ class Matrix:
                 m = re.search(r"memmode: mode=\S+ data_allocs=\d+ peak_data_bytes=(\d+)", err)
                 if m:
                     footprint = m.group(1)
-                if j["rc"] == 77:
+                m = re.search(r"forkpoint: free_bytes=(\d+) gpu_budget=(\d+)", err)
+                if m and not gpu_free:
+                    gpu_free, gpu_budget = str(int(m.group(1)) >> 20), str(int(m.group(2)) >> 20)
+                if j["rc"] == 126 and "not run: --deadline-s" in j["note"]:
+                    pass
+                elif j["rc"] == 77:
                     notes.append("skipped by the shim: " + (re.search(r"memmode: skip: (.*)", err).group(1)
                                                             if "memmode: skip:" in err else "exit 77"))
                 elif j["rc"] != 0:
@@ -643,8 +703,10 @@ class Matrix:
                        reps=len(times), ms_median=("%.3f" % statistics.median(times)) if times else "",
                        ms_min=("%.3f" % min(times)) if times else "", ms_max=("%.3f" % max(times)) if times else "",
                        checksum=next((s for s in sums if s), "") or "", data_bytes=footprint,
+                       job_free_mib=gpu_free, gpu_budget_mib=gpu_budget,
                        detail=js[0].get("detail", ""), note="; ".join(dict.fromkeys(notes + rc_bad)),
-                       _sums=sums, _failed=bool(rc_bad), _skipped=any(j["rc"] == 77 for j in js))
+                       _sums=sums, _failed=bool(rc_bad), _skipped=any(j["rc"] == 77 for j in js),
+                       _notrun=not times and any(j["rc"] == 126 and "--deadline-s" in j["note"] for j in js))
             rows.append(row)
             if variant == "original" and backend in ("gpu", "gpu-unblocked"):
                 ref[(prog, size)] = row
@@ -659,6 +721,8 @@ class Matrix:
             want = rr["checksum"] if rr else None
             if r["_skipped"]:
                 r["checksum_ok"] = "skipped"
+            elif r["_notrun"]:
+                r["checksum_ok"] = "NOT-RUN"
             elif r["_failed"] or not r["ms_median"]:
                 r["checksum_ok"] = "FAILED"
             elif not want:
@@ -676,7 +740,8 @@ class Matrix:
         for prog, size, variant, backend, opt, why in self.skipped:
             rows.append(dict(program=prog, size_class=size, variant=variant, backend=backend, opt=opt, reps=0,
                              ms_median="", ms_min="", ms_max="", ratio_to_gpu="", ratio_to_zerocopy="",
-                             checksum="", checksum_ok="skipped", data_bytes="", detail="", note=why))
+                             checksum="", checksum_ok="skipped", data_bytes="", job_free_mib="",
+                             gpu_budget_mib="", detail="", note=why))
         order = {p: i for i, p in enumerate(self.programs)}
         vorder = {"gpu": 0, "gpu-unblocked": 0, "uvm": 1, "zerocopy": 2, "hbm": 3, "host": 4, "emu": 5, "*": 6}
         oorder = {"-": 0, "none": 1, "auto": 2}
@@ -687,7 +752,7 @@ class Matrix:
     def write(self, rows):
         cols = ["program", "size_class", "variant", "backend", "opt", "ms_median", "ratio_to_gpu",
                 "ratio_to_zerocopy", "checksum_ok", "reps", "ms_min", "ms_max", "checksum", "data_bytes",
-                "detail", "note"]
+                "job_free_mib", "gpu_budget_mib", "detail", "note"]
         path = os.path.join(self.out, "results.csv")
         with open(path, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
@@ -705,13 +770,13 @@ class Matrix:
             "program", "size", "variant", "backend", "opt", "ms", "x gpu", "x zc", "checksum"))
         for r in rows:
             flag = r["checksum_ok"]
-            if flag in ("MISMATCH", "FAILED"):
+            if flag in ("MISMATCH", "FAILED", "NOT-RUN"):
                 flag = "*** %s ***" % flag
             say("%-10s %-5s %-8s %-13s %-4s %10s %8s %8s  %s%s" % (
                 r["program"], r["size_class"], r["variant"], r["backend"], r["opt"], r["ms_median"] or "-",
                 r["ratio_to_gpu"] or "-", r["ratio_to_zerocopy"] or "-", flag,
                 ("  (" + r["note"][:90] + ")") if r["note"] and flag != "yes" else ""))
-        bad = [r for r in rows if r["checksum_ok"] in ("MISMATCH", "FAILED", "no-reference")]
+        bad = [r for r in rows if r["checksum_ok"] in ("MISMATCH", "FAILED", "no-reference", "NOT-RUN")]
         good = [r for r in rows if r["checksum_ok"] == "yes"]
         self.meta["bars"] = self.bars(rows)
         walls = [j["wall"] for j in self.jobs_run if j.get("wall")]
@@ -790,11 +855,7 @@ class Matrix:
         finally:
             self.stop_blocker(keep)
         blk, self.blocked_free = self.start_blocker()
-        # the ported runs of phase B were planned with the budget; set the measured one
-        for j in self.jobs_run:
-            if "BAM_GPU_BUDGET" in j["env"]:
-                j["env"]["BAM_GPU_BUDGET"] = str(self.blocked_free)
-        # uvm at nofit: run it after all if the data would fit (sizes too small for the budget)
+        self.check_contexts(blk)
         try:
             self.phase("B", B)
         finally:
@@ -804,6 +865,7 @@ class Matrix:
             return 0
         self.check_nofit()
         rc = self.write(self.collect())
+        self.write_summary()
         if self.a.export:
             self.export(self.a.export)
         return rc
@@ -823,6 +885,26 @@ class Matrix:
                     return get(prog, size, variant, backend, "none")
             return None
         out = {}
+        say("")
+        # per program: the two ratios issue 18's bars are about
+        cols = [("fit", "hbm", "gpu", "none"), ("fit", "hbm", "gpu", "auto"),
+                ("fit", "host", "zerocopy", "none"), ("fit", "host", "zerocopy", "auto"),
+                ("nofit", "host", "zerocopy", "none"), ("nofit", "host", "zerocopy", "auto")]
+        say("matrix: per program (rows with the original's checksum only; '-': no such pair)")
+        say("%-10s %12s %12s %14s %14s %16s %16s" % (
+            "program", "hbm/gpu", "hbm/gpu", "host/zc fit", "host/zc fit", "host/zc nofit", "host/zc nofit"))
+        say("%-10s %12s %12s %14s %14s %16s %16s" % ("", "opt none", "opt auto", "opt none", "opt auto",
+                                                     "opt none", "opt auto"))
+        table = {}
+        for p in self.programs:
+            cells = []
+            for size, pb, ob, opt in cols:
+                o, h = get(p, size, "original", ob, "-"), get(p, size, "port", pb, opt)
+                v = h / o if o and h else None
+                table.setdefault(p, {})["%s_%s_over_%s_opt_%s" % (size, pb, ob, opt)] = round(v, 3) if v else None
+                cells.append("%.2fx" % v if v else "-")
+            say("%-10s %12s %12s %14s %14s %16s %16s" % tuple([p] + cells))
+        out["per_program"] = table
         say("")
         for opt in ("none", "auto"):
             fit = {}
@@ -859,18 +941,32 @@ class Matrix:
         return out
 
     def export(self, dest):
-        """Copies what a report needs (not the binaries) to dest: the CSVs,
-        meta.json, the plot where matplotlib is installed, and a tarball of the
-        logs and the ported sources."""
+        """Writes three files to dest (a tool that brings back only a few
+        files gets them all): results.csv, summary.txt (the console: table,
+        per-program ratios, bars) and matrix.tgz with results.csv, jobs.csv,
+        meta.json, summary.txt, the plot (PNG + SVG, where matplotlib is
+        installed), the logs and the ported sources (not the binaries)."""
         os.makedirs(dest, exist_ok=True)
-        for name in ("results.csv", "jobs.csv", "meta.json"):
-            if os.path.exists(os.path.join(self.out, name)):
-                shutil.copy(os.path.join(self.out, name), dest)
-        subprocess.run(["tar", "czf", os.path.join(dest, "logs.tgz"), "-C", self.out, "logs", "src"])
         p = subprocess.run([sys.executable, os.path.join(HERE, "plot.py"), os.path.join(self.out, "results.csv"),
-                            os.path.join(dest, "benchmarks")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            os.path.join(self.out, "benchmarks")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True)
-        say("matrix: exported to %s%s" % (dest, "" if p.returncode == 0 else " (no plot: " + p.stdout.strip()[-200:] + ")"))
+        say("matrix: plot: %s" % ("benchmarks.png, benchmarks.svg" if p.returncode == 0
+                                  else "none (" + p.stdout.strip()[-200:] + ")"))
+        say("matrix: exported to %s: results.csv, summary.txt, matrix.tgz" % dest)
+        self.write_summary()
+        members = [n for n in ("results.csv", "jobs.csv", "meta.json", "summary.txt", "benchmarks.png",
+                               "benchmarks.svg", "logs", "src") if os.path.exists(os.path.join(self.out, n))]
+        rc = subprocess.run(["tar", "czf", os.path.join(dest, "matrix.tgz"), "-C", self.out] + members).returncode
+        if rc != 0:
+            say("matrix: *** tar of %s failed (status %d) ***" % (dest, rc))
+        for name in ("results.csv", "summary.txt"):
+            shutil.copy(os.path.join(self.out, name), dest)
+
+    def write_summary(self):
+        with _print_lock:
+            text = "\n".join(_console) + "\n"
+        with open(os.path.join(self.out, "summary.txt"), "w") as f:
+            f.write(text)
 
     def check_nofit(self):
         """Loud note when a nofit size would have fit in the budget."""
@@ -891,12 +987,20 @@ def main():
     ap.add_argument("--dry-run", action="store_true", help="print the build commands and jobs, run nothing")
     ap.add_argument("--programs", help="comma-separated subset (default: %s)" % ",".join(DEFAULT_PROGRAMS))
     ap.add_argument("--reps", type=int, help="runs per row (median); default 3, --quick 1")
-    ap.add_argument("--budget-mib", type=int, help="GPU memory left free for the nofit runs (default 192, --quick 64)")
+    ap.add_argument("--budget-mib", type=int,
+                    help="GPU memory a new process sees free (its context made) in the nofit runs (default 640, "
+                         "--quick 384); the blocker leaves this plus one context")
+    ap.add_argument("--reserve-mib", type=int,
+                    help="of what a blocked ported job sees free, what is not given to BAM_GPU_BUDGET besides the "
+                         "cache: the runtime's own allocations and the program's plain cudaMalloc arrays (default 128)")
+    ap.add_argument("--deadline-s", type=int, default=0,
+                    help="stop starting programs after this many seconds from the start (build included): phase A "
+                         "gets 55%% of what is left, the blocked phase B the rest; rows not run are NOT-RUN")
     ap.add_argument("--cache", help="BAM_CACHE_BYTES of the ported runs (default 64M, --quick 16M)")
     ap.add_argument("--timeout", type=int, help="seconds per job (default 120, --quick 60)")
     ap.add_argument("--gen-timeout", type=int, default=300, help="seconds for a process's input generation")
-    ap.add_argument("--gen-parallel", type=int, default=4,
-                    help="processes generating their input at once while one uses the GPU (default 4)")
+    ap.add_argument("--gen-parallel", type=int, default=10,
+                    help="processes generating their input at once while one uses the GPU (default 10)")
     ap.add_argument("--no-fork", action="store_true", help="one process per job (each generates its input)")
     ap.add_argument("--bamgen", help="the bamgen binary (or BAMGEN=...)")
     ap.add_argument("--nvcc")
@@ -905,7 +1009,8 @@ def main():
     ap.add_argument("--emu-dir", default=os.environ.get("BAM_EMU_DIR", "/tmp"))
     ap.add_argument("--skip-build", action="store_true", help="use OUTDIR/bin from an earlier --build-only")
     ap.add_argument("--build-only", action="store_true")
-    ap.add_argument("--export", help="also copy the results, logs (tgz) and plot, not the binaries, to this folder")
+    ap.add_argument("--export", help="also write results.csv, summary.txt and matrix.tgz (CSVs, meta.json, plot, "
+                                     "logs, ported sources; not the binaries) to this folder")
     a = ap.parse_args()
     sys.exit(Matrix(a).run())
 

@@ -27,6 +27,8 @@ int main(int argc, char** argv)
 #ifdef FAKE_PORT
   bench_fork::point();
   const char* be = std::getenv("BAM_BACKEND");
+  if (const char* g = std::getenv("BAM_GPU_BUDGET")) // what the runtime would get
+    std::fprintf(stderr, "fake: BAM_GPU_BUDGET=%s\n", g);
   void* d = nullptr;
   cudaMalloc(&d, 64); // the runtime's own small allocations
   cudaFree(d);
