@@ -271,7 +271,7 @@ class Matrix:
         self.src = os.path.join(self.out, "src")
         self.dry = a.dry_run
         self.quick = a.quick
-        self.reps = a.reps if a.reps else (1 if a.quick else 3)
+        self.reps = a.reps if a.reps else (1 if a.quick else 2)
         # what a new process sees free under the blocker, its own context made
         self.budget = (a.budget_mib if a.budget_mib else (384 if a.quick else 640)) << 20
         self.cache = a.cache if a.cache else ("16M" if a.quick else "64M")
@@ -535,13 +535,23 @@ class Matrix:
             total_timeout = self.timeout * len(g) + self.a.gen_timeout
             if self.phase_end:
                 total_timeout = max(5, min(total_timeout, self.phase_end - time.time()))
+            why = "input generation: see %s" % os.path.basename(gen_log)
             with open(gen_log, "w") as glog:
+                # its own process group: a timeout kills the parent and the
+                # job it forked, so nothing is left on the GPU
+                p = subprocess.Popen([exe] + args, cwd=ROOT, env=env, stdout=glog, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
                 try:
-                    p = subprocess.run([exe] + args, cwd=ROOT, env=env, stdout=glog, stderr=subprocess.STDOUT,
-                                       timeout=total_timeout)
-                    prc = p.returncode
+                    prc = p.wait(timeout=total_timeout)
                 except subprocess.TimeoutExpired:
+                    try:
+                        os.killpg(p.pid, 9)
+                    except OSError:
+                        pass
+                    p.wait()
                     prc = 124
+                    if self.phase_end and time.time() >= self.phase_end - 1:
+                        why = "killed at --deadline-s"
             results = {}
             if os.path.exists(rf):
                 for line in open(rf):
@@ -553,8 +563,7 @@ class Matrix:
                     j["rc"], j["wall"] = results[j["id"]]
                 else:
                     j["rc"] = prc if prc != 0 else 125  # the parent never ran it
-                    j["note"] = (j["note"] + "; " if j["note"] else "") + "not run (input generation: see %s)" % (
-                        os.path.basename(gen_log))
+                    j["note"] = (j["note"] + "; " if j["note"] else "") + "not run (%s)" % why
             say("matrix: %-34s %s" % (name, " ".join("%s=%s" % (j["backend"], j["rc"]) for j in g)))
 
     def run_unforked(self, prog, size, binary, exe, args, jobs):
@@ -785,13 +794,15 @@ class Matrix:
                                      wall_max_s=round(max(walls), 1), wall_sum_s=round(sum(walls), 1))
             say("matrix: %d jobs, %.2f s each on average (max %.1f s), %.0f s on the GPU in all" % (
                 len(walls), sum(walls) / len(walls), max(walls), sum(walls)))
-            if self.quick:
-                per_rep = len(self.jobs_run) / max(1, self.reps)
-                guess = 2.0 * sum(walls) / len(walls)  # the full sizes are about four times larger
-                reps = max(1, min(3, int(360 / (per_rep * guess))))
-                say("matrix: for the full run: %d jobs per repetition; at twice this run's mean job time, "
-                    "--reps %d keeps the GPU part near 6 min (guess)" % (per_rep, reps))
-                self.meta["suggested_full_reps"] = reps
+            per = {}
+            for j in self.jobs_run:
+                if j.get("wall"):
+                    per[j["prog"]] = per.get(j["prog"], 0.0) + j["wall"]
+            say("matrix: GPU seconds per program (jobs' wall time, context and teardown included): " +
+                ", ".join("%s %.1f" % (p, per[p]) for p in self.programs if p in per))
+            slow = sorted((j for j in self.jobs_run if j.get("wall")), key=lambda j: -j["wall"])[:6]
+            say("matrix: slowest jobs: " + ", ".join("%s %.1f s" % (j["id"], j["wall"]) for j in slow))
+            self.meta["gpu_s_per_program"] = {p: round(v, 1) for p, v in per.items()}
         self.meta.update(dict(finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                               total_s=round(time.time() - self.t0, 1), reps=self.reps, quick=self.quick,
                               budget_bytes=self.budget, blocked_free_bytes=getattr(self, "blocked_free", None),
@@ -986,7 +997,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smaller sizes, 1 repetition (a first trial, ~3 min)")
     ap.add_argument("--dry-run", action="store_true", help="print the build commands and jobs, run nothing")
     ap.add_argument("--programs", help="comma-separated subset (default: %s)" % ",".join(DEFAULT_PROGRAMS))
-    ap.add_argument("--reps", type=int, help="runs per row (median); default 3, --quick 1")
+    ap.add_argument("--reps", type=int, help="runs per row (median); default 2, --quick 1")
     ap.add_argument("--budget-mib", type=int,
                     help="GPU memory a new process sees free (its context made) in the nofit runs (default 640, "
                          "--quick 384); the blocker leaves this plus one context")

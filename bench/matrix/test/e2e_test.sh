@@ -142,6 +142,18 @@ check "a deadline exits 1" "$?" 1
 check "row not run" "$(field cc fit port host none checksum_ok)" NOT-RUN
 if grep -q '\*\*\* NOT-RUN \*\*\*' "$tmp/run2c.log"; then ok; else bad "NOT-RUN shouted"; tail "$tmp/run2c.log"; fi
 
+# 2d. a program still running at the deadline is killed with the job it forked (nothing left on the GPU)
+rm -rf "$out/logs" "$out/results.csv"
+FAKE_STATE=$tmp/state FAKE_SLEEP=cc.gpu timeout 60 python3 "$here/../matrix.py" "$out" --skip-build --quick \
+	--programs cc --deadline-s 16 >"$tmp/run2d.log" 2>&1
+check "a deadline with jobs running exits 1" "$?" 1
+sleep 1
+left=$(ps -eo args | grep -c "^$out/bin/cc\.")
+check "no program or job left running" "$left" 0
+if grep -q 'cc,fit,original,gpu,-,.*FAILED,.*not run (killed at --deadline-s); exit 124' "$out/results.csv" &&
+	grep -q 'cc,nofit,port,emu,auto,90.000,' "$out/results.csv"; then ok; else
+	bad "the killed jobs are FAILED (exit 124), the blocked phase still ran"; cat "$out/results.csv"; fi
+
 # 3. --no-fork: one process per job, each with its job's environment
 rm -rf "$out/logs" "$out/results.csv"
 FAKE_STATE=$tmp/state python3 "$here/../matrix.py" "$out" --skip-build --quick --programs bfs_warp --no-fork \

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <vector>
+#include <unistd.h>
 #ifdef FAKE_PORT
 #include <cuda_runtime.h>
 #endif
@@ -43,6 +44,8 @@ int main(int argc, char** argv)
   const std::string me = name + "." + (be ? be : "?");
   if (const char* f = std::getenv("FAKE_FAIL"); f && me == f)
     return 1;
+  if (const char* f = std::getenv("FAKE_SLEEP"); f && me == f) // a job that hangs
+    sleep(120);
   // kernel time: depends on the backend, so ratios are not all 1
   double ms = 10.0;
   if (be && !std::strcmp(be, "uvm")) ms = 20;
