@@ -289,6 +289,9 @@ class Matrix:
         self.jobs = a.jobs or os.cpu_count() or 4
         self.gen_parallel = a.gen_parallel
         self.lock = os.path.join(self.out, "gpu.lock")
+        self.gate = os.path.join(self.out, "gpu.lock.B")  # phase B's GPU lock, held by the runner until then
+        self.gate_opened = None
+        self.phase_ends = {}
         self.status = {}        # (prog, binary) -> "ok" or why not
         self.identical = {}     # prog -> True when --opt auto made the same source as --auto
         self.jobs_run = []      # job records
@@ -494,16 +497,21 @@ class Matrix:
         key = ("q" if self.quick else "") + size
         return c[key].split() + ["--no-verify"]
 
-    def run_parent(self, prog, size, binary, jobs):
+    def run_parent(self, prog, size, binary, jobs, phase="A"):
         """One process: generates the input, then forks each job (forkpoint.h);
-        or one process per job where the binary has no fork point."""
+        or one process per job where the binary has no fork point. Phase B
+        processes may start (and generate their input) while phase A runs:
+        their GPU lock is the gate, which the runner holds until the blocker
+        is in place."""
         exe = os.path.join(self.bin, "%s.%s" % (prog, binary))
         args = self.args_of(prog, size)
         fork = binary == "orig" or self.status.get((prog, binary + ".fork")) == "ok"
         if self.a.no_fork:
             fork = False
-        if self.phase_end and not self.dry:
-            left = self.phase_end - time.time()
+        lock = self.gate if phase == "B" else self.lock
+        phase_end = self.phase_ends.get(phase)
+        if phase_end and not self.dry:
+            left = phase_end - time.time()
             if left < 5:
                 for j in jobs:
                     j["rc"] = 126
@@ -511,7 +519,7 @@ class Matrix:
                 say("matrix: %-34s not run (--deadline-s)" % ("%s.%s.%s" % (prog, size, binary)))
                 return
         if not fork:
-            return self.run_unforked(prog, size, binary, exe, args, jobs)
+            return self.run_unforked(prog, size, binary, exe, args, jobs, lock)
         for g in [jobs]:
             name = "%s.%s.%s.%s" % (prog, size, binary, g[0]["rep"] if len(g) == 1 else "all")
             jf = os.path.join(self.logs, name + ".jobs")
@@ -520,7 +528,7 @@ class Matrix:
             for j in g:
                 envs = ["%s=%s" % kv for kv in sorted(j["env"].items())]
                 lines.append("\t".join([j["id"], j["out"], j["err"], str(self.timeout)] + envs))
-            env = dict(os.environ, BENCH_JOBS=jf, BENCH_JOBS_RESULT=rf, BENCH_GPU_LOCK=self.lock)
+            env = dict(os.environ, BENCH_JOBS=jf, BENCH_JOBS_RESULT=rf, BENCH_GPU_LOCK=lock)
             if self.dry:
                 say("  # %s: %d job(s) from one input (%s)" % (name, len(g), "fork" if fork else "own process"))
                 for j in g:
@@ -533,25 +541,33 @@ class Matrix:
                 os.remove(rf)
             gen_log = os.path.join(self.logs, name + ".gen.log")
             total_timeout = self.timeout * len(g) + self.a.gen_timeout
-            if self.phase_end:
-                total_timeout = max(5, min(total_timeout, self.phase_end - time.time()))
             why = "input generation: see %s" % os.path.basename(gen_log)
             with open(gen_log, "w") as glog:
                 # its own process group: a timeout kills the parent and the
                 # job it forked, so nothing is left on the GPU
                 p = subprocess.Popen([exe] + args, cwd=ROOT, env=env, stdout=glog, stderr=subprocess.STDOUT,
                                      start_new_session=True)
-                try:
-                    prc = p.wait(timeout=total_timeout)
-                except subprocess.TimeoutExpired:
+                t_start = time.time()
+                prc = None
+                while prc is None:
+                    # the time limit counts from the gate's opening in phase B
+                    opened = self.gate_opened if phase == "B" else t_start
+                    limit = (opened + total_timeout) if opened else None
+                    if phase_end:
+                        limit = min(limit, phase_end) if limit else phase_end
+                    step = 1.0 if limit is None else max(0.0, min(1.0, limit - time.time()))
                     try:
-                        os.killpg(p.pid, 9)
-                    except OSError:
-                        pass
-                    p.wait()
-                    prc = 124
-                    if self.phase_end and time.time() >= self.phase_end - 1:
-                        why = "killed at --deadline-s"
+                        prc = p.wait(timeout=step)
+                    except subprocess.TimeoutExpired:
+                        if limit is not None and time.time() >= limit:
+                            try:
+                                os.killpg(p.pid, 9)
+                            except OSError:
+                                pass
+                            p.wait()
+                            prc = 124
+                            if phase_end and time.time() >= phase_end - 1:
+                                why = "killed at --deadline-s"
             results = {}
             if os.path.exists(rf):
                 for line in open(rf):
@@ -566,7 +582,7 @@ class Matrix:
                     j["note"] = (j["note"] + "; " if j["note"] else "") + "not run (%s)" % why
             say("matrix: %-34s %s" % (name, " ".join("%s=%s" % (j["backend"], j["rc"]) for j in g)))
 
-    def run_unforked(self, prog, size, binary, exe, args, jobs):
+    def run_unforked(self, prog, size, binary, exe, args, jobs, lock):
         """One process per job, its environment set here, one at a time on
         the GPU (the same lock file as the fork point's)."""
         import fcntl
@@ -578,7 +594,7 @@ class Matrix:
             env = dict(os.environ)
             env.pop("BENCH_JOBS", None)
             env.update(j["env"])
-            with open(self.lock, "a+") as lk, open(j["out"], "w") as o, open(j["err"], "w") as e:
+            with open(lock, "a+") as lk, open(j["out"], "w") as o, open(j["err"], "w") as e:
                 fcntl.flock(lk, fcntl.LOCK_EX)
                 t = time.time()
                 try:
@@ -590,24 +606,62 @@ class Matrix:
         say("matrix: %-34s %s (one process per job)" % ("%s.%s.%s" % (prog, size, binary),
                                                         " ".join("%s=%s" % (j["backend"], j["rc"]) for j in jobs)))
 
-    def phase(self, name, parents):
-        say("matrix: phase %s: %d processes, %d jobs" % (name, len(parents), sum(len(p[3]) for p in parents)))
+    def phases(self, A, B):
+        """Phase A (no blocker), then phase B (under the blocker). All
+        processes share one pool of --gen-parallel: A's first, then B's, so
+        that B's inputs are generated while A's jobs run; B's processes wait
+        at the gate (their GPU lock, held here) until the blocker is in place.
+        Returns nothing; self.blocked_free is what a new process saw free."""
+        import fcntl
         t = time.time()
-        self.phase_end = None
+        self.phase_ends = {}
         if self.deadline:
             left = self.deadline - (t - self.t0)
             # phase A (no blocker) may use 55% of what is left, so that the
             # blocked runs of phase B always get their turn
-            self.phase_end = t + (0.55 * left if name == "A" else left)
+            self.phase_ends = {"A": t + 0.55 * left, "B": t + left}
+        say("matrix: phase A: %d processes, %d jobs; phase B: %d processes, %d jobs" % (
+            len(A), sum(len(p[3]) for p in A), len(B), sum(len(p[3]) for p in B)))
         if self.dry:
-            for p in parents:
-                self.run_parent(*p)
-        else:
-            # the longest input generations first, so that short ones fill in
-            parents = sorted(parents, key=lambda p: -self.gen_s(p[0], p[1]))
-            with cf.ThreadPoolExecutor(max_workers=self.gen_parallel) as ex:
-                list(ex.map(lambda p: self.run_parent(*p), parents))
-        self.meta["phase_%s_s" % name] = round(time.time() - t, 1)
+            for p in A:
+                self.run_parent(*p, phase="A")
+            blk, self.blocked_free = self.start_blocker()
+            for p in B:
+                self.run_parent(*p, phase="B")
+            return
+        gate = open(self.gate, "a+")
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        self.gate_opened = None
+        # A process that holds a context (and no memory) through phase A, so
+        # that the driver stays initialised between the jobs' processes
+        # (without persistence mode each first context would pay for it).
+        keep = subprocess.Popen([os.path.join(self.bin, "blocker"), str(1 << 30)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        keep.stdout.readline()
+        blk = None
+        # the longest input generations first, so that short ones fill in
+        order = lambda ps: sorted(ps, key=lambda p: -self.gen_s(p[0], p[1]))
+        ex = cf.ThreadPoolExecutor(max_workers=self.gen_parallel)
+        try:
+            fa = [ex.submit(self.run_parent, *p, phase="A") for p in order(A)]
+            fb = [ex.submit(self.run_parent, *p, phase="B") for p in order(B)]
+            for f in fa:
+                f.result()
+            self.meta["phase_A_s"] = round(time.time() - t, 1)
+            self.stop_blocker(keep)
+            keep = None
+            blk, self.blocked_free = self.start_blocker()
+            self.check_contexts(blk)
+            self.gate_opened = time.time()
+            fcntl.flock(gate, fcntl.LOCK_UN)
+            for f in fb:
+                f.result()
+            self.meta["phase_B_s"] = round(time.time() - self.gate_opened, 1)
+        finally:
+            ex.shutdown(wait=True)
+            gate.close()
+            self.stop_blocker(keep)
+            self.stop_blocker(blk)
 
     def plan(self):
         """The jobs of both phases: A without the blocker, B with it."""
@@ -853,24 +907,7 @@ class Matrix:
         self.blocked_free = self.budget  # refined when the blocker runs
         A, B = self.plan()
         self.estimate(A, B)
-        # A process that holds a context (and no memory) through phase A, so
-        # that the driver stays initialised between the jobs' processes
-        # (without persistence mode each first context would pay for it).
-        keep = None
-        if not self.dry:
-            keep = subprocess.Popen([os.path.join(self.bin, "blocker"), str(1 << 30)], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            keep.stdout.readline()
-        try:
-            self.phase("A", A)
-        finally:
-            self.stop_blocker(keep)
-        blk, self.blocked_free = self.start_blocker()
-        self.check_contexts(blk)
-        try:
-            self.phase("B", B)
-        finally:
-            self.stop_blocker(blk)
+        self.phases(A, B)
         if self.dry:
             say("matrix: dry run: nothing was built or run")
             return 0

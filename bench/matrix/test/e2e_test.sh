@@ -69,6 +69,11 @@ check "identical --opt auto is not run again" "$(field vectoradd fit port '*' au
 # nofit ports measure the free memory at their start (forkpoint.h): cache 16 MiB (--quick) + reserve 128 MiB
 if grep -q 'BENCH_GPU_BUDGET_AUTO=16777216 134217728' "$out"/logs/cc.nofit.auto.all.jobs &&
 	! grep -q 'BUDGET' "$out"/logs/cc.fit.auto.all.jobs; then ok; else bad "the budget check only on nofit ports"; fi
+# phase B's processes start early but run their jobs only under the blocker (the gate), phase A's without it
+nb=$(cat "$out"/logs/*.nofit.port.*.err "$out"/logs/*.nofit.original.zerocopy.*.err | grep -c "fake: blocker_free=$((384 << 20))\$")
+nbw=$(ls "$out"/logs/*.nofit.port.*.err "$out"/logs/*.nofit.original.zerocopy.*.err | wc -l)
+na=$(cat "$out"/logs/*.fit.*.err "$out"/logs/*.nofit.original.gpu-unblocked.*.err | grep -c "fake: blocker_free=$((384 << 20))\$")
+check "jobs under the blocker: all of phase B's, none of phase A's" "$nb/$nbw $na" "$nbw/$nbw 0"
 # the mock's cudaMemGetInfo says 1024 MiB free: BAM_GPU_BUDGET = 1024 - 16 - 128 MiB
 if grep -q 'fake: BAM_GPU_BUDGET=922746880' "$out"/logs/cc.nofit.port.emu.auto.0.err &&
 	grep -q 'forkpoint: free_bytes=1073741824 gpu_budget=922746880' "$out"/logs/cc.nofit.port.host.none.0.err &&

@@ -42,6 +42,16 @@ int main(int argc, char** argv)
   const char* be = std::getenv("BENCH_MEM");
 #endif
   const std::string me = name + "." + (be ? be : "?");
+  if (const char* st = std::getenv("FAKE_STATE")) { // what the fake blocker leaves free now (empty: none runs)
+    char buf[64] = "";
+    if (FILE* f = std::fopen(st, "r")) {
+      if (!std::fgets(buf, sizeof buf, f))
+        buf[0] = 0;
+      std::fclose(f);
+    }
+    buf[std::strcspn(buf, "\n")] = 0;
+    std::fprintf(stderr, "fake: blocker_free=%s\n", buf);
+  }
   if (const char* f = std::getenv("FAKE_FAIL"); f && me == f)
     return 1;
   if (const char* f = std::getenv("FAKE_SLEEP"); f && me == f) // a job that hangs
