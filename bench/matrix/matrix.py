@@ -49,54 +49,54 @@ HERE = os.path.join(ROOT, "bench", "matrix")
 # bench/difftest/configs/pagerank.tol).
 PROGRAMS = {
     "bfs_thread": dict(
-        fit="1048573 1 16", nofit="15728627 1 16",
+        fit="1048573 1 16", nofit="13631477 1 16",
         qfit="262139 1 16", qnofit="9437167 1 16",
         time=[r"bfs: \d+ levels, ([0-9.]+) ms"],
         timed="the level loop (chrono, every launch and flag copy)"),
     "bfs_warp": dict(
-        fit="6291469 42 -d 16", nofit="14680063 42 -d 16",
+        fit="4194301 42 -d 16", nofit="13107197 42 -d 16",
         qfit="1048573 42 -d 16", qnofit="8388593 42 -d 16",
         time=[r"levels \d+ time ([0-9.]+) ms"],
         timed="the level loop (cudaEvents)"),
     "bfs_chunk": dict(
-        fit="6291469 2024 16", nofit="14680063 2024 16",
+        fit="4194301 2024 16", nofit="13107197 2024 16",
         qfit="1048573 2024 16", qnofit="8388593 2024 16",
         time=[r"levels=\d+ time=([0-9.]+) ms"],
         timed="the level loop (chrono)"),
     "cc": dict(
-        fit="4194301 99 8", nofit="25165813 99 8",
+        fit="4194301 99 8", nofit="23068667 99 8",
         qfit="1048573 99 8", qnofit="15099493 99 8",
         time=[r"sweeps=([0-9.]+) ms"],
         gpu_seqs="2",  # labels: cudaMallocManaged like the graph, but filled by cc_init on the GPU
         timed="the propagation launches (chrono, each followed by a synchronisation; the port's per-sweep array_from_host/copy_to_host of labels included)"),
     "sssp": dict(
-        fit="1048573 5 8", nofit="13631477 5 8",
+        fit="1048573 5 8", nofit="12582917 5 8",
         qfit="262139 5 8", qnofit="8388593 5 8",
         time=[r"rounds=\d+ time=([0-9.]+) ms"],
         timed="the relaxation rounds (chrono)"),
     "pagerank": dict(
-        fit="1048573 3 16 10", nofit="12582917 3 16 3",
+        fit="1048573 3 16 10", nofit="11534329 3 16 3",
         qfit="262139 3 16 5", qnofit="7340009 3 16 3",
         time=[r"^time=([0-9.]+) ms"],
         timed="the iterations (chrono; the port's array_from_host of the in-edge list included)",
         tol=1e-6),
     "spmv": dict(
-        fit="1048573 11", nofit="7864331 11",
+        fit="1048573 11", nofit="7340033 11",
         qfit="262139 11", qnofit="4718579 11",
         time=[r"scalar ([0-9.]+) ms", r"vector<32> ([0-9.]+) ms", r"vector<4> ([0-9.]+) ms"],
         timed="the three SpMV kernels, summed (cudaEvents)"),
     "query": dict(
-        fit="67108879 17", nofit="83886091 17",
+        fit="67108879 17", nofit="75497467 17",
         qfit="16777259 17", qnofit="50331653 17",
         time=[r"q1 ([0-9.]+) ms", r"q2 ([0-9.]+) ms"],
         timed="Q1 + Q2 (chrono)"),
     "embedding": dict(
-        fit="1000003 1048576 128", nofit="2250001 262144 128",
+        fit="1000003 1048576 128", nofit="2000003 262144 128",
         qfit="250003 262144 128", qnofit="1350001 131072 128",
         time=[r"dim=\d+\s+([0-9.]+) ms"],
         timed="gather_rows + gather_sum (chrono)"),
     "vectoradd": dict(
-        fit="67108864", nofit="100663296",
+        fit="67108864", nofit="89478485",
         qfit="16777216", qnofit="60397977",
         time=[r"vector_add ([0-9.]+) ms", r"gridstride ([0-9.]+) ms"],
         timed="vector_add + vector_add_gridstride (chrono each)"),
@@ -709,9 +709,9 @@ class Matrix:
         graphs ~0.25 us per edge, the others a second or two at most)."""
         n = float(self.args_of(prog, size)[0])
         if prog in ("bfs_thread", "bfs_warp", "bfs_chunk", "pagerank"):
-            return n * 16 * 0.25e-6 * (1 if prog != "pagerank" else 1.3)
+            return n * 16 * 0.3e-6 * (1 if prog != "pagerank" else 1.3)
         if prog in ("cc", "sssp"):
-            return n * 8 * 0.25e-6 * 1.3
+            return n * 8 * 0.3e-6 * 1.3
         return n * 1e-7 + 0.3
 
     def estimate(self, A, B):
