@@ -276,7 +276,7 @@ class Matrix:
         self.budget = (a.budget_mib if a.budget_mib else (384 if a.quick else 640)) << 20
         self.cache = a.cache if a.cache else ("16M" if a.quick else "64M")
         self.cache_bytes = parse_bytes(self.cache)
-        self.reserve = (a.reserve_mib if a.reserve_mib is not None else 128) << 20
+        self.reserve = (a.reserve_mib if a.reserve_mib is not None else 192) << 20
         self.deadline = a.deadline_s
         self.timeout = a.timeout if a.timeout else (60 if a.quick else 120)
         self.programs = a.programs.split(",") if a.programs else list(DEFAULT_PROGRAMS)
@@ -1040,7 +1040,8 @@ def main():
                          "--quick 384); the blocker leaves this plus one context")
     ap.add_argument("--reserve-mib", type=int,
                     help="of what a blocked ported job sees free, what is not given to BAM_GPU_BUDGET besides the "
-                         "cache: the runtime's own allocations and the program's plain cudaMalloc arrays (default 128)")
+                         "cache: the runtime's own allocations, the program's plain cudaMalloc arrays and local "
+                         "memory a first launch may add (default 192)")
     ap.add_argument("--deadline-s", type=int, default=0,
                     help="stop starting programs after this many seconds from the start (build included): phase A "
                          "gets 55%% of what is left, the blocked phase B the rest; rows not run are NOT-RUN")

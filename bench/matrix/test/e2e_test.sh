@@ -66,20 +66,20 @@ check "nofit uvm skipped" "$(field cc nofit original uvm - checksum_ok)" skipped
 check "nofit hbm skipped" "$(field cc nofit port hbm none checksum_ok)" skipped
 check "nofit emu ok" "$(field cc nofit port emu auto checksum_ok)" yes
 check "identical --opt auto is not run again" "$(field vectoradd fit port '*' auto checksum_ok)" skipped
-# nofit ports measure the free memory at their start (forkpoint.h): cache 16 MiB (--quick) + reserve 128 MiB
-if grep -q 'BENCH_GPU_BUDGET_AUTO=16777216 134217728' "$out"/logs/cc.nofit.auto.all.jobs &&
+# nofit ports measure the free memory at their start (forkpoint.h): cache 16 MiB (--quick) + reserve 192 MiB
+if grep -q 'BENCH_GPU_BUDGET_AUTO=16777216 201326592' "$out"/logs/cc.nofit.auto.all.jobs &&
 	! grep -q 'BUDGET' "$out"/logs/cc.fit.auto.all.jobs; then ok; else bad "the budget check only on nofit ports"; fi
 # phase B's processes start early but run their jobs only under the blocker (the gate), phase A's without it
 nb=$(cat "$out"/logs/*.nofit.port.*.err "$out"/logs/*.nofit.original.zerocopy.*.err | grep -c "fake: blocker_free=$((384 << 20))\$")
 nbw=$(ls "$out"/logs/*.nofit.port.*.err "$out"/logs/*.nofit.original.zerocopy.*.err | wc -l)
 na=$(cat "$out"/logs/*.fit.*.err "$out"/logs/*.nofit.original.gpu-unblocked.*.err | grep -c "fake: blocker_free=$((384 << 20))\$")
 check "jobs under the blocker: all of phase B's, none of phase A's" "$nb/$nbw $na" "$nbw/$nbw 0"
-# the mock's cudaMemGetInfo says 1024 MiB free: BAM_GPU_BUDGET = 1024 - 16 - 128 MiB
-if grep -q 'fake: BAM_GPU_BUDGET=922746880' "$out"/logs/cc.nofit.port.emu.auto.0.err &&
-	grep -q 'forkpoint: free_bytes=1073741824 gpu_budget=922746880' "$out"/logs/cc.nofit.port.host.none.0.err &&
+# the mock's cudaMemGetInfo says 1024 MiB free: BAM_GPU_BUDGET = 1024 - 16 - 192 MiB
+if grep -q 'fake: BAM_GPU_BUDGET=855638016' "$out"/logs/cc.nofit.port.emu.auto.0.err &&
+	grep -q 'forkpoint: free_bytes=1073741824 gpu_budget=855638016' "$out"/logs/cc.nofit.port.host.none.0.err &&
 	! grep -q 'BAM_GPU_BUDGET' "$out"/logs/cc.fit.port.host.none.0.err; then ok; else
 	bad "BAM_GPU_BUDGET = free at the job's start - cache - reserve"; cat "$out"/logs/cc.nofit.port.emu.auto.0.err; fi
-check "the CSV says what the job saw" "$(field cc nofit port host none job_free_mib)/$(field cc nofit port host none gpu_budget_mib)" "1024/880"
+check "the CSV says what the job saw" "$(field cc nofit port host none job_free_mib)/$(field cc nofit port host none gpu_budget_mib)" "1024/816"
 # the blocker left 384 MiB (--quick) + a 500 MiB context; the fake query then reports 384 MiB
 check "meta: measured free memory under the blocker" \
 	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["blocked_free_bytes"])' "$out/meta.json")" $((384 << 20))
@@ -166,7 +166,7 @@ FAKE_STATE=$tmp/state python3 "$here/../matrix.py" "$out" --skip-build --quick -
 check "--no-fork exits 0" "$?" 0
 check "--no-fork: uvm ran as uvm" "$(field bfs_warp fit original uvm - ratio_to_gpu)" 2.000
 check "--no-fork: emu port ran on emu" "$(field bfs_warp nofit port emu auto ratio_to_gpu)" 9.000
-if grep -q 'forkpoint: free_bytes=1073741824 gpu_budget=922746880' "$out"/logs/bfs_warp.nofit.port.emu.auto.0.err; then ok; else
+if grep -q 'forkpoint: free_bytes=1073741824 gpu_budget=855638016' "$out"/logs/bfs_warp.nofit.port.emu.auto.0.err; then ok; else
 	bad "--no-fork: the budget is measured too"; fi
 
 # 4. --dry-run runs nothing
