@@ -292,6 +292,7 @@ class Matrix:
         self.gate = os.path.join(self.out, "gpu.lock.B")  # phase B's GPU lock, held by the runner until then
         self.gate_opened = None
         self.phase_ends = {}
+        self.procs = set()  # program processes running now
         self.status = {}        # (prog, binary) -> "ok" or why not
         self.identical = {}     # prog -> True when --opt auto made the same source as --auto
         self.jobs_run = []      # job records
@@ -547,6 +548,7 @@ class Matrix:
                 # job it forked, so nothing is left on the GPU
                 p = subprocess.Popen([exe] + args, cwd=ROOT, env=env, stdout=glog, stderr=subprocess.STDOUT,
                                      start_new_session=True)
+                self.procs.add(p)
                 t_start = time.time()
                 prc = None
                 while prc is None:
@@ -568,6 +570,7 @@ class Matrix:
                             prc = 124
                             if phase_end and time.time() >= phase_end - 1:
                                 why = "killed at --deadline-s"
+                self.procs.discard(p)
             results = {}
             if os.path.exists(rf):
                 for line in open(rf):
@@ -657,6 +660,19 @@ class Matrix:
             for f in fb:
                 f.result()
             self.meta["phase_B_s"] = round(time.time() - self.gate_opened, 1)
+        except BaseException:
+            # an error or ^C: no program may stay behind (B's would wait at
+            # the gate for ever)
+            try:
+                ex.shutdown(wait=False, cancel_futures=True)
+            except TypeError:  # Python < 3.9
+                pass
+            for p in list(self.procs):
+                try:
+                    os.killpg(p.pid, 9)
+                except OSError:
+                    pass
+            raise
         finally:
             ex.shutdown(wait=True)
             gate.close()

@@ -159,6 +159,16 @@ if grep -q 'cc,fit,original,gpu,-,.*FAILED,.*not run (killed at --deadline-s); e
 	grep -q 'cc,nofit,port,emu,auto,90.000,' "$out/results.csv"; then ok; else
 	bad "the killed jobs are FAILED (exit 124), the blocked phase still ran"; cat "$out/results.csv"; fi
 
+# 2e. the blocker fails to start: the runner stops at once, no phase-B program is left waiting at the gate
+rm -rf "$out/logs" "$out/results.csv"
+FAKE_STATE=$tmp/state FAKE_BLOCKER_FAIL=1 timeout 60 python3 "$here/../matrix.py" "$out" --skip-build --quick \
+	--programs cc,vectoradd >"$tmp/run2e.log" 2>&1
+rc=$?
+sleep 1
+check "a failed blocker stops the run (not a hang)" "$([ $rc -ne 0 ] && [ $rc -ne 124 ] && echo stopped || echo "rc=$rc")" stopped
+check "no program left after a failed blocker" "$(ps -eo args | grep -c "^$out/bin/")" 0
+if grep -q 'blocker did not start' "$tmp/run2e.log"; then ok; else bad "says the blocker failed"; tail -3 "$tmp/run2e.log"; fi
+
 # 3. --no-fork: one process per job, each with its job's environment
 rm -rf "$out/logs" "$out/results.csv"
 FAKE_STATE=$tmp/state python3 "$here/../matrix.py" "$out" --skip-build --quick --programs bfs_warp --no-fork \
