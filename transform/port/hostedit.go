@@ -451,8 +451,7 @@ func (c *portCtx) runtimeEdits(hp *hostPlan) []edit.Edit {
 	}
 	for _, fn := range c.funcs {
 		if hp.fns[fn] && fn.Body != nil && !strings.Contains(c.text(fn.Body), "bam::runtime& "+rtName+" =") {
-			open := fn.Body.Pos() + 1
-			edits = append(edits, edit.Edit{Start: open, End: open, New: templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Rewrite: Runtime.String()})
+			edits = append(edits, c.insertAtTop(fn.Body, templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Runtime.String()))
 		}
 	}
 	return edits
@@ -469,8 +468,7 @@ func (c *portCtx) statsEdit() (edit.Edit, bool) {
 		if _, bad := c.unparsedFn(fn); bad {
 			return edit.Edit{}, false
 		}
-		open := fn.Body.Pos() + 1
-		return edit.Edit{Start: open, End: open, New: templates.Render("stats", nil), Rewrite: Runtime.String()}, true
+		return c.insertAtTop(fn.Body, templates.Render("stats", nil), Runtime.String()), true
 	}
 	return edit.Edit{}, false
 }

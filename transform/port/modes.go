@@ -372,7 +372,7 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar, keys []paramKey) {
 	// Emit: the array before the mode statement, each branch's creation,
 	// then the uses after it.
 	data := templates.Array{RT: rtName, Bam: bamName(v), Elem: elem}
-	hp.edits = append(hp.edits, edit.Edit{Start: ms.stmt.Pos(), End: ms.stmt.Pos(), New: templates.Render("mode_decl", data), Rewrite: HostMemory.String()})
+	hp.edits = append(hp.edits, c.insertBefore(ms.stmt, templates.Render("mode_decl", data), HostMemory.String()))
 	var what []string
 	for _, s := range stages {
 		d := data

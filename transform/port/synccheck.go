@@ -126,11 +126,8 @@ func (c *portCtx) emitSyncChecks(hp *hostPlan) {
 				}
 			}
 			check := templates.Render("check_sync", d)
-			if !isBlock(parent) { // the body of an if/else/for/while without braces
-				hp.edits = append(hp.edits, edit.Edit{Start: stmt.Pos(), End: stmt.Pos(), New: "{ ", Rewrite: Launches.String()})
-				check += " }"
-			}
-			hp.edits = append(hp.edits, edit.Edit{Start: stmt.End(), End: stmt.End(), New: check, Rewrite: Launches.String()})
+			// the body of an if/else/for/while without braces gets braces
+			hp.edits = append(hp.edits, c.insertAfter(stmt, parent, check, !isBlock(parent), Launches.String())...)
 			return true
 		})
 	}
@@ -148,11 +145,19 @@ func rewritten(edits []edit.Edit, stmt parse.Node) bool {
 }
 
 // checkedAfter reports whether the statement is already followed by a check
-// on its line (a file ported before).
+// on its line or on the next line (a file ported before).
 func (c *portCtx) checkedAfter(stmt parse.Node) bool {
-	rest := c.src[stmt.End():]
-	if i := strings.IndexByte(string(rest), '\n'); i >= 0 {
-		rest = rest[:i]
+	rest := string(c.src[stmt.End():])
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		if strings.Contains(rest[:i], ".check_sync(") {
+			return true
+		}
+		rest = rest[i+1:]
+		if j := strings.IndexByte(rest, '\n'); j >= 0 {
+			rest = rest[:j]
+		}
+		return strings.HasPrefix(strings.TrimSpace(rest), rtName+".check_sync(") ||
+			strings.HasPrefix(strings.TrimSpace(rest), "bam::default_runtime().check_sync(")
 	}
-	return strings.Contains(string(rest), ".check_sync(")
+	return strings.Contains(rest, ".check_sync(")
 }
