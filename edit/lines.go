@@ -17,7 +17,8 @@ import (
 //	Directive  a `#line` directive Apply wrote
 //
 // Lines an edit inserts as whole lines (an insertion at the start of a
-// line whose text ends with a newline) are inserted lines (0). A
+// line whose text ends with a newline) are inserted lines (0), except the
+// first line of an edit that Follows (the line before). A
 // replacement that keeps the line count maps its lines one to one onto
 // the lines it replaced; the first line of an edit's text takes the line
 // the edit starts on, its last line the line the edit ends on, and the
@@ -86,6 +87,9 @@ func (b *lineBuilder) insert(e Edit) {
 			o := 0
 			switch {
 			case whole:
+				if e.Follows && j == 0 {
+					o = first - 1
+				}
 			case j == 0:
 				o = first
 			case j == k:

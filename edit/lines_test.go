@@ -181,3 +181,14 @@ func TestDirectives(t *testing.T) {
 		t.Errorf("the port's own directive is replaced:\n got %q\nwant %q", got, want)
 	}
 }
+
+// A statement inserted after a line shows that line (so __LINE__ in it
+// names the statement it follows); the lines after it are renumbered.
+func TestApplyLinesFollows(t *testing.T) {
+	src := "a\nb\nc\n"
+	out, lines, err := ApplyLines([]byte(src), []Edit{{Start: 4, End: 4, New: "x\ny\n", Follows: true}}, "f.cu")
+	want := "a\nb\n#line 2 \"f.cu\"\nx\ny\n#line 3 \"f.cu\"\nc\n"
+	if err != nil || string(out) != want || fmt.Sprint(lines) != fmt.Sprint(Lines{1, 2, Directive, 2, 0, Directive, 3}) {
+		t.Errorf("got %q %v %v\nwant %q", out, lines, err, want)
+	}
+}

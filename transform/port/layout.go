@@ -10,9 +10,12 @@ import (
 // goes on a line of its own, indented like the statement it follows or
 // precedes, where that statement ends (or starts) its line; otherwise it
 // shares the statement's line as before. A line inserted this way is a
-// whole line (edit.ApplyLines maps it to no original line), so the lines
-// after it get a #line directive and compiler messages keep pointing at
-// the user's lines.
+// whole line: one put before a statement shows no original line (the
+// compiler numbers it as the statement's line, and a #line directive
+// renumbers the statement); one put after a statement shows the
+// statement's last line (edit.Edit.Follows: a #line directive before it,
+// so `check_sync(__FILE__, __LINE__)` names the synchronization's line as
+// on the same line, and another after it).
 
 // lineAfter returns the start of the line after the one where a statement
 // ending at end ends, when the rest of that line holds only blanks or a //
@@ -67,13 +70,13 @@ func (c *source) insertAfter(s, parent parse.Node, text string, braces bool, rew
 	next, ownEnd := c.lineAfter(s.End())
 	start, indent, ownStart := c.lineBefore(s.Pos())
 	if !braces && ownEnd {
-		return []edit.Edit{{Start: next, End: next, New: c.indentAt(s.Pos()) + text + "\n", Rewrite: rewrite}}
+		return []edit.Edit{{Start: next, End: next, New: c.indentAt(s.Pos()) + text + "\n", Rewrite: rewrite, Follows: true}}
 	}
 	if braces && ownEnd && ownStart && parent != nil {
 		outer := c.indentAt(parent.Pos())
 		return []edit.Edit{
 			{Start: start, End: start, New: outer + "{\n", Rewrite: rewrite},
-			{Start: next, End: next, New: indent + text + "\n" + outer + "}\n", Rewrite: rewrite},
+			{Start: next, End: next, New: indent + text + "\n" + outer + "}\n", Rewrite: rewrite, Follows: true},
 		}
 	}
 	if braces {
