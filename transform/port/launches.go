@@ -104,7 +104,7 @@ func (c *portCtx) emitLaunchChecks(hp *hostPlan, wraps map[*launchSite][]templat
 			continue
 		}
 		s, ok := launchStmt(l)
-		if !ok {
+		if !ok || c.followedBy(s, "check_launch") { // checked by a port before
 			continue
 		}
 		d := templates.Check{RT: rtName, Kernel: l.kernel.Name}

@@ -1,6 +1,8 @@
 package port
 
 import (
+	"strings"
+
 	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 )
@@ -113,4 +115,25 @@ func (c *source) insertAtTop(body *parse.BlockStmt, text string, rewrite string)
 		return edit.Edit{Start: next, End: next, New: indent + text + "\n", Rewrite: rewrite}
 	}
 	return edit.Edit{Start: open, End: open, New: " " + text, Rewrite: rewrite}
+}
+
+// followedBy reports whether the runtime call fn already follows s, on its
+// line or on the next line (past a #line directive): a file ported before.
+func (c *source) followedBy(s parse.Node, fn string) bool {
+	calls := func(line string) bool {
+		line = strings.TrimSpace(line)
+		return strings.HasPrefix(line, rtName+"."+fn+"(") || strings.HasPrefix(line, "bam::default_runtime()."+fn+"(")
+	}
+	line, rest, more := strings.Cut(string(c.src[s.End():]), "\n")
+	if calls(line) || !more || strings.TrimSpace(line) != "" && !strings.HasPrefix(strings.TrimSpace(line), "//") {
+		return calls(line)
+	}
+	for {
+		line, rest, more = strings.Cut(rest, "\n")
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "#line ") || !more {
+			break
+		}
+	}
+	return calls(line)
 }

@@ -144,20 +144,8 @@ func rewritten(edits []edit.Edit, stmt parse.Node) bool {
 	return false
 }
 
-// checkedAfter reports whether the statement is already followed by a check
-// on its line or on the next line (a file ported before).
+// checkedAfter reports whether the statement is already followed by a
+// check (a file ported before).
 func (c *portCtx) checkedAfter(stmt parse.Node) bool {
-	rest := string(c.src[stmt.End():])
-	if i := strings.IndexByte(rest, '\n'); i >= 0 {
-		if strings.Contains(rest[:i], ".check_sync(") {
-			return true
-		}
-		rest = rest[i+1:]
-		if j := strings.IndexByte(rest, '\n'); j >= 0 {
-			rest = rest[:j]
-		}
-		return strings.HasPrefix(strings.TrimSpace(rest), rtName+".check_sync(") ||
-			strings.HasPrefix(strings.TrimSpace(rest), "bam::default_runtime().check_sync(")
-	}
-	return strings.Contains(rest, ".check_sync(")
+	return c.followedBy(stmt, "check_sync")
 }
