@@ -252,7 +252,7 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	case opForeign:
 		d := data
 		d.Src = v.sym.Name
-		hp.edits = append(hp.edits, edit.Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " " + templates.Render("from_device", d), Rewrite: HostMemory.String()})
+		hp.edits = append(hp.edits, c.insertAfter(op.stmt, nil, templates.Render("from_device", d), false, HostMemory.String())...)
 	case opFree:
 		if p.adopted { // release the array, then the program's own buffer as before
 			hp.edits = append(hp.edits,
