@@ -255,6 +255,10 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		hp.edits = append(hp.edits, c.insertAfter(op.stmt, nil, templates.Render("from_device", d), false, HostMemory.String())...)
 	case opFree:
 		if p.adopted { // release the array, then the program's own buffer as before
+			if _, _, own := c.lineBefore(op.stmt.Pos()); own && op.block != nil {
+				hp.edits = append(hp.edits, c.insertBefore(op.stmt, templates.Render("free", data), HostMemory.String()))
+				return
+			}
 			hp.edits = append(hp.edits,
 				edit.Edit{Start: op.stmt.Pos(), End: op.stmt.Pos(), New: "{ " + templates.Render("free", data) + " ", Rewrite: HostMemory.String()},
 				edit.Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " }", Rewrite: HostMemory.String()})
