@@ -252,9 +252,13 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	case opForeign:
 		d := data
 		d.Src = v.sym.Name
-		hp.edits = append(hp.edits, edit.Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " " + templates.Render("from_device", d), Rewrite: HostMemory.String()})
+		hp.edits = append(hp.edits, c.insertAfter(op.stmt, nil, templates.Render("from_device", d), false, HostMemory.String())...)
 	case opFree:
 		if p.adopted { // release the array, then the program's own buffer as before
+			if _, _, own := c.lineBefore(op.stmt.Pos()); own && op.block != nil {
+				hp.edits = append(hp.edits, c.insertBefore(op.stmt, templates.Render("free", data), HostMemory.String()))
+				return
+			}
 			hp.edits = append(hp.edits,
 				edit.Edit{Start: op.stmt.Pos(), End: op.stmt.Pos(), New: "{ " + templates.Render("free", data) + " ", Rewrite: HostMemory.String()},
 				edit.Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " }", Rewrite: HostMemory.String()})
@@ -463,8 +467,7 @@ func (c *portCtx) runtimeEdits(hp *hostPlan) []edit.Edit {
 	}
 	for _, fn := range c.funcs {
 		if hp.fns[fn] && fn.Body != nil && !strings.Contains(c.text(fn.Body), "bam::runtime& "+rtName+" =") {
-			open := fn.Body.Pos() + 1
-			edits = append(edits, edit.Edit{Start: open, End: open, New: templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Rewrite: Runtime.String()})
+			edits = append(edits, c.insertAtTop(fn.Body, templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Runtime.String()))
 		}
 	}
 	return edits
@@ -481,8 +484,7 @@ func (c *portCtx) statsEdit() (edit.Edit, bool) {
 		if _, bad := c.unparsedFn(fn); bad {
 			return edit.Edit{}, false
 		}
-		open := fn.Body.Pos() + 1
-		return edit.Edit{Start: open, End: open, New: templates.Render("stats", nil), Rewrite: Runtime.String()}, true
+		return c.insertAtTop(fn.Body, templates.Render("stats", nil), Runtime.String()), true
 	}
 	return edit.Edit{}, false
 }

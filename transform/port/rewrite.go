@@ -259,6 +259,28 @@ func (c *portCtx) runRewrites() ([]diag.Diagnostic, []edit.Edit) {
 		diags = append(diags, d...)
 		edits = append(edits, e...)
 	}
-	sort.SliceStable(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
+	// At one offset, a statement added after the line before goes first,
+	// then the runtime set-up (bam_rt is declared before a statement
+	// inserted before the body's first line uses it), then the rest in
+	// the order of Rewrites.
+	// (Replacements starting there come after the insertions, as
+	// edit.ApplyLines orders them.)
+	rank := func(e edit.Edit) int {
+		switch {
+		case e.Start != e.End:
+			return 3
+		case e.Follows:
+			return 0
+		case e.Rewrite == Runtime.String():
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(edits, func(i, j int) bool {
+		if edits[i].Start != edits[j].Start {
+			return edits[i].Start < edits[j].Start
+		}
+		return rank(edits[i]) < rank(edits[j])
+	})
 	return diags, edits
 }

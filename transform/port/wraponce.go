@@ -1,7 +1,6 @@
 package port
 
 import (
-	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 	"github.com/bamgen/bamgen/templates"
 )
@@ -118,9 +117,9 @@ func (c *portCtx) planWrapOnce(v *hostVar, own *hostOp, h *hostVar) (wrapOncePla
 // before each free of the memory, on their own lines; each launch passes it.
 func (c *portCtx) emitWrapOnce(hp *hostPlan, v *hostVar, p wrapOncePlan, elem, count string) {
 	a := templates.Array{RT: rtName, Bam: bamName(v), Elem: elem, Src: v.sym.Name, Count: count}
-	hp.edits = append(hp.edits, edit.Edit{Start: p.after.End(), End: p.after.End(), New: templates.Render("wrap_in_place", a), Rewrite: HostMemory.String()})
+	hp.edits = append(hp.edits, c.insertAfter(p.after, nil, templates.Render("wrap_in_place", a), false, HostMemory.String())...)
 	for _, f := range p.frees {
-		hp.edits = append(hp.edits, edit.Edit{Start: f.Pos(), End: f.Pos(), New: templates.Render("wrap_free", a), Rewrite: HostMemory.String()})
+		hp.edits = append(hp.edits, c.insertBefore(f, templates.Render("wrap_free", a), HostMemory.String()))
 	}
 	for _, op := range v.ops {
 		if op.kind == opLaunch {
@@ -235,9 +234,9 @@ func (c *portCtx) planStage(v, h *hostVar, p wrapOncePlan, count string) parse.S
 // free of the memory; each launch passes it.
 func (c *portCtx) emitStage(hp *hostPlan, v *hostVar, p wrapOncePlan, stage parse.Stmt, elem, src, count string) {
 	a := templates.Array{RT: rtName, Bam: bamName(v), Elem: elem, Src: src, Count: count}
-	hp.edits = append(hp.edits, edit.Edit{Start: stage.End(), End: stage.End(), New: templates.Render("stage_once", a), Rewrite: HostMemory.String()})
+	hp.edits = append(hp.edits, c.insertAfter(stage, nil, templates.Render("stage_once", a), false, HostMemory.String())...)
 	for _, f := range p.frees {
-		hp.edits = append(hp.edits, edit.Edit{Start: f.Pos(), End: f.Pos(), New: templates.Render("wrap_free", a), Rewrite: HostMemory.String()})
+		hp.edits = append(hp.edits, c.insertBefore(f, templates.Render("wrap_free", a), HostMemory.String()))
 	}
 	for _, op := range v.ops {
 		if op.kind == opLaunch {

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -27,6 +28,13 @@
 #include <bam/version.h>
 
 BAM_NAMESPACE_BEGIN
+
+namespace detail {
+template <class U>
+struct same { // keeps a parameter out of template deduction (T comes from the array)
+  using type = U;
+};
+} // namespace detail
 
 class runtime {
 public:
@@ -70,6 +78,42 @@ public:
   {
     detail::array_meta m = create_wrapped(n, sizeof(T), const_cast<std::remove_const_t<T>*>(ptr), name);
     return detail::array_factory::make<T>(device_ctx(), m, slots(), n, line_shift());
+  }
+
+  // n elements whose every byte is (unsigned char)byte, as after
+  // cudaMalloc + cudaMemset(p, byte, n * sizeof(T)) (what `bamgen port`
+  // makes of that pair). The contents are staged on the host, as
+  // array_from_host does.
+  template <class T>
+  array<T> array_filled(size_t n, int byte, const char* name = nullptr)
+  {
+    if (n > SIZE_MAX / sizeof(T))
+      throw error("bam::runtime: array_filled: " + std::to_string(n) + " elements of " + std::to_string(sizeof(T)) +
+                  " bytes overflow size_t");
+    std::unique_ptr<unsigned char[]> tmp(new unsigned char[n ? n * sizeof(T) : 1]);
+    std::memset(tmp.get(), static_cast<unsigned char>(byte), n * sizeof(T));
+    return make<T>(n, source::host, tmp.get(), std::string(), 0, name);
+  }
+
+  // Replace a's contents as a whole by making it again: a is freed, then
+  // becomes a new array of n elements, copied from src (remake_from_host)
+  // or zero (remake_zeros). What `bamgen port` makes of a whole-buffer
+  // cudaMemcpy host-to-device or cudaMemset(p, 0, ...) after the first:
+  //   cudaMemcpy(p, h, n * sizeof(T), cudaMemcpyHostToDevice) -> rt.remake_from_host(p_bam, h, n)
+  //   cudaMemset(p, 0, n * sizeof(T))                         -> rt.remake_zeros(p_bam, n)
+  // (src converts to const T* as for array_from_host<T>; a partial copy or
+  // set keeps the array: write_bytes, fill_bytes.)
+  template <class T>
+  void remake_from_host(array<T>& a, const typename detail::same<T>::type* src, size_t n, const char* name = nullptr)
+  {
+    free(a);
+    a = array_from_host<T>(src, n, name);
+  }
+  template <class T>
+  void remake_zeros(array<T>& a, size_t n, const char* name = nullptr)
+  {
+    free(a);
+    a = array_zeros<T>(n, name);
   }
 
   // Placement by size: announces the byte sizes of arrays the program is
