@@ -201,8 +201,21 @@ BAM_HD inline void begin_fill(const cache_ctx& c, uint32_t s) noexcept
 
 // Try to take slot s for a new line: lock its tag, then evict its line if it
 // has one and nobody pins it.
+//
+// Replacement (replacement::freq): a slot whose priority is above zero is
+// passed over and its priority lowered by one, so a line survives one turn
+// of the hand per unit of priority (CLOCK with counters, "GCLOCK"). The
+// priority is a hint: it is read and written with relaxed loads and stores,
+// and two hands racing on one slot may lower it twice or lose a raise.
 BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v) noexcept
 {
+  if (c.slot_prio != nullptr) {
+    const uint32_t p = atomic_load(c.slot_prio + s, order::relaxed);
+    if (p != 0) {
+      atomic_store(c.slot_prio + s, p - 1, order::relaxed);
+      return false;
+    }
+  }
   uint64_t* tp = c.slot_tag + s;
   uint64_t t = atomic_load(tp, order::relaxed);
   if (t == slot_tag::locked || !atomic_cas(tp, t, slot_tag::locked, order::acquire))
@@ -223,12 +236,20 @@ BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v) noex
   return false;
 }
 
-// One sweep of the clock (n_slots tries) for a free or evictable slot;
+// One sweep of the clock (full_sweep tries) for a free or evictable slot;
 // no_slot when every slot is pinned or in flight. The element paths then
 // read around the cache (forward progress: no cache size can stall them).
+// Hand steps after which every slot has been tried with priority zero: one
+// turn of the clock, or max_slot_prio + 1 turns when priorities are kept.
+[[nodiscard]] BAM_HD inline uint64_t full_sweep(const cache_ctx& c) noexcept
+{
+  return uint64_t(c.n_slots) * (c.slot_prio != nullptr ? max_slot_prio + 1 : 1);
+}
+
 BAM_HD inline uint32_t try_allocate_slot(const cache_ctx& c, victim& v) noexcept
 {
-  for (uint32_t tries = 0; tries < c.n_slots; ++tries) {
+  const uint64_t sweep = full_sweep(c);
+  for (uint64_t tries = 0; tries < sweep; ++tries) {
     uint64_t hand = atomic_fetch_add(c.clock, 1ull, order::relaxed);
     uint32_t s = uint32_t(hand) % c.n_slots;
     if (try_take_slot(c, s, v))
@@ -244,20 +265,48 @@ BAM_HD inline void unclaim(const array_meta& m, uint64_t line) noexcept
   line_word::end_evict(m.state + line);
 }
 
-// Clock replacement over slots with one global hand (thesis §5.3.2). The
+// Clock replacement over slots with one global hand (thesis §5.3.2), with
+// per-slot priorities under replacement::freq (try_take_slot). The
 // returned slot's tag is `locked` and belongs to the caller.
 BAM_HD inline uint32_t allocate_slot(const cache_ctx& c, victim& v, uint32_t array_id, uint64_t line) noexcept
 {
   stall_clock sc;
-  for (uint32_t tries = 1;; ++tries) {
+  const uint64_t sweep = full_sweep(c);
+  for (uint64_t tries = 1;; ++tries) {
     uint64_t hand = atomic_fetch_add(c.clock, 1ull, order::relaxed);
     uint32_t s = uint32_t(hand) % c.n_slots; // 32-bit: a 64-bit modulo is a long subroutine
     if (try_take_slot(c, s, v))
       return s;
     // A whole sweep without a free slot: everything is pinned or in flight.
-    if (tries % c.n_slots == 0 && !sc.wait(c))
+    if (tries % sweep == 0 && !sc.wait(c))
       fatal(c, fault_kind::exhausted, array_id, line);
   }
+}
+
+// One line moved for array `id` (per-array counters; statistics on).
+BAM_HD inline void count_array_io(const cache_ctx& c, uint32_t id, bool read) noexcept
+{
+  if (c.io_of == nullptr)
+    return;
+  unsigned long long* p = read ? &c.io_of[id].reads : &c.io_of[id].writes;
+#if BAM_IS_DEVICE
+  atomicAdd(p, 1ull); // result unused: a fire-and-forget RED, once per line moved
+#else
+  atomic_fetch_add(p, 1ull, order::relaxed);
+#endif
+}
+
+// A pinned access found the line cached in slot s: with replacement::freq
+// the slot's priority goes up by one (at most max_slot_prio). A relaxed load
+// and store, no atomic read-modify-write: a lost raise only makes the line
+// a little easier to evict.
+BAM_HD inline void note_hit(const cache_ctx& c, uint32_t s) noexcept
+{
+  if (c.slot_prio == nullptr)
+    return;
+  const uint32_t p = atomic_load(c.slot_prio + s, order::relaxed);
+  if (p < max_slot_prio)
+    atomic_store(c.slot_prio + s, p + 1, order::relaxed);
 }
 
 // The evicted line is gone from the cache: clear its mapping, then let the
@@ -268,13 +317,40 @@ BAM_HD inline void finish_evict(const cache_ctx& c, const victim& v) noexcept
   atomic_store(vm.slot_of + v.line, line_map::none, order::relaxed);
   line_word::end_evict(vm.state + v.line);
   stat_add(c, stat::evictions, 1);
+  if (v.dirty)
+    count_array_io(c, v.array_id, false);
 }
 
 // The fetched line is in slot s: map it, tag the slot, publish the line.
 // The map store is a release: an optimistic reader that acquires the entry
 // sees the slot's data as this fill left it.
+//
+// Replacement: the line's fetch count (array_meta::fetches, touched only by
+// the line's fetcher, who holds it busy: the claim's acquire and the
+// publish's release order successive fetchers) sets the slot's starting
+// priority. A line fetched for the first time starts at 0; one that was
+// evicted and is needed again starts higher (replacement::freq).
 BAM_HD inline void install(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t s, bool write) noexcept
 {
+  if (m.fetches != nullptr) {
+    const uint32_t before = m.fetches[line];
+    if (c.slot_prio != nullptr) {
+#ifndef BAM_FREQ_CAP
+#  define BAM_FREQ_CAP max_slot_prio
+#endif
+      uint32_t prio = before < BAM_FREQ_CAP ? before : BAM_FREQ_CAP;
+#ifdef BAM_PROTECT_SHIFT
+      if (((line * 0x9E3779B97F4A7C15ull) >> (64 - BAM_PROTECT_SHIFT)) == 0)
+        prio = max_slot_prio;
+#endif
+      atomic_store(c.slot_prio + s, prio, order::relaxed);
+    }
+    if (before < 255)
+      m.fetches[line] = uint8_t(before + 1);
+  } else if (c.slot_prio != nullptr) {
+    atomic_store(c.slot_prio + s, 0u, order::relaxed);
+  }
+  count_array_io(c, m.id, true);
   const uint32_t fill = c.slot_seq != nullptr ? atomic_load(c.slot_seq + s, order::relaxed) : 0u;
   atomic_store(m.slot_of + line, line_map::make(s, fill), order::release);
   atomic_store(c.slot_tag + s, slot_tag::make(m.id, line), order::release);
@@ -342,6 +418,8 @@ BAM_HD uint32_t acquire(const cache_ctx& c, const array_meta& m, uint64_t line, 
 {
   uint32_t slot = no_slot;
   probe p = begin_acquire(m, line, n, write, slot);
+  if (p == probe::hit)
+    note_hit(c, slot);
   for (;;) {
     if (p == probe::hit)
       return slot;
@@ -409,6 +487,7 @@ BAM_HD flush_result flush_slot(const cache_ctx& c, uint32_t s, Io& io)
   stat_add(c, stat::writebacks, 1);
   stat_add(c, stat::io_writes, 1);
   stat_add(c, stat::io_write_bytes, c.line_bytes());
+  count_array_io(c, m.id, false);
   line_word::end_clean(w);
   return flush_result::written;
 }

@@ -46,6 +46,10 @@ struct array_meta {
   uint32_t* seq;      // the cache's per-slot fill numbers (cache_ctx::slot_seq), here so hits need no ctx load
   uint32_t placement; // bam::placement, as a number (what runtime.cu decided; reported by BAM_STATS)
   uint32_t zero;      // always 0; hit_read ANDs with it to make a dependency the compiler cannot fold
+  // Replacement history (cache_core.cuh, replacement::freq): per line, how
+  // many times it was fetched (saturating at 255). Read and written only by
+  // the line's fetcher while it holds the line busy; nullptr: no history.
+  uint8_t* fetches;
 };
 
 // A line map entry: the slot holding the line and that slot's fill number
@@ -82,6 +86,35 @@ struct slot_tag {
 
 constexpr uint32_t no_slot = 0xffffffffu;
 
+// Which slot the clock hand gives up (cache_core.cuh, try_take_slot).
+//  fifo: the first slot the hand reaches that nobody pins (the runtime's
+//        policy before issue 18; BAM_CACHE_POLICY=fifo). Under a traversal
+//        that sweeps more lines per level than the cache holds it keeps
+//        nothing from one level to the next.
+//  freq: frequency-aware clock. A line installed for the k-th time (its
+//        array_meta::fetches) gets slot priority min(k-1, max_slot_prio);
+//        a pinned hit raises it by one; the hand passes over a slot with
+//        priority p > 0 (and lowers it by one) instead of evicting it. Lines
+//        fetched once wait at priority 0 and leave first; lines that keep
+//        coming back (a CSR line shared by vertices of several BFS levels)
+//        stay across the sweep of the next level.
+enum class replacement : uint32_t { fifo = 0, freq = 1 };
+#ifndef BAM_MAX_SLOT_PRIO
+#  define BAM_MAX_SLOT_PRIO 3
+#endif
+constexpr uint32_t max_slot_prio = BAM_MAX_SLOT_PRIO; // (a macro so the trace study can try others)
+
+[[nodiscard]] constexpr const char* replacement_name(replacement r) noexcept
+{
+  return r == replacement::fifo ? "fifo" : "freq";
+}
+
+// Per-array I/O counters (cache_ctx::io_of[id]): lines read from and
+// written to the backend for that array; bytes are lines x line size.
+struct array_io {
+  unsigned long long reads;
+  unsigned long long writes;
+};
 // Statistics, one 128-byte row per SM so counters do not serialize on one
 // address. Field order is the order print_stats sums them in.
 struct stats_row {
@@ -132,6 +165,8 @@ struct cache_ctx {
   uint32_t line_shift;          // log2(line bytes)
   uint32_t n_stat_rows;
   device_access access;         // how lines reach the cache (bam/backend.h), from the backend registry
+  uint32_t* slot_prio;          // slot -> replacement priority: replacement::freq; nullptr: replacement::fifo
+  array_io* io_of;              // per-array I/O counters, indexed by array id; nullptr when statistics are off
 
   [[nodiscard]] BAM_HD constexpr uint64_t line_bytes() const noexcept { return 1ull << line_shift; }
   [[nodiscard]] BAM_HD unsigned char* slot_data(uint32_t s) const noexcept
