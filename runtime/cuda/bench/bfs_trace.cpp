@@ -13,11 +13,12 @@
 // The access order is the one the GPU kernels approximate: each level walks
 // its frontier in vertex order (warp per vertex, or ODT's tiles in order),
 // each vertex its neighbour list from first to last edge. Two access modes:
-//   tile  one pinned access per line per run of consecutive accesses (ODT's
-//         tile view pins a tile's line once; pinned hits raise priorities)
-//   warp  one access per 32 consecutive edges (a warp's a[i] reads), hits
-//         served by the optimistic hit path, which does not touch
-//         priorities (only fills set them)
+//   tile  one access per edge line per run of consecutive accesses (ODT's
+//         tile view pins a tile's line once), frontier tests 32 vertices at
+//         a time
+//   warp  one access per 32 consecutive edges (a warp's a[i] reads)
+// Hits do not touch replacement priorities (the GPU's hit paths do not),
+// only fills set them.
 //
 //   bfs_trace [--scale S] [--degree D] [--graph rmat|uniform] [--sources K]
 //             [--lines 128,256,512,4096] [--cache-frac 0.25] [--seed N] [--no-opt]
@@ -146,13 +147,11 @@ std::vector<std::vector<uint32_t>> bfs_levels(const csr& g, uint32_t src)
 }
 
 // One access of the trace: array (0 edges, 1 labels, 2 offsets), whether it
-// writes, whether it goes through the pinned path (ODT's tile view, writes)
-// rather than the optimistic hit path, and the line.
+// writes, and the line.
 struct acc {
   uint64_t line;
   uint8_t array;
   bool write;
-  bool pinned;
 };
 
 constexpr int n_arrays = 3;
@@ -172,11 +171,11 @@ std::vector<acc> trace_of(const csr& g, const std::vector<std::vector<uint32_t>>
 {
   std::vector<acc> t;
   auto line_of = [&](int a, uint64_t i) { return i * elem_bytes[a] / line_bytes; };
-  auto push = [&](int a, uint64_t i, bool w, bool pinned) {
+  auto push = [&](int a, uint64_t i, bool w) {
     const uint64_t l = line_of(a, i);
     if (!t.empty() && t.back().array == a && t.back().line == l && t.back().write == w)
       return;
-    t.push_back({l, uint8_t(a), w, pinned});
+    t.push_back({l, uint8_t(a), w});
   };
   std::vector<int32_t> label(g.n, -1);
   for (uint32_t v : levels[0])
@@ -186,32 +185,32 @@ std::vector<acc> trace_of(const csr& g, const std::vector<std::vector<uint32_t>>
     size_t next = 0; // frontier is sorted: walk all vertices, test membership by the label
     for (uint32_t v = 0; v < g.n; ++v) {
       if (all_arrays && (!tile_mode || v % 32 == 0))
-        push(1, v, false, false);
+        push(1, v, false);
       if (next >= frontier.size() || frontier[next] != v)
         continue;
       ++next;
       const uint64_t lo = g.rowptr[v], hi = g.rowptr[v + 1];
       if (all_arrays) {
-        push(2, v, false, false);
-        push(2, v + 1, false, false);
+        push(2, v, false);
+        push(2, v + 1, false);
       }
       for (uint64_t e = lo; e < hi; e += 32) {
         const uint64_t last = std::min(hi, e + 32) - 1;
         for (uint64_t l = line_of(0, e); l <= line_of(0, last); ++l)
           if (tile_mode) {
             if (t.empty() || t.back().array != 0 || t.back().line != l)
-              t.push_back({l, 0, false, true});
+              t.push_back({l, 0, false});
           } else {
-            t.push_back({l, 0, false, false});
+            t.push_back({l, 0, false});
           }
         if (!all_arrays)
           continue;
         for (uint64_t k = e; k <= last; ++k) {
           const uint32_t u = g.col[k];
-          push(1, u, false, false);
+          push(1, u, false);
           if (label[u] < 0) {
             label[u] = int32_t(lv + 1);
-            push(1, u, true, true);
+            push(1, u, true);
           }
         }
       }
@@ -228,6 +227,7 @@ struct sim_cache {
   std::vector<uint64_t> slot_of[n_arrays];
   std::vector<uint8_t> fetches[n_arrays];
   unsigned long long clock = 0;
+  uint32_t n_protected = 0;
   std::vector<stats_row> stats = std::vector<stats_row>(1);
   std::vector<array_io> io = std::vector<array_io>(n_arrays);
   error_block err{};
@@ -263,6 +263,7 @@ struct sim_cache {
     ctx.n_stat_rows = 1;
     ctx.access = device_access::gpu_memory;
     ctx.slot_prio = policy == replacement::freq ? prio.data() : nullptr;
+    ctx.n_protected = &n_protected;
     ctx.io_of = io.data();
   }
 };
@@ -272,17 +273,15 @@ struct null_io {
   int write(const cache_ctx&, const array_meta&, uint64_t, const void*) { return 0; }
 };
 
-// One BFS's trace through the cache. Pinned hits raise priorities when
-// `bumps` (what a GPU build does where the pinned path calls note_hit).
-void replay(sim_cache& s, const std::vector<acc>& trace, bool bumps)
+// One BFS's trace through the cache. Hits leave priorities alone, as on
+// the GPU (its hit paths do not call note_hit): only fills set them.
+void replay(sim_cache& s, const std::vector<acc>& trace)
 {
   null_io io;
   for (const acc& a : trace) {
     const array_meta& m = s.meta[a.array];
     uint32_t slot = no_slot;
     probe p = begin_acquire(m, a.line, 1, a.write, slot);
-    if (p == probe::hit && bumps && a.pinned)
-      note_hit(s.ctx, slot);
     if (p == probe::fetch)
       fill_line(s.ctx, m, a.line, a.write, io);
     else if (p == probe::wait) {
@@ -415,7 +414,7 @@ int main(int argc, char** argv)
     const uint64_t n_lines[n_arrays] = {(array_bytes + lb - 1) / lb, (uint64_t(g.n) * 4 + lb - 1) / lb,
                                         ((uint64_t(g.n) + 1) * 8 + lb - 1) / lb};
     const uint32_t n_slots = uint32_t(std::max<double>(1, double(array_bytes) * o.cache_frac / lb));
-    for (const char* mode : {"tile", "warp"}) {
+    for (const char* mode : {"warp"}) { // the ODT order ("tile": tiles in order) fetches the same edge lines
       const bool tile = std::strcmp(mode, "tile") == 0;
       std::vector<std::vector<acc>> traces;
       double levels = 0, no_reuse = 0;
@@ -443,18 +442,15 @@ int main(int argc, char** argv)
         double lines[n_arrays];
       };
       std::vector<row> rows;
-      for (replacement pol : {replacement::fifo, replacement::freq})
-        for (bool bumps : {false, true}) {
-          if (pol == replacement::fifo && bumps)
-            continue;
-          sim_cache s(n_slots, n_lines, shift, pol); // one cache across the BFS runs, as in one program
-          for (const auto& t : traces)
-            replay(s, t, bumps);
-          row r{std::string(replacement_name(pol)) + (bumps ? "+hits" : ""), {}};
-          for (int a = 0; a < n_arrays; ++a)
-            r.lines[a] = double(s.io[a].reads) / k;
-          rows.push_back(r);
-        }
+      for (replacement pol : {replacement::fifo, replacement::freq}) {
+        sim_cache s(n_slots, n_lines, shift, pol); // one cache across the BFS runs, as in one program
+        for (const auto& t : traces)
+          replay(s, t);
+        row r{replacement_name(pol), {}};
+        for (int a = 0; a < n_arrays; ++a)
+          r.lines[a] = double(s.io[a].reads) / k;
+        rows.push_back(r);
+      }
       if (o.opt) {
         row r{"opt", {}};
         for (const auto& t : traces)

@@ -122,6 +122,7 @@ struct runtime::impl {
   host_ptr<uint32_t> h_fatal; // mapped host memory, 4 words
   dev_ptr<detail::array_meta> d_arrays;
   dev_ptr<uint32_t> d_prio;            // per-slot replacement priorities (BAM_CACHE_POLICY=freq)
+  dev_ptr<uint32_t> d_protected;       // how many of them are above zero
   dev_ptr<detail::array_io> d_array_io; // per-array lines read/written (statistics on)
   detail::cache_ctx h_ctx{};
   std::vector<array_rec> arrays;
@@ -210,8 +211,10 @@ runtime::impl::impl(const config& c) : cfg(c)
   d_err = dev_alloc<detail::error_block>(1, 0, "bam::runtime: allocating the error block");
   d_arrays = dev_alloc<detail::array_meta>(detail::max_arrays, 0, "bam::runtime: allocating the array table");
   d_ctx = dev_alloc<detail::cache_ctx>(1, 0, "bam::runtime: allocating the cache context");
-  if (cfg.cache_policy == "freq")
+  if (cfg.cache_policy == "freq") {
     d_prio = dev_alloc<uint32_t>(n_slots, 0, "bam::runtime: allocating slot priorities");
+    d_protected = dev_alloc<uint32_t>(1, 0, "bam::runtime: allocating the protected-slot count");
+  }
   if (cfg.stats)
     d_array_io = dev_alloc<detail::array_io>(detail::max_arrays, 0, "bam::runtime: allocating per-array counters");
   void* fatal_raw = nullptr;
@@ -237,6 +240,7 @@ runtime::impl::impl(const config& c) : cfg(c)
   h_ctx.n_stat_rows = uint32_t(n_sms);
   h_ctx.access = detail::registry::access_of(cfg.kind);
   h_ctx.slot_prio = d_prio.get();
+  h_ctx.n_protected = d_protected.get();
   h_ctx.io_of = d_array_io.get();
   upload_ctx();
 
@@ -538,8 +542,10 @@ void runtime::drop_cache()
   for (const auto& r : p_->arrays)
     if (r.live && r.meta.fetches != nullptr)
       detail::cuda_check(cudaMemset(r.meta.fetches, 0, r.meta.n_lines), "bam::runtime::drop_cache: fetch counts");
-  if (p_->d_prio)
+  if (p_->d_prio) { // drop_slot zeroed the priorities of the slots it emptied; none is left
     detail::cuda_check(cudaMemset(p_->d_prio.get(), 0, sizeof(uint32_t) * p_->n_slots), "bam::runtime::drop_cache: priorities");
+    detail::cuda_check(cudaMemset(p_->d_protected.get(), 0, sizeof(uint32_t)), "bam::runtime::drop_cache: priorities");
+  }
 }
 
 bam::array_stats runtime::array_stats_of(uint32_t id)

@@ -199,23 +199,45 @@ BAM_HD inline void begin_fill(const cache_ctx& c, uint32_t s) noexcept
   atomic_fence(order::release);
 }
 
+// Replacement (replacement::freq, cache_types.cuh): whether the hand passes
+// over slot s, lowering its priority by one, so a line survives one turn of
+// the hand per unit of priority (CLOCK with counters, "GCLOCK"). Priorities
+// change by relaxed CAS (miss path only: the optimistic hit path never
+// touches them), so cache_ctx::n_protected counts exactly the slots above
+// zero: the thread whose CAS takes a slot from 1 to 0 takes it off the count.
+BAM_HD inline bool pass_over(const cache_ctx& c, uint32_t s) noexcept
+{
+  uint32_t p = atomic_load(c.slot_prio + s, order::relaxed);
+  if (p == 0)
+    return false;
+  const uint32_t was = p;
+  if (atomic_cas(c.slot_prio + s, p, was - 1, order::relaxed) && was == 1)
+    atomic_fetch_sub(c.n_protected, 1u, order::relaxed);
+  return true; // lowered by us or by a racing hand: either way not a victim now
+}
+
+// The priority a line installed in the cache starts with (replacement::freq):
+// max_slot_prio for the protected subset, else how often it was fetched
+// before; 0 when the protected share is used up.
+BAM_HD inline uint32_t install_prio(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t fetched_before) noexcept
+{
+  const uint64_t h = (line ^ (uint64_t(m.id) << 40)) * 0x9E3779B97F4A7C15ull;
+  uint32_t p = (h >> (64 - protect_shift)) == 0 ? max_slot_prio
+                                                 : (fetched_before < max_slot_prio ? fetched_before : max_slot_prio);
+  if (p == 0)
+    return 0;
+  if (atomic_load(c.n_protected, order::relaxed) >= (c.n_slots >> protect_budget_shift))
+    return 0;
+  atomic_fetch_add(c.n_protected, 1u, order::relaxed); // may overshoot the budget by the racing installs: a hint
+  return p;
+}
+
 // Try to take slot s for a new line: lock its tag, then evict its line if it
 // has one and nobody pins it.
-//
-// Replacement (replacement::freq): a slot whose priority is above zero is
-// passed over and its priority lowered by one, so a line survives one turn
-// of the hand per unit of priority (CLOCK with counters, "GCLOCK"). The
-// priority is a hint: it is read and written with relaxed loads and stores,
-// and two hands racing on one slot may lower it twice or lose a raise.
 BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v) noexcept
 {
-  if (c.slot_prio != nullptr) {
-    const uint32_t p = atomic_load(c.slot_prio + s, order::relaxed);
-    if (p != 0) {
-      atomic_store(c.slot_prio + s, p - 1, order::relaxed);
-      return false;
-    }
-  }
+  if (c.slot_prio != nullptr && pass_over(c, s))
+    return false;
   uint64_t* tp = c.slot_tag + s;
   uint64_t t = atomic_load(tp, order::relaxed);
   if (t == slot_tag::locked || !atomic_cas(tp, t, slot_tag::locked, order::acquire))
@@ -297,16 +319,17 @@ BAM_HD inline void count_array_io(const cache_ctx& c, uint32_t id, bool read) no
 }
 
 // A pinned access found the line cached in slot s: with replacement::freq
-// the slot's priority goes up by one (at most max_slot_prio). A relaxed load
-// and store, no atomic read-modify-write: a lost raise only makes the line
-// a little easier to evict.
+// a protected slot's priority goes up by one (at most max_slot_prio; a slot
+// at 0 stays there, so the protected count stays exact). One relaxed load,
+// and a CAS only for a protected slot below the maximum; a raise lost to a
+// racing hand is dropped.
 BAM_HD inline void note_hit(const cache_ctx& c, uint32_t s) noexcept
 {
   if (c.slot_prio == nullptr)
     return;
-  const uint32_t p = atomic_load(c.slot_prio + s, order::relaxed);
-  if (p < max_slot_prio)
-    atomic_store(c.slot_prio + s, p + 1, order::relaxed);
+  uint32_t p = atomic_load(c.slot_prio + s, order::relaxed);
+  if (p != 0 && p < max_slot_prio)
+    (void)atomic_cas(c.slot_prio + s, p, p + 1, order::relaxed);
 }
 
 // The evicted line is gone from the cache: clear its mapping, then let the
@@ -332,23 +355,16 @@ BAM_HD inline void finish_evict(const cache_ctx& c, const victim& v) noexcept
 // evicted and is needed again starts higher (replacement::freq).
 BAM_HD inline void install(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t s, bool write) noexcept
 {
-  if (m.fetches != nullptr) {
-    const uint32_t before = m.fetches[line];
-    if (c.slot_prio != nullptr) {
-#ifndef BAM_FREQ_CAP
-#  define BAM_FREQ_CAP max_slot_prio
-#endif
-      uint32_t prio = before < BAM_FREQ_CAP ? before : BAM_FREQ_CAP;
-#ifdef BAM_PROTECT_SHIFT
-      if (((line * 0x9E3779B97F4A7C15ull) >> (64 - BAM_PROTECT_SHIFT)) == 0)
-        prio = max_slot_prio;
-#endif
-      atomic_store(c.slot_prio + s, prio, order::relaxed);
+  if (c.slot_prio != nullptr) { // the slot's priority is 0 (it was taken at 0), and this fill owns it
+    uint32_t before = 0;
+    if (m.fetches != nullptr) {
+      before = m.fetches[line];
+      if (before < 255)
+        m.fetches[line] = uint8_t(before + 1);
     }
-    if (before < 255)
-      m.fetches[line] = uint8_t(before + 1);
-  } else if (c.slot_prio != nullptr) {
-    atomic_store(c.slot_prio + s, 0u, order::relaxed);
+    const uint32_t p = install_prio(c, m, line, before);
+    if (p != 0)
+      atomic_store(c.slot_prio + s, p, order::relaxed);
   }
   count_array_io(c, m.id, true);
   const uint32_t fill = c.slot_seq != nullptr ? atomic_load(c.slot_seq + s, order::relaxed) : 0u;
@@ -508,6 +524,10 @@ BAM_HD inline void drop_slot(const cache_ctx& c, uint32_t s, uint32_t only_array
     record_fault(c, fault_kind::pinned_dirty, 0, id, line);
   atomic_store(m.state + line, 0u, order::relaxed);
   atomic_store(m.slot_of + line, line_map::none, order::relaxed);
+  if (c.slot_prio != nullptr && atomic_load(c.slot_prio + s, order::relaxed) != 0) {
+    atomic_store(c.slot_prio + s, 0u, order::relaxed);
+    atomic_fetch_sub(c.n_protected, 1u, order::relaxed);
+  }
   atomic_store(c.slot_tag + s, slot_tag::empty, order::release);
 }
 

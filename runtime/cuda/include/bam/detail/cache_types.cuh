@@ -89,20 +89,40 @@ constexpr uint32_t no_slot = 0xffffffffu;
 // Which slot the clock hand gives up (cache_core.cuh, try_take_slot).
 //  fifo: the first slot the hand reaches that nobody pins (the runtime's
 //        policy before issue 18; BAM_CACHE_POLICY=fifo). Under a traversal
-//        that sweeps more lines per level than the cache holds it keeps
-//        nothing from one level to the next.
-//  freq: frequency-aware clock. A line installed for the k-th time (its
-//        array_meta::fetches) gets slot priority min(k-1, max_slot_prio);
-//        a pinned hit raises it by one; the hand passes over a slot with
-//        priority p > 0 (and lowers it by one) instead of evicting it. Lines
-//        fetched once wait at priority 0 and leave first; lines that keep
-//        coming back (a CSR line shared by vertices of several BFS levels)
-//        stay across the sweep of the next level.
+//        that sweeps more lines per level than the cache holds (BFS) it
+//        keeps nothing from one level to the next.
+//  freq: clock with per-slot priorities (GCLOCK) and a protected share.
+//        The hand passes over a slot whose priority p > 0 and lowers it by
+//        one; it takes slots at priority 0. A line is installed with
+//          - max_slot_prio when it belongs to the protected subset (a fixed
+//            1/2^protect_shift of each array's lines, by a hash of the
+//            line): a sweep larger than the cache then keeps those lines
+//            from one level to the next instead of none (what Belady's
+//            optimum does with a loop larger than the cache: hold a fixed
+//            part of it; cf. bimodal insertion, Qureshi et al., ISCA 2007);
+//          - else the number of times the line was fetched before (capped):
+//            lines that keep coming back (a hot small array next to a
+//            streamed one, CSR lines shared by vertices of several levels)
+//            stay longer;
+//          - else 0: fetched once, evicted at the hand's next visit.
+//        Protected slots (p > 0) are at most half the cache
+//        (cache_ctx::n_protected), so the hand always finds a victim within
+//        a few steps and a stale protected set ages out (max_slot_prio
+//        turns of the hand). A pinned hit on a protected slot raises it.
 enum class replacement : uint32_t { fifo = 0, freq = 1 };
 #ifndef BAM_MAX_SLOT_PRIO
-#  define BAM_MAX_SLOT_PRIO 3
+#  define BAM_MAX_SLOT_PRIO 63
 #endif
-constexpr uint32_t max_slot_prio = BAM_MAX_SLOT_PRIO; // (a macro so the trace study can try others)
+#ifndef BAM_PROTECT_SHIFT
+#  define BAM_PROTECT_SHIFT 2
+#endif
+#ifndef BAM_PROTECT_BUDGET_SHIFT
+#  define BAM_PROTECT_BUDGET_SHIFT 1
+#endif
+// (macros so that bench/bfs_trace.cpp can try other values)
+constexpr uint32_t max_slot_prio = BAM_MAX_SLOT_PRIO;
+constexpr uint32_t protect_shift = BAM_PROTECT_SHIFT;              // 1/4 of the lines protected on insertion
+constexpr uint32_t protect_budget_shift = BAM_PROTECT_BUDGET_SHIFT; // at most n_slots >> 1 protected slots
 
 [[nodiscard]] constexpr const char* replacement_name(replacement r) noexcept
 {
@@ -166,6 +186,7 @@ struct cache_ctx {
   uint32_t n_stat_rows;
   device_access access;         // how lines reach the cache (bam/backend.h), from the backend registry
   uint32_t* slot_prio;          // slot -> replacement priority: replacement::freq; nullptr: replacement::fifo
+  uint32_t* n_protected;        // slots with priority > 0 (replacement::freq)
   array_io* io_of;              // per-array I/O counters, indexed by array id; nullptr when statistics are off
 
   [[nodiscard]] BAM_HD constexpr uint64_t line_bytes() const noexcept { return 1ull << line_shift; }
