@@ -26,7 +26,7 @@ args=(--scale "$scale" --sources "${SOURCES:-4}")
 [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
 "$out/bfs_lines" "${args[@]}" >"$out/results.jsonl" 2>"$out/run.log"
 rc=$?
-python3 - "$out/results.jsonl" <<'PY'
+command -v python3 >/dev/null && python3 - "$out/results.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 base = {r["name"]: r for r in rows}

@@ -234,14 +234,22 @@ BAM_HD inline uint32_t install_prio(const cache_ctx& c, const array_meta& m, uin
 
 // Try to take slot s for a new line: lock its tag, then evict its line if it
 // has one and nobody pins it.
-BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v) noexcept
+//
+// `force`: take the slot whatever its priority (the caller already went
+// once round the clock without finding one at zero: the unprotected slots
+// are all pinned or in flight); a slot taken that way leaves the protected
+// count. Without it the hand could have to go max_slot_prio times round a
+// cache whose every unprotected line is pinned.
+BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v, bool force = false) noexcept
 {
-  if (c.slot_prio != nullptr && pass_over(c, s))
+  if (c.slot_prio != nullptr && !force && pass_over(c, s))
     return false;
   uint64_t* tp = c.slot_tag + s;
   uint64_t t = atomic_load(tp, order::relaxed);
   if (t == slot_tag::locked || !atomic_cas(tp, t, slot_tag::locked, order::acquire))
     return false;
+  if (c.slot_prio != nullptr && force && atomic_fetch_and(c.slot_prio + s, 0u, order::relaxed) != 0)
+    atomic_fetch_sub(c.n_protected, 1u, order::relaxed); // racing hands' CASes on it fail from here on
   v.present = t != slot_tag::empty;
   if (!v.present) {
     begin_fill(c, s);
@@ -258,23 +266,17 @@ BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v) noex
   return false;
 }
 
-// One sweep of the clock (full_sweep tries) for a free or evictable slot;
+// One sweep of the clock (two with priorities, the second taking protected
+// slots too) for a free or evictable slot;
 // no_slot when every slot is pinned or in flight. The element paths then
 // read around the cache (forward progress: no cache size can stall them).
-// Hand steps after which every slot has been tried with priority zero: one
-// turn of the clock, or max_slot_prio + 1 turns when priorities are kept.
-[[nodiscard]] BAM_HD inline uint64_t full_sweep(const cache_ctx& c) noexcept
-{
-  return uint64_t(c.n_slots) * (c.slot_prio != nullptr ? max_slot_prio + 1 : 1);
-}
-
 BAM_HD inline uint32_t try_allocate_slot(const cache_ctx& c, victim& v) noexcept
 {
-  const uint64_t sweep = full_sweep(c);
-  for (uint64_t tries = 0; tries < sweep; ++tries) {
+  const uint64_t sweeps = c.slot_prio != nullptr ? 2 : 1; // the second one ignores priorities
+  for (uint64_t tries = 0; tries < sweeps * c.n_slots; ++tries) {
     uint64_t hand = atomic_fetch_add(c.clock, 1ull, order::relaxed);
     uint32_t s = uint32_t(hand) % c.n_slots;
-    if (try_take_slot(c, s, v))
+    if (try_take_slot(c, s, v, tries >= c.n_slots))
       return s;
   }
   return no_slot;
@@ -293,14 +295,13 @@ BAM_HD inline void unclaim(const array_meta& m, uint64_t line) noexcept
 BAM_HD inline uint32_t allocate_slot(const cache_ctx& c, victim& v, uint32_t array_id, uint64_t line) noexcept
 {
   stall_clock sc;
-  const uint64_t sweep = full_sweep(c);
   for (uint64_t tries = 1;; ++tries) {
     uint64_t hand = atomic_fetch_add(c.clock, 1ull, order::relaxed);
     uint32_t s = uint32_t(hand) % c.n_slots; // 32-bit: a 64-bit modulo is a long subroutine
-    if (try_take_slot(c, s, v))
+    if (try_take_slot(c, s, v, tries > c.n_slots)) // after one turn, protected slots too
       return s;
     // A whole sweep without a free slot: everything is pinned or in flight.
-    if (tries % sweep == 0 && !sc.wait(c))
+    if (tries % c.n_slots == 0 && !sc.wait(c))
       fatal(c, fault_kind::exhausted, array_id, line);
   }
 }
