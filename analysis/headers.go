@@ -173,3 +173,17 @@ func defines(src []byte) map[string]string {
 	}
 	return out
 }
+
+// IncludedHeaders resolves the `#include "name"` lines of src (the file at
+// path) against the file's directory, then dirs, and returns the paths
+// found, in include order (not recursive; names not found are left out).
+// A whole-program port uses it to find the local headers of its inputs.
+func IncludedHeaders(path string, src []byte, dirs []string) []string {
+	var out []string
+	for _, name := range quotedIncludes(src) {
+		if p := findHeader(name, filepath.Dir(path), dirs); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -66,18 +66,24 @@ if(NOT TARGET bam::bam)
   add_library(bam::bam ALIAS bamgen_bam)
 endif()
 
-# bamgen_port(<target> [AUTO] [REF] [OPT <rewrite>] [ARRAYS <name>...]
+# bamgen_port(<target> [AUTO] [REF] [PROGRAM] [OPT <rewrite>] [ARRAYS <name>...]
 #             [COUNTS <name=expr>...] [CONFIG <file>] [ARGS <flag>...])
 #
 # Replaces each .cu source of <target> by its port, made at build time in
 # <build>/bamgen/<target>/ by `bamgen port ... --depfile --line-directives
-# -o`. Editing the source, the config it reads or bamgen re-ports that file
-# only; compiler messages name the original file and line. Call it in the
-# directory that creates <target>, after all its sources are added.
+# -o`. With PROGRAM, the target's other .cu sources are given to each port
+# as --context, so a kernel defined in one source and launched in another
+# is ported the same way in both (a kernel whose prototype is in a header
+# is left unported everywhere, PORT040: the build tree holds no ported
+# headers; port such sources in place with `bamgen port -w` instead);
+# editing one source then re-ports them all.
+# Editing a source, the config it reads or bamgen re-ports the files that
+# depend on it; compiler messages name the original file and line. Call it
+# in the directory that creates <target>, after all its sources are added.
 function(bamgen_port target)
-  cmake_parse_arguments(PARSE_ARGV 1 _bp "AUTO;REF" "OPT;CONFIG" "ARRAYS;COUNTS;ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 _bp "AUTO;REF;PROGRAM" "OPT;CONFIG" "ARRAYS;COUNTS;ARGS")
   if(_bp_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "bamgen_port(${target}): unknown arguments '${_bp_UNPARSED_ARGUMENTS}'; use AUTO, REF, OPT, ARRAYS, COUNTS, CONFIG or ARGS")
+    message(FATAL_ERROR "bamgen_port(${target}): unknown arguments '${_bp_UNPARSED_ARGUMENTS}'; use AUTO, REF, PROGRAM, OPT, ARRAYS, COUNTS, CONFIG or ARGS")
   endif()
   if(NOT TARGET ${target})
     message(FATAL_ERROR "bamgen_port(${target}): no such target; call it after add_executable/add_library(${target} ...)")
@@ -111,6 +117,13 @@ function(bamgen_port target)
   get_target_property(_bindir ${target} BINARY_DIR)
   set(_new_sources)
   set(_include_dirs)
+  set(_cu_sources)
+  foreach(_s IN LISTS _sources)
+    if(_s MATCHES "\\.cu$" AND NOT _s MATCHES "^\\$<")
+      get_filename_component(_in "${_s}" ABSOLUTE BASE_DIR "${_srcdir}")
+      list(APPEND _cu_sources "${_in}")
+    endif()
+  endforeach()
   foreach(_s IN LISTS _sources)
     if(NOT _s MATCHES "\\.cu$" OR _s MATCHES "^\\$<")
       list(APPEND _new_sources "${_s}")
@@ -123,9 +136,17 @@ function(bamgen_port target)
     get_filename_component(_outdir "${_out}" DIRECTORY)
     get_filename_component(_indir "${_in}" DIRECTORY)
     file(MAKE_DIRECTORY "${_outdir}")
+    set(_context)
+    if(_bp_PROGRAM)
+      foreach(_o IN LISTS _cu_sources)
+        if(NOT _o STREQUAL _in)
+          list(APPEND _context --context "${_o}")
+        endif()
+      endforeach()
+    endif()
     add_custom_command(
       OUTPUT "${_out}"
-      COMMAND "${BAMGEN_EXECUTABLE}" port ${_args} --quiet --line-directives --depfile "${_out}.d" -o "${_out}" "${_in}"
+      COMMAND "${BAMGEN_EXECUTABLE}" port ${_args} --quiet --line-directives --depfile "${_out}.d" -o "${_out}" ${_context} "${_in}"
       DEPENDS "${_in}" "${BAMGEN_EXECUTABLE}" ${_config_dep}
       DEPFILE "${_out}.d"
       COMMENT "bamgen: porting ${_rel}"

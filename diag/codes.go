@@ -43,9 +43,10 @@ var Codes = []Code{
 	{"IO001", Error, "the input file does not exist"},
 	{"IO002", Error, "the input file is not readable (permission denied)"},
 	{"IO003", Error, "the input file could not be read"},
-	{"IO004", Error, "the input is a directory"},
+	{"IO004", Error, "the input is a directory with no CUDA source or header under it"},
 	{"IO005", Error, "the input is not a regular file"},
 	{"IO006", Error, "the input is larger than bamgen reads"},
+	{"IO007", Error, "the compilation database is not one bamgen can read"},
 
 	// The parser (parse/): regions it kept as written.
 	{"PARSE001", Error, "unterminated /* comment"},
@@ -90,6 +91,7 @@ var Codes = []Code{
 	{"PORT037", Warning, "a void** launch's argument array is not a local brace-initialised array passed only to launches"},
 	{"PORT038", Warning, "the argument array entry for a ported parameter is not &VAR of a local variable"},
 	{"PORT039", Warning, "a host-visible buffer is passed through an argument array"},
+	{"PORT040", Warning, "a site of the kernel is in a file bamgen does not write, or two files define it"},
 	// bam::array_ref (--ref): notes, a refused ref only costs speed.
 	{"PORT050", Note, "a loop reads arrays through bam::array_ref"},
 	{"PORT051", Note, "no ref: the scanned array is not read-only"},
@@ -101,6 +103,8 @@ var Codes = []Code{
 	// What was done.
 	{"PORT090", Note, "an array was ported, and why"},
 	{"PORT091", Note, "the parameter already is a bam::array"},
+	{"PORT092", Note, "--auto does not choose a parameter that can never be a bam::array (its type, a library or a cast needs the raw memory), and says why"},
+	{"PORT093", Note, "a buffer allocated per memory mode became one bam::array"},
 
 	// Access-pattern rewrites (transform/opt, --opt).
 	{"OPT000", Note, "a rewrite was chosen or applied, and why"},

@@ -7,10 +7,8 @@
 package edit
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
-	"strconv"
 )
 
 // Edit replaces the original bytes [Start, End) with New. Edits always refer
@@ -22,10 +20,10 @@ type Edit struct {
 	// Rewrite names the rewrite that produced the edit, so an invalid edit
 	// can be blamed on its author (it is a bug in bamgen, not in the input).
 	Rewrite string
-	// Reline asks Apply to put a `#line` directive after this edit: the edit
-	// inserts whole lines (cloned helpers, the runtime include), and compile
-	// errors in the rest of the output must still point at original lines.
-	// The edit must end at the start of a line.
+	// Reline says the edit inserts whole lines (cloned helpers, the
+	// runtime include): it must end at the start of a line, and Apply
+	// rejects it otherwise. (Apply numbers the lines after any edit that
+	// changes the line count, Reline or not: see ApplyLines.)
 	Reline bool
 }
 
@@ -43,8 +41,18 @@ func (e *EditError) Error() string {
 // Apply returns src with every edit applied. Edits must lie inside src and
 // must not overlap (two insertions at the same offset are kept in the order
 // given, which is deterministic because rewrites run in a fixed order).
-// fileName is used in `#line` directives.
+// With a fileName, a `#line` directive naming it follows every edit that
+// changes the number of lines, so compile errors in the rest of the output
+// still point at original lines (see ApplyLines); with "" none is written.
 func Apply(src []byte, edits []Edit, fileName string) ([]byte, error) {
+	out, _, err := ApplyLines(src, edits, fileName)
+	return out, err
+}
+
+// ApplyLines is Apply, also returning the line map of the output: which
+// original line each output line shows (Lines). It is computed from the
+// edits, never by comparing texts, and it is what --line-directives reads.
+func ApplyLines(src []byte, edits []Edit, fileName string) ([]byte, Lines, error) {
 	sorted := append([]Edit(nil), edits...)
 	sort.SliceStable(sorted, func(i, j int) bool {
 		if sorted[i].Start != sorted[j].Start {
@@ -53,21 +61,24 @@ func Apply(src []byte, edits []Edit, fileName string) ([]byte, error) {
 		return sorted[i].End < sorted[j].End
 	})
 	if err := checkEdits(src, sorted); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out bytes.Buffer
-	out.Grow(len(src) + len(src)/8)
+	var b lineBuilder
+	b.src = src
+	b.starts = lineStarts(src)
+	b.out.Grow(len(src) + len(src)/8)
 	last := 0
 	for _, e := range sorted {
-		out.Write(src[last:e.Start])
-		out.WriteString(e.New)
-		if e.Reline {
-			writeLineDirective(&out, src, e.End, fileName)
-		}
+		b.copySrc(last, e.Start)
+		b.insert(e)
 		last = e.End
 	}
-	out.Write(src[last:])
-	return out.Bytes(), nil
+	b.copySrc(last, len(src))
+	if fileName == "" {
+		return b.out.Bytes(), b.origins, nil
+	}
+	out, lines := withDirectives(b.out.Bytes(), b.origins, fileName, false)
+	return out, lines, nil
 }
 
 // checkEdits validates sorted edits: in range, ordered, not overlapping,
@@ -86,13 +97,6 @@ func checkEdits(src []byte, sorted []Edit) error {
 		prevEnd = e.End
 	}
 	return nil
-}
-
-// writeLineDirective tells the compiler that the next output line is the
-// original line holding offset off.
-func writeLineDirective(out *bytes.Buffer, src []byte, off int, fileName string) {
-	line := bytes.Count(src[:off], []byte{'\n'}) + 1
-	fmt.Fprintf(out, "#line %d %s\n", line, strconv.Quote(fileName))
 }
 
 // Span is a byte range [Start, End) of the original file; Start == End is

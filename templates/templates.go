@@ -45,6 +45,18 @@ type Patch struct {
 	Bytes  string // bytes copied or filled
 }
 
+// Stage is the data of stage: a host-visible staging buffer (one mode of a
+// per-mode allocation) copied into the array, then freed with Free
+// (cudaFree or cudaFreeHost).
+type Stage struct {
+	Array
+	Free string
+}
+
+// DropCache is the data of drop_cache: a buffer's re-allocation (to empty
+// the GPU's page cache) becomes an emptied BaM cache.
+type DropCache struct{ RT, Note string }
+
 // Copy is the data of copy and swap: pointer copies between buffers.
 type Copy struct {
 	Dst, Src string

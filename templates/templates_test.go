@@ -16,6 +16,10 @@ func TestTemplatesRender(t *testing.T) {
 			data = Fill{Array: a, Bytes: "n * 4", Value: "0xff"}
 		case "patch":
 			data = Patch{Array: a, Op: "memset", Offset: "3", Bytes: "4"}
+		case "drop_cache":
+			data = DropCache{RT: "rt", Note: "n"}
+		case "stage":
+			data = Stage{Array: a, Free: "cudaFree"}
 		case "copy", "swap":
 			data = Copy{Dst: "a_bam", Src: "b_bam"}
 		case "check_launch":

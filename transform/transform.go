@@ -36,8 +36,11 @@ type Options struct {
 
 // Result is the outcome for one file.
 type Result struct {
-	Src     *diag.Source // the input, for printing diagnostics
-	Output  []byte       // the ported file (the input when nothing was ported)
+	Src    *diag.Source // the input, for printing diagnostics
+	Output []byte       // the ported file (the input when nothing was ported)
+	// Lines maps each line of Output to the input line it shows (see
+	// edit.Lines); nil when Output is the input.
+	Lines   edit.Lines
 	Diags   []diag.Diagnostic
 	Choices []port.Choice
 	Changed bool
@@ -73,29 +76,69 @@ func RunParsed(pf *parse.File, opts Options) (res *Result, err error) {
 			res, err = nil, fmt.Errorf("internal error while porting %s: %v", pf.Src.Name, r)
 		}
 	}()
-	res = &Result{Src: pf.Src, Output: pf.Src.Bytes}
-	an := analyze(pf)
-	planned, err := port.Port(pf, an, opts.Port)
+	res, edits, err := planParsed(pf, opts)
+	if err != nil || edits == nil {
+		return res, err
+	}
+	out, lines, err := edit.ApplyLines(pf.Src.Bytes, edits, pf.Src.Name)
 	if err != nil {
 		return nil, err
 	}
+	res.Output, res.Lines = out, lines
+	res.Changed = !bytes.Equal(out, pf.Src.Bytes)
+	return res, nil
+}
+
+// planParsed runs analysis, the port and the rewrites on pf and returns
+// their diagnostics and choices (Output still the input) and every edit,
+// not applied; edits is nil when nothing was planned.
+func planParsed(pf *parse.File, opts Options) (*Result, []edit.Edit, error) {
+	res := &Result{Src: pf.Src, Output: pf.Src.Bytes}
+	an := analyze(pf)
+	planned, err := port.Port(pf, an, opts.Port)
+	if err != nil {
+		return nil, nil, err
+	}
 	res.Diags, res.Choices = planned.Diags, planned.Choices
 	if !planned.Planned {
-		return res, nil
+		return res, nil, nil
 	}
-	edits := planned.Edits
+	edits := append([]edit.Edit{}, planned.Edits...)
 	if opts.Opt != nil {
 		rw := opt.Run(an, *opts.Opt, handOff(pf, an, planned))
 		res.Diags = append(res.Diags, rw.Diags...)
 		edits = append(edits, rw.Edits...)
+		edits = append(edits, prototypeParams(pf, rw.Edits)...)
 	}
-	out, err := edit.Apply(pf.Src.Bytes, edits, pf.Src.Name)
-	if err != nil {
-		return nil, err
+	return res, edits, nil
+}
+
+// prototypeParams repeats, on every prototype of a kernel, the parameters
+// a rewrite appends to the kernel's definition (odt's plan): a launch that
+// sees only the prototype (in a header, or before the definition) must
+// agree with the definition. The port itself rewrites prototypes with the
+// parameter types (port.runKernelParams).
+func prototypeParams(pf *parse.File, edits []edit.Edit) []edit.Edit {
+	var out []edit.Edit
+	funcs := pf.Funcs()
+	for _, e := range edits {
+		if e.Start != e.End {
+			continue
+		}
+		for _, def := range funcs {
+			if def.Body == nil || !def.IsKernel() || e.Start != def.ParamsSpan.End()-1 {
+				continue
+			}
+			for _, proto := range funcs {
+				if proto.Body == nil && proto.Name == def.Name && len(proto.Params) == len(def.Params) && proto.ParamsSpan.End() > 0 {
+					p := e
+					p.Start, p.End = proto.ParamsSpan.End()-1, proto.ParamsSpan.End()-1
+					out = append(out, p)
+				}
+			}
+		}
 	}
-	res.Output = out
-	res.Changed = !bytes.Equal(out, pf.Src.Bytes)
-	return res, nil
+	return out
 }
 
 // analyze is the one place the pipeline analyses a file.

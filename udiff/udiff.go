@@ -29,8 +29,8 @@ func Unified(aName, bName string, a, b []byte) []byte {
 }
 
 // SplitLines splits after each newline, keeping it; a last line without
-// one is kept. The diff compares these lines (and cmd/bamgen's #line map
-// counts them the same way).
+// one is kept. The diff compares these lines (edit.Lines counts lines
+// the same way).
 func SplitLines(b []byte) []string {
 	var out []string
 	for len(b) > 0 {

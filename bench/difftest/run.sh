@@ -13,8 +13,10 @@
 #
 # Choices per program: bench/difftest/configs/PROG.yaml (a .bamgen.yaml) when
 # present, else --auto. Arguments per program: bench/difftest/configs/PROG.args
-# (one line) when present, else the program's defaults. A relative tolerance
-# for the checksum: bench/difftest/configs/PROG.tol (else exact equality).
+# when present, else the program's defaults: each non-empty line that does not
+# start with # is one run, with its own row (`PROG ARGS`), of the same build
+# (bfs_modes: one line per memory mode). A relative tolerance for the
+# checksum: bench/difftest/configs/PROG.tol (else exact equality).
 #
 # Needs a GPU and nvcc. Prints a table, then "N passed, N failed"; exits 1 on
 # any mismatch or failure. Work files and logs go to $OUT.
@@ -98,18 +100,20 @@ wait
 
 passed=0 failed=0
 rows=()
-for p in "${programs[@]}"; do
-	work=$OUT/$p
-	args=()
-	[ -f "$CONFIGS/$p.args" ] && read -r -a args <"$CONFIGS/$p.args"
-	tol=""
+# run_one PROG I ARGS...: one run of the original and of the port on every
+# backend with ARGS; appends a row and counts it.
+run_one() {
+	local p=$1 i=$2 work=$OUT/$1 tol="" row status want got rc b
+	shift 2
+	local args=("$@")
 	[ -f "$CONFIGS/$p.tol" ] && tol=$(grep -v '^#' "$CONFIGS/$p.tol" | head -1)
 	row="$p"
+	[ ${#args[@]} -gt 0 ] && row+=" ${args[*]}"
 	status=$(cat "$work/status" 2>/dev/null || echo build-missing)
 	want=-
 	if [ "$status" = ok ]; then
-		timeout "$TIMEOUT" "$work/orig" "${args[@]}" >"$work/orig.out" 2>"$work/orig.err"
-		want=$(checksum_of "$work/orig.out")
+		timeout "$TIMEOUT" "$work/orig" "${args[@]}" >"$work/orig$i.out" 2>"$work/orig$i.err"
+		want=$(checksum_of "$work/orig$i.out")
 		[ -n "$want" ] || status="orig-no-checksum"
 	fi
 	row+=" | ${want:--}"
@@ -125,9 +129,9 @@ for p in "${programs[@]}"; do
 			*) env=(BAM_BACKEND="$b" BAM_GPU_BUDGET=0 BAM_HOST_PLACEMENT=cache) ;;
 			esac
 			(env "${env[@]}" BAM_CACHE_BYTES="$CACHE" BAM_LINE_BYTES="$LINE" BAM_STATS=0 \
-				timeout "$TIMEOUT" "$work/port" "${args[@]}") >"$work/port.$b.out" 2>"$work/port.$b.err"
+				timeout "$TIMEOUT" "$work/port" "${args[@]}") >"$work/port$i.$b.out" 2>"$work/port$i.$b.err"
 			rc=$?
-			got=$(checksum_of "$work/port.$b.out")
+			got=$(checksum_of "$work/port$i.$b.out")
 			if [ $rc -ne 0 ]; then
 				got="${got:-exit $rc}"
 				status="mismatch"
@@ -139,6 +143,19 @@ for p in "${programs[@]}"; do
 	done
 	if [ "$status" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 	rows+=("$row | $status")
+}
+
+for p in "${programs[@]}"; do
+	lines=()
+	[ -f "$CONFIGS/$p.args" ] && mapfile -t lines < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$CONFIGS/$p.args")
+	[ ${#lines[@]} -gt 0 ] || lines=("")
+	i=0
+	for line in "${lines[@]}"; do
+		read -r -a args <<<"$line"
+		# the first run keeps the file names of a single run (orig.out, port.hbm.out)
+		if [ $i -eq 0 ]; then run_one "$p" "" "${args[@]}"; else run_one "$p" ".$i" "${args[@]}"; fi
+		i=$((i + 1))
+	done
 done
 
 header="program | original"

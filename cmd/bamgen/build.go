@@ -15,6 +15,7 @@ import (
 
 	"github.com/bamgen/bamgen/analysis"
 	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 	"github.com/bamgen/bamgen/transform/port"
 )
@@ -77,7 +78,8 @@ func (b *buildFlags) setupReports() error {
 }
 
 // finishPort runs after the port and before its results are written: it
-// adds #line directives to each result, and for --depfile writes the
+// adds #line directives to each result (from the line map the edits
+// give, replacing those the port wrote), and for --depfile writes the
 // depfile and removes the old output, so that the output is written anew
 // and its time stamp says it is newer than every input (writeFileAtomic
 // skips unchanged content, which would leave a build system re-running
@@ -90,7 +92,7 @@ func (b *buildFlags) finishPort(results []portedFile, f *portFlags) error {
 				if abs, err := filepath.Abs(name); err == nil {
 					name = abs
 				}
-				r.res.Output = withLineDirectives(name, r.src.Bytes, r.res.Output)
+				r.res.Output = edit.Directives(r.res.Output, r.res.Lines, name)
 			}
 		}
 	}
@@ -102,6 +104,12 @@ func (b *buildFlags) finishPort(results []portedFile, f *portFlags) error {
 	// The local headers the analysis read for macros: a change there can
 	// change the port.
 	deps = append(deps, analysis.LocalHeaders(r.src.Name, r.src.Bytes, analysis.IncludeDirs)...)
+	// The other files of the program (--context, the headers found through
+	// them): a launch or an allocation there decides what this file gets.
+	for _, o := range results[1:] {
+		deps = append(deps, o.src.Name)
+	}
+	deps = uniq(deps)
 	cfg := f.config
 	if cfg == "" {
 		if p := filepath.Join(filepath.Dir(r.src.Name), port.ConfigFileName); exists(p) {

@@ -121,11 +121,16 @@ func TestFormatSARIF(t *testing.T) {
 }
 
 func TestBuildFlagErrors(t *testing.T) {
-	p := writeFile(t, t.TempDir(), "k.cu", []byte(portSrc))
+	dir := t.TempDir()
+	p := writeFile(t, dir, "k.cu", []byte(portSrc))
+	q := writeFile(t, dir, "q.cu", []byte(portSrc))
+	// Outputs named here lie in the test's directory, so a case that
+	// wrongly succeeds leaves nothing behind in the package's source.
+	dep, out := filepath.Join(dir, "x.d"), filepath.Join(dir, "a.cu")
 	for _, args := range [][]string{
 		{"port", "--format", "xml", p},
-		{"port", "--depfile", "x.d", p},
-		{"port", "--depfile", "x.d", "-o", "a.cu", p, p},
+		{"port", "--depfile", dep, p},
+		{"port", "--depfile", dep, "-o", out, p, q},
 		{"port", "--line-directives", "-w", p},
 		{"port", "--format", "sarif", "-d", p},
 		{"port", "--format", "sarif", "--json", p},

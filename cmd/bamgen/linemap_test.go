@@ -2,70 +2,88 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-func TestWithLineDirectives(t *testing.T) {
-	orig := "a\nb\nc\nd\ne\n"
-	for _, tc := range []struct{ name, out, want string }{
-		{"unchanged", orig, "#line 1 \"k.cu\"\na\nb\nc\nd\ne\n"},
-		{"inserted at top", "#include <bam/bam.cuh>\na\nb\nc\nd\ne\n",
-			"#line 1 \"k.cu\"\n#include <bam/bam.cuh>\n#line 1 \"k.cu\"\na\nb\nc\nd\ne\n"},
-		{"changed line", "a\nB\nc\nd\ne\n", "#line 1 \"k.cu\"\na\nB\nc\nd\ne\n"},
-		{"inserted lines", "a\nb\nx\ny\nc\nd\ne\n", "#line 1 \"k.cu\"\na\nb\nx\ny\n#line 3 \"k.cu\"\nc\nd\ne\n"},
-		{"removed lines", "a\nd\ne\n", "#line 1 \"k.cu\"\na\n#line 4 \"k.cu\"\nd\ne\n"},
-		{"after a continued line", "a\n#define X \\\nc\nd\ne\n",
-			"#line 1 \"k.cu\"\na\n#define X \\\nc\nd\ne\n"},
-		{"raw string: top only", "x\na\nR\"(b)\"\nc\nd\ne\n", "#line 1 \"k.cu\"\nx\na\nR\"(b)\"\nc\nd\ne\n"},
-		{"the port's own directive", "#include <bam/bam.cuh>\n#line 1 \"rel/k.cu\"\na\nb\nc\nd\ne\n",
-			"#line 1 \"k.cu\"\n#include <bam/bam.cuh>\n#line 1 \"k.cu\"\na\nb\nc\nd\ne\n"},
-		{"no final newline", "a\nb\nc\nd\nz\ne", "#line 1 \"k.cu\"\na\nb\nc\nd\nz\n#line 5 \"k.cu\"\ne"},
-	} {
-		in := orig
-		if !strings.HasSuffix(tc.out, "\n") {
-			in = strings.TrimSuffix(orig, "\n")
+// checkNumbered: in out (a ported copy with #line directives), every line
+// of src that occurs once in src and once in out is numbered as in src,
+// counting the directives as a compiler does, and they all name file.
+func checkNumbered(t *testing.T, src, out, file string) {
+	t.Helper()
+	orig := strings.Split(src, "\n")
+	lines := strings.Split(out, "\n")
+	count := func(ls []string, l string) int {
+		n := 0
+		for _, x := range ls {
+			if x == l {
+				n++
+			}
 		}
-		if got := string(withLineDirectives("k.cu", []byte(in), []byte(tc.out))); got != tc.want {
-			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
-		}
+		return n
 	}
-	if got := string(withLineDirectives(`d\"x.cu`, []byte("a\n"), []byte("a\n"))); !strings.HasPrefix(got, `#line 1 "d\\\"x.cu"`) {
-		t.Errorf("name not escaped: %q", got)
-	}
-}
-
-// Every unchanged line of a real port is numbered as in the original.
-func TestLineDirectivesKeepOriginalNumbers(t *testing.T) {
-	orig := strings.Repeat("int f%d;\n", 1)
-	var o, out strings.Builder
-	for i := 1; i <= 200; i++ {
-		line := strings.Replace(orig, "%d", strings.Repeat("x", i%7)+string(rune('a'+i%26)), 1)
-		o.WriteString(line)
-		if i%17 == 0 {
-			out.WriteString("// inserted\n// inserted\n")
-		}
-		if i%23 != 0 {
-			out.WriteString(line)
-		}
-	}
-	got := withLineDirectives("k.cu", []byte(o.String()), []byte(out.String()))
-	origLines := strings.Split(o.String(), "\n")
+	numbered := map[string]int{}
 	next := 0
-	for _, l := range strings.Split(string(got), "\n") {
-		if strings.HasPrefix(l, "#line ") {
-			var n int
-			if _, err := fmtSscan(l, &n); err != nil {
-				t.Fatal(err)
+	for _, l := range lines {
+		var n int
+		var name string
+		if _, err := fmt.Sscanf(l, "#line %d %q", &n, &name); err == nil {
+			if name != file {
+				t.Errorf("%q names %s, want %s", l, name, file)
 			}
 			next = n
 			continue
 		}
-		if l != "// inserted" && l != "" && origLines[next-1] != l {
-			t.Fatalf("line %q numbered %d, original line %d is %q", l, next, next, origLines[next-1])
-		}
+		numbered[l] = next
 		next++
+	}
+	checked := 0
+	for i, l := range orig {
+		if strings.TrimSpace(l) == "" || count(orig, l) != 1 || count(lines, l) != 1 {
+			continue
+		}
+		checked++
+		if numbered[l] != i+1 {
+			t.Errorf("%q numbered %d, it is line %d of the input\n%s", l, numbered[l], i+1, out)
+		}
+	}
+	if checked < 3 {
+		t.Errorf("only %d lines kept:\n%s", checked, out)
 	}
 }
 
-func fmtSscan(l string, n *int) (int, error) { return fmt.Sscanf(l, "#line %d", n) }
+// --line-directives: the ported copy starts with a directive naming the
+// input, has one after each insertion (the port's own are renamed, never
+// doubled), and keeps every line's number: for a file ported alone and for
+// one ported with the rest of its program as --context (the port's own
+// directives name the file as given, here relative).
+func TestLineDirectivesNumbering(t *testing.T) {
+	files := map[string]string{"src/main.cu": programFiles["src/main.cu"], "src/scale.cu": programFiles["src/scale.cu"],
+		"src/scale.cuh": "#pragma once\n#include <bam/bam.cuh>\n__global__ void scale(bam::array<float> data, float k, int n);\n",
+		"src/lines.cu":  nvccLinesInput}
+	dir := writeProgram(t, files)
+	t.Chdir(dir) // relative names: the port's own directives name them so, --line-directives the absolute path
+	for _, args := range [][]string{
+		{"--array", "data", "--context", "src/scale.cu", "src/main.cu"},
+		{"--array", "colidx", "--array", "x", "--opt", "auto", "src/lines.cu"},
+	} {
+		in := args[len(args)-1]
+		abs, _ := filepath.Abs(in)
+		o := filepath.Join(dir, "out.cu")
+		code, _, errOut := runMain(t, append([]string{"port", "--line-directives", "-o", o}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		b, _ := os.ReadFile(o)
+		src, _ := os.ReadFile(in)
+		if !strings.HasPrefix(string(b), "#line 1 ") || !strings.Contains(string(b), "_bam") {
+			t.Errorf("%v: not ported, or no directive at the top:\n%s", args, b)
+		}
+		if strings.Contains(string(b), "\"\n#line ") {
+			t.Errorf("%v: two directives in a row:\n%s", args, b)
+		}
+		checkNumbered(t, string(src), string(b), abs)
+	}
+}

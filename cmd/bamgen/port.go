@@ -34,12 +34,13 @@ type portFlags struct {
 	quiet  bool
 	opt    optFlags
 	build  buildFlags // --format, --depfile, --line-directives, -j (build.go)
+	prog   programFlags
 }
 
 func newPortCmd() *cobra.Command {
 	var f portFlags
 	cmd := &cobra.Command{
-		Use:   "port [flags] FILE...",
+		Use:   "port [flags] FILE|DIR...",
 		Short: "Rewrite chosen arrays of CUDA kernels to bam::array",
 		Long: `port rewrites the chosen pointer parameters of CUDA kernels to bam::array
 (storage behind a GPU software cache), the element accesses and helpers
@@ -52,8 +53,21 @@ Like gofmt: the result goes to stdout, or to -o FILE, or back into the file
 with -w; -d prints a unified diff; --check exits 1 when a port is pending.
 Diagnostics go to stderr ("file:line:col: severity: message [CODE]"), or
 with --json to stdout (docs/json.md). Exit 2 on errors; nothing is written
-then. See docs/port.md.`,
-		Args: cobra.MinimumNArgs(1),
+then. See docs/port.md.
+
+Several files, a directory (every .cu, .cuh, .h and .hpp under it) or a
+compilation database (-p) are ported as one program: a kernel, its
+prototypes (also in local headers), its launches and the buffers passed
+to it change together in every file, or in none. Local headers found on
+the include path (-I) under the project root (--root, default the common
+directory of the inputs) are read and rewritten when they must change;
+other headers are only read. -w writes every changed file or none.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && f.prog.compileCommands == "" {
+				return errors.New("requires at least 1 arg(s), only received 0 (give files, a directory, or -p compile_commands.json)")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPort(cmd, args, &f)
 		},
@@ -72,46 +86,98 @@ then. See docs/port.md.`,
 	fl.BoolVar(&f.check, "check", false, "exit 1 when a port is pending (changes nothing; combine with -d to see it)")
 	fl.BoolVar(&f.asJSON, "json", false, "print diagnostics and choices as JSON on stdout (docs/json.md)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "do not print notes (what was ported and why)")
+	f.prog.register(cmd)
 	return cmd
 }
 
-// portedFile is the outcome for one input, kept in input order.
+// portedFile is the outcome for one file of the program, kept in input
+// order: the inputs first, then the local headers found through them.
 type portedFile struct {
 	src *diag.Source
 	res *transform.Result
 	err error
+	// emit says whether the result is written (-w), printed or diffed: an
+	// input or a local header under the root; not a --context file nor
+	// a read-only header.
+	emit bool
+	// input is a file named on the command line (or by -p).
+	input bool
 }
 
 func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
-	if err := f.build.setupPort(f, len(paths)); err != nil {
-		return err
-	}
-	opts, err := f.options(len(paths))
+	prog, err := f.prog.load(paths)
 	if err != nil {
 		return err
 	}
-	sources, err := readSources(paths)
+	if err := f.build.setupPort(f, prog.given); err != nil {
+		return err
+	}
+	opts, err := f.options(prog.given)
 	if err != nil {
 		return err
 	}
-	results := make([]portedFile, len(sources))
-	f.build.each(cmd, len(sources), "ported", func(i int) {
-		res, err := transform.Run(sources[i].Name, sources[i].Bytes, opts)
-		results[i] = portedFile{src: sources[i], res: res, err: err}
-	})
-	var errs []error
-	for _, r := range results {
-		if r.err != nil {
-			errs = append(errs, r.err)
+	if !f.write && !f.diff && !f.check {
+		prog.headersReadOnly() // stdout and -o hold the inputs only
+	}
+	var results []portedFile
+	if len(prog.units) == 1 && len(prog.units[0].Defines) == 0 {
+		u := prog.units[0]
+		res, err := transform.Run(u.Name, u.Src, opts)
+		if err != nil {
+			return err
 		}
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+		results = []portedFile{{src: diag.NewSource(u.Name, u.Src), res: res, emit: true, input: true}}
+	} else {
+		pr, err := transform.RunProgram(prog.units, opts, func(n int, fn func(int)) { f.build.each(cmd, n, "ported", fn) })
+		if err != nil {
+			return err
+		}
+		for i, r := range pr.Files {
+			results = append(results, portedFile{src: r.Src, res: r, emit: prog.emit[i], input: i < prog.inputs})
+		}
+		if err := checkProgramOutput(results, pr, f); err != nil {
+			return err
+		}
 	}
 	if err := f.build.finishPort(results, f); err != nil {
 		return err
 	}
 	return emitPort(cmd, results, f)
+}
+
+// checkProgramOutput refuses stdout for a program of several files (it
+// holds one). Files ported alone (no file links them to another) keep
+// printing one after another, as before. (-o takes one input, and the
+// headers found through it are read-only then, so nothing else changes.)
+func checkProgramOutput(results []portedFile, pr *transform.ProgramResult, f *portFlags) error {
+	if f.write || f.diff || f.check || f.asJSON && f.output == "" {
+		return nil
+	}
+	var others []string
+	for _, r := range results {
+		if r.emit && !r.input && r.res.Changed {
+			others = append(others, r.src.Name)
+		}
+	}
+	if f.output != "" {
+		return nil // one input; the headers were read-only (headersReadOnly)
+	}
+	for _, g := range pr.Groups {
+		n := 0
+		for _, i := range g {
+			if results[i].emit {
+				n++
+			}
+		}
+		if n > 1 || len(others) > 0 {
+			names := []string{}
+			for _, i := range g {
+				names = append(names, results[i].src.Name)
+			}
+			return fmt.Errorf("%s form one program (a kernel of one is declared or launched in another), and stdout holds one file: use -w to write every changed file, or -d for one diff of them all", strings.Join(names, ", "))
+		}
+	}
+	return nil
 }
 
 // options validates flag combinations and builds the pipeline's options:
@@ -124,7 +190,7 @@ func (f *portFlags) options(nfiles int) (transform.Options, error) {
 	}
 	switch {
 	case f.output != "" && nfiles != 1:
-		return o, fmt.Errorf("-o takes exactly one input file, got %d", nfiles)
+		return o, fmt.Errorf("-o takes exactly one input file, got %d; to port several files as one program use -w (in place) or -d (one diff), or give the others with --context", nfiles)
 	case f.output != "" && f.write:
 		return o, errors.New("-o and -w cannot be combined: -o writes elsewhere, -w writes in place")
 	case f.diff && (f.write || f.output != ""):
@@ -204,7 +270,7 @@ func emitPort(cmd *cobra.Command, results []portedFile, f *portFlags) error {
 	hasErrors, pending := false, false
 	for _, r := range results {
 		hasErrors = hasErrors || diag.HasErrors(r.res.Diags)
-		pending = pending || r.res.Changed
+		pending = pending || r.emit && r.res.Changed
 	}
 	if f.asJSON {
 		if err := writePortReport(stdout, results, f); err != nil {
@@ -234,9 +300,14 @@ func visible(ds []diag.Diagnostic, quiet bool) []diag.Diagnostic {
 	return ds
 }
 
-// writeResults puts each result where the flags say.
+// writeResults puts each result where the flags say. -w writes every
+// changed file or none (writeFilesAtomic).
 func writeResults(stdout io.Writer, results []portedFile, f *portFlags) error {
+	var toWrite []fileWrite
 	for _, r := range results {
+		if !r.emit {
+			continue
+		}
 		out := r.res.Output
 		switch {
 		case f.diff:
@@ -247,19 +318,102 @@ func writeResults(stdout io.Writer, results []portedFile, f *portFlags) error {
 			}
 		case f.write:
 			if r.res.Changed {
-				if err := writeFileAtomic(r.src.Name, out); err != nil {
-					return err
-				}
+				toWrite = append(toWrite, fileWrite{r.src.Name, out})
 			}
 		case f.output != "":
-			if err := writeFileAtomic(f.output, out); err != nil {
-				return err
+			if r.input {
+				if err := writeFileAtomic(f.output, out); err != nil {
+					return err
+				}
 			}
 		case !f.asJSON:
 			stdout.Write(out)
 		}
 	}
+	return writeFilesAtomic(toWrite)
+}
+
+// fileWrite is one file -w replaces.
+type fileWrite struct {
+	path string
+	data []byte
+}
+
+// writeFilesAtomic replaces every file or none: each new content goes to
+// a temporary file in the same directory first (synced, with the old
+// file's mode); only when all are written are they renamed over the
+// originals. A failure before the renames removes the temporary files and
+// leaves every original as it was. (A rename itself failing after others
+// succeeded, which needs the directory to change under bamgen, is
+// reported with the files already replaced.)
+func writeFilesAtomic(files []fileWrite) error {
+	if len(files) == 1 {
+		return writeFileAtomic(files[0].path, files[0].data)
+	}
+	var tmps []string
+	cleanup := func() {
+		for _, t := range tmps {
+			os.Remove(t)
+		}
+	}
+	for _, fw := range files {
+		tmp, err := writeTemp(fw.path, fw.data)
+		if err != nil {
+			cleanup()
+			return fmt.Errorf("%v; no file was changed", err)
+		}
+		tmps = append(tmps, tmp)
+	}
+	for i, fw := range files {
+		if err := os.Rename(tmps[i], fw.path); err != nil {
+			var done []string
+			for _, d := range files[:i] {
+				done = append(done, d.path)
+			}
+			cleanup()
+			return fmt.Errorf("%s: cannot replace: %v (already replaced: %s)", fw.path, err, strings.Join(done, ", "))
+		}
+	}
 	return nil
+}
+
+// createTemp is os.CreateTemp; tests replace it to make one write fail
+// (a read-only directory does not stop root).
+var createTemp = os.CreateTemp
+
+// writeTemp writes data to a new temporary file next to path, with
+// path's mode bits, synced; it returns the temporary file's name.
+func writeTemp(path string, data []byte) (string, error) {
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return "", fmt.Errorf("%s: not a regular file; refusing to replace it", path)
+		}
+		mode = st.Mode().Perm()
+	}
+	tmp, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".bamgen-*")
+	if err != nil {
+		return "", fmt.Errorf("%s: cannot write: %v", path, err)
+	}
+	fail := func(what string, err error) (string, error) {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("%s: %s: %v", path, what, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fail("cannot write", err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return fail("cannot set mode", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail("cannot sync", err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("%s: cannot write: %v", path, err)
+	}
+	return tmp.Name(), nil
 }
 
 // writeFileAtomic replaces path with data: a temporary file in the same
@@ -318,6 +472,9 @@ type portFileJSON struct {
 func writePortJSON(w io.Writer, results []portedFile) error {
 	doc := portJSON{Files: []portFileJSON{}}
 	for _, r := range results {
+		if !r.emit && !r.input && len(r.res.Diags) == 0 {
+			continue
+		}
 		fj := portFileJSON{File: r.src.Name, Changed: r.res.Changed, Choices: r.res.Choices, Diagnostics: []diag.JSON{}}
 		if fj.Choices == nil {
 			fj.Choices = []port.Choice{}

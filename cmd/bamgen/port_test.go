@@ -152,6 +152,10 @@ func TestPortJSON(t *testing.T) {
 func TestPortErrorsNeverPartial(t *testing.T) {
 	dir := t.TempDir()
 	good := writeFile(t, dir, "good.cu", []byte(portSrc))
+	emptyDir := filepath.Join(dir, "empty")
+	if err := os.Mkdir(emptyDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		args []string
 		want string
@@ -162,7 +166,7 @@ func TestPortErrorsNeverPartial(t *testing.T) {
 		{[]string{"port", "--array", "1x", good}, `not an identifier`},
 		{[]string{"port", "--count", "in", good}, `want NAME=EXPR`},
 		{[]string{"port", "--array", "in", filepath.Join(dir, "missing.cu")}, `no such file`},
-		{[]string{"port", "--array", "in", dir}, `is a directory`},
+		{[]string{"port", "--array", "in", emptyDir}, `no .cu, .cuh, .h or .hpp file under this directory [IO004]`},
 		{[]string{"port", "-o", filepath.Join(dir, "o.cu"), good, good}, `-o takes exactly one input file`},
 		{[]string{"port", "-w", "-d", good}, `cannot be combined`},
 		{[]string{"port", "--config", filepath.Join(dir, "none.yaml"), good}, `--config`},

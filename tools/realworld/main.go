@@ -58,6 +58,7 @@ type config struct {
 	match       *regexp.Regexp
 	runtimeHash string
 	plainI      bool
+	program     bool
 }
 
 // result is one row of files.csv.
@@ -115,6 +116,7 @@ func main() {
 	flag.BoolVar(&cfg.compile, "compile", true, "compile originals and outputs with nvcc (silent-breakage check)")
 	flag.BoolVar(&cfg.plainI, "plain-I", false, "pass the project's header directories with -I (they may shadow system headers) instead of -Xcompiler -idirafter")
 	flag.StringVar(&match, "match", "", "only files whose project/relative path matches this regexp")
+	flag.BoolVar(&cfg.program, "program", false, "also port each project directory as one program (bamgen port --auto -w on a copy) and compile the changed files; results in OUT/program.md")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: realworld [flags] PROJECT_DIR...\n")
 		flag.PrintDefaults()
@@ -229,6 +231,17 @@ func main() {
 	}
 	if err := writeParseErrors(&cfg, filepath.Join(cfg.out, "parse_errors.csv"), results); err != nil {
 		fatalf("%v", err)
+	}
+	if cfg.program {
+		var prs []programResult
+		for _, dir := range flag.Args() {
+			pr := runProgram(&cfg, dir)
+			fmt.Fprintf(os.Stderr, "program %s: exit %d, %d files changed, %d/%d ported, %d broken\n", pr.Project, pr.RC, len(pr.Changed), pr.Ported, pr.Chosen, len(pr.Broken))
+			prs = append(prs, pr)
+		}
+		if err := os.WriteFile(filepath.Join(cfg.out, "program.md"), []byte(programSummary(prs)), 0o644); err != nil {
+			fatalf("%v", err)
+		}
 	}
 	sum := summary(&cfg, results)
 	if err := os.WriteFile(filepath.Join(cfg.out, "summary.md"), []byte(sum), 0o644); err != nil {

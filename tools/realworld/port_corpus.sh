@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Port the corpus programs written for issue 17 as a user would -- one
-# command over all of a program's files, `bamgen port --auto [--opt auto] -w`
-# on a copy -- then compile every file of the result with nvcc and link the
+# command over the program's directory, `bamgen port --auto [--opt auto] -w DIR`
+# on a copy, which ports its files as one program (docs/port.md, "Whole
+# programs") -- then compile every file of the result with nvcc and link the
 # objects. Records what bamgen does with each program today
 # (docs/realworld.md, "Corpus programs").
 #
@@ -41,7 +42,7 @@ for prog in $PROGS; do
 		[ "$mode" = opt ] && flags+=(--opt auto)
 		files=$(cd "$dir" && ls *.cu *.cuh *.h 2>/dev/null | tr '\n' ' ')
 		before=$(cd "$dir" && md5sum $files)
-		(cd "$dir" && "$BAMGEN" port "${flags[@]}" -w $files) >"$dir/port.log" 2>&1
+		"$BAMGEN" port "${flags[@]}" -w "$dir" >"$dir/port.log" 2>&1
 		rc=$?
 		changed=$(cd "$dir" && md5sum $files | diff <(echo "$before") - | sed -n 's/^> [0-9a-f]*  //p' | tr '\n' ' ')
 		nerr=$(grep -c ': error:' "$dir/port.log")

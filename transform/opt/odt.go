@@ -391,31 +391,36 @@ func (r *rewriter) paramIndex(e parse.Expr) int {
 // odtEdits wraps the body, clamps the walk to the tile, and threads the
 // first vertex list from every launch site into the kernel.
 func (r *rewriter) odtEdits(w *analysis.CSRWalk, nIndex int) {
-	body := r.fn.Decl.Body
 	reads := r.tileReads(w)
+	var open []codeLine
 	if len(reads) > 0 {
-		r.edit(body.Pos()+1, body.Pos()+1, fmt.Sprintf(" bam::odt_tile bam_tile(%s);", w.Edges), ODT)
+		open = append(open, codeLine{0, fmt.Sprintf("bam::odt_tile bam_tile(%s);", w.Edges)})
 	}
-	r.edit(body.Pos()+1, body.Pos()+1, " auto bam_body = [&](const unsigned long long bam_v, const unsigned long long bam_lo, "+
-		"const unsigned long long bam_hi) {", ODT)
+	open = append(open, codeLine{0, "auto bam_body = [&](const unsigned long long bam_v, const unsigned long long bam_lo, " +
+		"const unsigned long long bam_hi) {"})
 	r.redefineVertex(w)
 	r.clampWalk(w)
-	driver := fmt.Sprintf("bam::odt_for_each_tile(bam_plan, %s, %s.size(), %s.elems_per_line(), bam_body)", w.RowPtr, w.Edges, w.Edges)
+	close := []codeLine{{0, "};"}}
+	driver := fmt.Sprintf("bam::odt_for_each_tile(bam_plan, %s, %s.size(), %s.elems_per_line(), bam_body);", w.RowPtr, w.Edges, w.Edges)
 	if len(reads) > 0 {
 		// The walk's reads of the edge array go through the tile view: one
 		// pin per tile instead of a cache probe per vertex.
 		for _, ix := range reads {
 			r.edit(ix.X.Pos(), ix.X.End(), "bam_tile", ODT)
 		}
-		driver = fmt.Sprintf("bam::odt_for_each_tile(bam_plan, %s, bam_tile, bam_body)", w.RowPtr)
-		if guard := r.vertexGuard(w); guard != "" {
+		driver = fmt.Sprintf("bam::odt_for_each_tile(bam_plan, %s, bam_tile, bam_body);", w.RowPtr)
+		if decl, cond := r.vertexGuard(w); cond != "" {
 			// The driver tests the guard for 32 candidate vertices at once
 			// and runs the body only where it holds (the body still tests it).
-			driver = fmt.Sprintf("auto bam_active = [&](const unsigned long long bam_v) -> bool { %s }; "+
-				"bam::odt_for_each_tile(bam_plan, %s, bam_tile, bam_body, bam_active)", guard, w.RowPtr)
+			close = append(close,
+				codeLine{0, "auto bam_active = [&](const unsigned long long bam_v) -> bool {"},
+				codeLine{1, decl},
+				codeLine{1, "return " + cond + ";"},
+				codeLine{0, "};"})
+			driver = fmt.Sprintf("bam::odt_for_each_tile(bam_plan, %s, bam_tile, bam_body, bam_active);", w.RowPtr)
 		}
 	}
-	r.edit(body.End()-1, body.End()-1, "}; "+driver+"; ", ODT)
+	r.wrapBody(open, append(close, codeLine{0, driver}), ODT)
 	ps := r.fn.Decl.ParamsSpan
 	r.edit(ps.End()-1, ps.End()-1, ", const bam::odt_plan bam_plan", ODT)
 	r.threadPlan(w, nIndex)
@@ -582,8 +587,9 @@ func (r *rewriter) launchArg(l *parse.LaunchExpr, i int) string {
 	return r.file.Parse.Text(l.Args[i])
 }
 
-// vertexGuard returns the body of a predicate on bam_v the driver can test
-// before running a vertex's code, or "" when there is none. It is the
+// vertexGuard returns a predicate on bam_v the driver can test before
+// running a vertex's code: the vertex's declaration from bam_v and the
+// condition, or "" when there is none. It is the
 // conjunction of the checks the body makes on its way to the walk: early
 // returns (`if (v >= n || level[v] != cur) return;`, as `!(...)`) and the
 // condition of an `if` that holds the walk (`if (v < n && label[v] ==
@@ -597,13 +603,13 @@ func (r *rewriter) launchArg(l *parse.LaunchExpr, i int) string {
 // Testing the checks earlier than the body would is one of the orders the
 // original kernel allows (its warps run in any order), and the body tests
 // them again.
-func (r *rewriter) vertexGuard(w *analysis.CSRWalk) string {
+func (r *rewriter) vertexGuard(w *analysis.CSRWalk) (decl, cond string) {
 	vt := w.Vertex.Type
 	if w.WarpForm && w.Vertex != r.mapping.Warp {
-		return "" // the vertex is not bam_v itself
+		return "", "" // the vertex is not bam_v itself
 	}
 	if r.fn.Decl.Scope == nil || vt == nil || strings.Contains(vt.Text, "auto") || strings.ContainsAny(vt.Text, "&[") {
-		return ""
+		return "", ""
 	}
 	src := r.file.Parse
 	var checks []string
@@ -636,9 +642,9 @@ scan:
 		}
 	}
 	if len(checks) == 0 {
-		return ""
+		return "", ""
 	}
-	return fmt.Sprintf("%s %s = static_cast<%s>(bam_v); return %s;", vt.Text, w.Vertex.Name, strings.TrimPrefix(vt.Text, "const "), strings.Join(checks, " && "))
+	return fmt.Sprintf("%s %s = static_cast<%s>(bam_v);", vt.Text, w.Vertex.Name, strings.TrimPrefix(vt.Text, "const ")), strings.Join(checks, " && ")
 }
 
 // pureDecls: every initializer of the declaration is side-effect free.

@@ -10,10 +10,14 @@ func TestODT(t *testing.T) {
 		"bool *changed, const bam::odt_plan bam_plan)",
 		"bam::odt_first_strided((start & ~31ull) + lane, bam_lo, WARP_SIZE)",
 		"(e < end) && e < bam_hi",
-		"{ bam::odt_tile bam_tile(colidx); auto bam_body",
+		"bool *changed, const bam::odt_plan bam_plan) {\n  bam::odt_tile bam_tile(colidx);\n"+
+			"  auto bam_body = [&](const unsigned long long bam_v, const unsigned long long bam_lo, const unsigned long long bam_hi) {\n"+
+			"#line 4 \"k.cu\"\n  const unsigned long long tid =",
 		"unsigned v = bam_tile[e];",
-		"auto bam_active = [&](const unsigned long long bam_v) -> bool { const unsigned long long w = static_cast<unsigned long long>(bam_v); "+
-			"return (w < n && label[w] == level); }; bam::odt_for_each_tile(bam_plan, rowptr, bam_tile, bam_body, bam_active); }",
+		"    }\n  }\n  };\n  auto bam_active = [&](const unsigned long long bam_v) -> bool {\n"+
+			"    const unsigned long long w = static_cast<unsigned long long>(bam_v);\n"+
+			"    return (w < n && label[w] == level);\n  };\n"+
+			"  bam::odt_for_each_tile(bam_plan, rowptr, bam_tile, bam_body, bam_active);\n#line 17 \"k.cu\"\n}\n",
 		"bfs<<<bam::odt_grid(bam::odt_plan_of(r, n, c), 256), bam::odt_block(bfs, 256)>>>(r, c, l, 0, n, ch, bam::odt_plan_of(r, n, c));")
 	// The edges must be ported; the offsets may be.
 	expectRewrite(t, bfsWarp, "odt", []string{"colidx", "rowptr"}, "bam::odt_plan_of(r, n, c)")
@@ -34,9 +38,9 @@ func TestODT(t *testing.T) {
 // anything with a side effect before the walk ends the list.
 func TestODTVertexGuard(t *testing.T) {
 	early := strings.Replace(bfsWarp, "  if (w < n && label[w] == level) {", "  if (w >= n) return;\n  if (label[w] != level) return;\n  {", 1)
-	expectRewrite(t, early, "odt", []string{"colidx"}, "return !(w >= n) && !(label[w] != level); };")
+	expectRewrite(t, early, "odt", []string{"colidx"}, "return !(w >= n) && !(label[w] != level);\n  };")
 	otherLocal := strings.Replace(bfsWarp, "  if (w < n && label[w] == level) {", "  if (lane > 40) return;\n  if (w < n && label[w] == level) {", 1)
-	expectRewrite(t, otherLocal, "odt", []string{"colidx"}, "return (w < n && label[w] == level); };")
+	expectRewrite(t, otherLocal, "odt", []string{"colidx"}, "return (w < n && label[w] == level);\n  };")
 	effect := strings.Replace(bfsWarp, "  if (w < n && label[w] == level) {", "  *changed = true;\n  if (w < n && label[w] == level) {", 1)
 	out, _ := runOpt(t, effect, "odt", "colidx")
 	if !strings.Contains(out, "bam_body") || strings.Contains(out, "bam_active") {
@@ -44,7 +48,7 @@ func TestODTVertexGuard(t *testing.T) {
 	}
 	// Calls known to be pure (__ldg, min, ...) are fine in a guard.
 	ldg := strings.Replace(bfsWarp, "label[w] == level", "__ldg(&label[w]) == level", 1)
-	expectRewrite(t, ldg, "odt", []string{"colidx"}, "return (w < n && __ldg(&label[w]) == level); };")
+	expectRewrite(t, ldg, "odt", []string{"colidx"}, "return (w < n && __ldg(&label[w]) == level);\n  };")
 }
 
 // Reads of the edge array at the loop variable go through the tile view;
@@ -54,7 +58,7 @@ func TestODTTileReads(t *testing.T) {
 	expectRewrite(t, other, "odt", []string{"colidx"}, "unsigned v = bam_tile[e] + colidx[start];")
 	moved := strings.Replace(bfsWarp, "unsigned v = colidx[e];", "unsigned v = colidx[e]; e += 0;", 1)
 	expectRewrite(t, moved, "odt", []string{"colidx"}, "unsigned v = colidx[e]; e += 0;",
-		"bam::odt_for_each_tile(bam_plan, rowptr, colidx.size(), colidx.elems_per_line(), bam_body); }")
+		"  bam::odt_for_each_tile(bam_plan, rowptr, colidx.size(), colidx.elems_per_line(), bam_body);\n#line")
 }
 
 func TestODTRefusesPerVertexSums(t *testing.T) {

@@ -1,6 +1,7 @@
 package opt
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -31,9 +32,9 @@ func runOpt(t *testing.T, src, kind string, ported ...string) (string, []diag.Di
 	return string(out), res.Diags
 }
 
-// expectRewrite checks that the output contains each of wants and that the
-// line count did not change (compiler messages must keep pointing at the
-// original lines).
+// expectRewrite checks that the output contains each of wants and that
+// every original line that is still in it is numbered as before by the
+// compiler (#line directives follow the inserted lines).
 func expectRewrite(t *testing.T, src, kind string, ported []string, wants ...string) {
 	t.Helper()
 	out, diags := runOpt(t, src, kind, ported...)
@@ -42,8 +43,48 @@ func expectRewrite(t *testing.T, src, kind string, ported []string, wants ...str
 			t.Errorf("%s: output lacks %q\noutput:\n%s\ndiags: %v", kind, w, out, diags)
 		}
 	}
-	if strings.Count(out, "\n") != strings.Count(src, "\n") {
-		t.Errorf("%s: line count changed from %d to %d", kind, strings.Count(src, "\n"), strings.Count(out, "\n"))
+	checkLineNumbers(t, src, out)
+}
+
+// checkLineNumbers: each line of src whose text occurs once in src and
+// once in out is given its original number in out, counting the #line
+// directives as the compiler does.
+func checkLineNumbers(t *testing.T, src, out string) {
+	t.Helper()
+	orig := strings.Split(src, "\n")
+	outLines := strings.Split(out, "\n")
+	count := func(lines []string, l string) int {
+		n := 0
+		for _, x := range lines {
+			if x == l {
+				n++
+			}
+		}
+		return n
+	}
+	numberOf := map[string]int{}
+	next := 1
+	for _, l := range outLines {
+		var n int
+		if _, err := fmt.Sscanf(l, "#line %d", &n); err == nil {
+			next = n
+			continue
+		}
+		numberOf[l] = next
+		next++
+	}
+	checked := 0
+	for i, l := range orig {
+		if strings.TrimSpace(l) == "" || count(orig, l) != 1 || count(outLines, l) != 1 {
+			continue
+		}
+		checked++
+		if numberOf[l] != i+1 {
+			t.Errorf("line %q is numbered %d in the output, it is line %d of the input\n%s", l, numberOf[l], i+1, out)
+		}
+	}
+	if checked == 0 {
+		t.Errorf("no line of the input is kept:\n%s", out)
 	}
 }
 

@@ -225,12 +225,12 @@ func (r *rewriter) threadIndexedPorted() []string {
 
 // wrap puts the body in `auto bam_body = [&](unsigned long long bam_v) {...};`,
 // redefines idVar from the virtual id, and hands the lambda to driver.
-// Both insertions stay on the lines of the body's braces.
+// The lambda's lines and the driver call are lines of their own
+// (wrapBody).
 func (r *rewriter) wrap(idVar *parse.VarDecl, newID, driver string, kind Kind) {
-	body := r.fn.Decl.Body
-	r.edit(body.Pos()+1, body.Pos()+1, " auto bam_body = [&](const unsigned long long bam_v) {", kind)
+	r.wrapBody([]codeLine{{0, "auto bam_body = [&](const unsigned long long bam_v) {"}},
+		[]codeLine{{0, "};"}, {0, driver + ";"}}, kind)
 	r.replaceInit(idVar, newID, kind)
-	r.edit(body.End()-1, body.End()-1, "}; "+driver+"; ", kind)
 }
 
 // remapID is the new initialiser of an id variable under a driver that

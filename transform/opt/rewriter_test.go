@@ -7,9 +7,8 @@ import (
 
 func TestClaware(t *testing.T) {
 	expectRewrite(t, vecAdd, "claware", []string{"a", "b", "c"},
-		"{ auto bam_body = [&](const unsigned long long bam_v) {",
-		"int i = static_cast<int>(bam_v);",
-		"}; bam::for_each_thread_by_line<32>(bam::min_elems_per_line(c, a, b), bam_body); }")
+		"int n) {\n  auto bam_body = [&](const unsigned long long bam_v) {\n#line 2 \"k.cu\"\n  int i = static_cast<int>(bam_v);",
+		"c[i] = a[i] + b[i];\n  };\n  bam::for_each_thread_by_line<32>(bam::min_elems_per_line(c, a, b), bam_body);\n#line 4 \"k.cu\"\n}\n")
 	expectRewrite(t, `__global__ void f(float *p, float v, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = v;
 }
@@ -59,7 +58,7 @@ func TestClawareRefusals(t *testing.T) {
 func TestTransposeAndCoarsen(t *testing.T) {
 	expectRewrite(t, bfsWarp, "transpose", []string{"colidx"},
 		"const unsigned long long tid = static_cast<unsigned long long>(bam_v * 32ull + (threadIdx.x & 31u));",
-		"bam::for_each_warp_transposed(128ull, bam_body); }")
+		"  bam::for_each_warp_transposed(128ull, bam_body);\n#line 17 \"k.cu\"\n}")
 	out, _ := runOpt(t, bfsWarp, "coarsen", "colidx")
 	if !strings.Contains(out, "bam::for_each_warp_coarsened<8>(bam_body)") {
 		t.Errorf("coarsen output:\n%s", out)

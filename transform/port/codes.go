@@ -33,6 +33,7 @@ const (
 	CodeArgsArray       = "PORT037" // a void** launch's argument array is not a local brace-initialised array passed only to launches
 	CodeArgsEntry       = "PORT038" // the argument array entry for a ported parameter is not &VAR of a local variable
 	CodeArgsWrapped     = "PORT039" // a host-visible buffer is passed through an argument array (its array is made at the launch)
+	CodeProgramSite     = "PORT040" // whole program: a site of the kernel is in a file bamgen does not write, or two files define it
 	CodeRefAdded        = "PORT050" // note: a loop reads arrays through bam::array_ref
 	CodeRefWritable     = "PORT051" // note: no ref: the scanned array is not read-only
 	CodeRefSync         = "PORT052" // note: no ref: a barrier or warp intrinsic in the loop that the refs cannot drop() before
@@ -42,4 +43,6 @@ const (
 	CodeRefStride       = "PORT056" // note: no ref: the loop's step is not a small constant
 	CodeArrayPorted     = "PORT090" // note: which array was ported and why
 	CodeAlreadyPorted   = "PORT091" // note: the parameter already is a bam::array
+	CodeNotChosen       = "PORT092" // note: --auto does not choose a parameter that can never be a bam::array
+	CodeModesCollapsed  = "PORT093" // note: a buffer allocated per memory mode became one bam::array, and how each mode makes it
 )

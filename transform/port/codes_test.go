@@ -16,6 +16,8 @@ func TestEveryCodeIsTestedAndDocumented(t *testing.T) {
 	}
 	var goldens strings.Builder
 	files, _ := filepath.Glob("../../testdata/port/*.txtar")
+	programs, _ := filepath.Glob("../../testdata/program/*.txtar") // whole-program cases (PORT040)
+	files = append(files, programs...)
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		goldens.Write(b)

@@ -37,9 +37,16 @@ type portCtx struct {
 	refs    *refPlan // bam::array_ref loops (--ref, planRefs), nil when not asked for
 
 	hostVars map[*parse.Symbol]*hostVar
-	opsCache map[*parse.Symbol][]hostOp // uses of each host variable, classified once
-	choices  []Choice
-	diags    []diag.Diagnostic
+	// fwds caches forwarderOf (forward.go), headerTexts the local headers
+	// it checks for declarations of a forwarding function.
+	fwds        map[paramKey]*forwarder
+	never       map[paramKey]string // neverPortable (limits.go)
+	headerTexts map[string]string
+	opsCache    map[*parse.Symbol][]hostOp // uses of each host variable, classified once
+	// parentMaps: each statement's and expression's parent, per function (modes.go)
+	parentMaps map[*parse.FuncDecl]map[parse.Node]parse.Node
+	choices    []Choice
+	diags      []diag.Diagnostic
 }
 
 func newPortCtx(f *parse.File, an *analysis.File, opts Options) *portCtx {
@@ -47,7 +54,7 @@ func newPortCtx(f *parse.File, an *analysis.File, opts Options) *portCtx {
 		macros: map[string]*parse.Macro{}, byName: map[string][]*parse.FuncDecl{},
 		plans: map[paramKey]*paramPlan{}, ported: map[*parse.FuncDecl][]int{},
 		helpers: map[*parse.FuncDecl]*helperPlan{}, hostVars: map[*parse.Symbol]*hostVar{},
-		opsCache: map[*parse.Symbol][]hostOp{}}
+		opsCache: map[*parse.Symbol][]hostOp{}, fwds: map[paramKey]*forwarder{}, never: map[paramKey]string{}}
 	for _, m := range f.Macros {
 		c.macros[m.Name] = m
 	}

@@ -110,7 +110,7 @@ func noAlias(v *hostVar, op hostOp) bool {
 		if op.call != nil {
 			return true
 		}
-	case opNone, opCopy, opSwap, opD2D:
+	case opNone, opCopy, opSwap, opD2D, opForward, opDevPtr:
 		return false
 	}
 	id, ok := op.node.(*parse.Ident)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bamgen/bamgen/diag"
 	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 	"github.com/bamgen/bamgen/templates"
@@ -101,7 +102,12 @@ func (v *hostVar) root() *hostVar {
 type hostPlan struct {
 	drops []drop
 	edits []edit.Edit
+	notes []diag.Diagnostic        // what was done (per-mode allocations, modes.go)
 	fns   map[*parse.FuncDecl]bool // host functions that now use bam_rt
+	// fwds are the forwarding host functions' parameters (forward.go) that
+	// launch arguments were traced through, in the order first reached.
+	fwds    []*forwarder
+	fwdSeen map[*forwarder]bool
 }
 
 // hostVarOf returns the local variable passed as launch argument idx, or nil.
@@ -137,7 +143,7 @@ func (c *portCtx) hostVarFor(fn *parse.FuncDecl, sym *parse.Symbol) *hostVar {
 
 // planHost checks every launch of a ported kernel and plans the host edits.
 func (c *portCtx) planHost() *hostPlan {
-	hp := &hostPlan{fns: map[*parse.FuncDecl]bool{}}
+	hp := &hostPlan{fns: map[*parse.FuncDecl]bool{}, fwdSeen: map[*forwarder]bool{}}
 	c.hostVars = map[*parse.Symbol]*hostVar{}
 	var vars []*hostVar
 	seen := map[*hostVar]bool{}
@@ -159,6 +165,12 @@ func (c *portCtx) planHost() *hostPlan {
 	hoists := hoistLoops{}
 	groups := map[*hostVar][]*hostVar{}
 	for _, v := range vars {
+		if isModeAllocated(v.root()) { // with the temporaries it is re-allocated through (realloc.go)
+			if v.root() == v {
+				c.planModes(hp, v)
+			}
+			continue
+		}
 		if c.isHostVisible(v) {
 			c.planWrapped(hp, v, wraps, hoists)
 		} else {
@@ -172,6 +184,7 @@ func (c *portCtx) planHost() *hostPlan {
 	}
 	c.emitWraps(hp, wraps)
 	emitHoists(hp, hoists)
+	c.emitForwarders(hp)
 	c.emitLaunchChecks(hp, wraps)
 	return hp
 }
@@ -187,6 +200,20 @@ func (c *portCtx) addCopyPartners(vars []*hostVar) []*hostVar {
 	for i := 0; i < len(vars); i++ {
 		v := vars[i]
 		for _, op := range v.ops {
+			if op.kind == opForward {
+				// Every buffer passed to one forwarding function is ported
+				// with the others or not at all: its parameter has one type.
+				vs, _, _, _ := c.forwardedVars(c.forwarderOf(c.hostCallee(op.call), op.arg))
+				for _, w := range vs {
+					if !in[w] {
+						in[w] = true
+						w.group = w
+						vars = append(vars, w)
+					}
+					w.root().group = v.root()
+				}
+				continue
+			}
 			for _, sym := range []*parse.Symbol{op.dst, op.src} {
 				if sym == nil || sym == v.sym {
 					continue
@@ -222,7 +249,38 @@ func (c *portCtx) planWrapped(hp *hostPlan, v *hostVar, wraps map[*launchSite][]
 		c.hostDrop(hp, v.keys, v.sym.Decl, CodeNoElemType, noElemMessage(v))
 		return
 	}
-	c.planWrapVar(hp, v, elem, findAllocation(v), wraps, hoists)
+	alloc, src := findAllocation(v), v.sym.Name
+	if alloc.kind == opDevPtr {
+		h, at, why := c.devPtrSource(v, alloc)
+		if why != "" {
+			c.hostDrop(hp, v.keys, at, CodeHostUse, why)
+			return
+		}
+		alloc, src = findAllocation(h), h.sym.Name
+	}
+	c.planWrapVar(hp, v, elem, alloc, src, wraps, hoists)
+}
+
+// devPtrSource returns the host buffer h behind `cudaHostGetDevicePointer(&v, h, 0)`
+// when h is a local variable with one host-visible allocation (cudaHostAlloc,
+// cudaMallocHost, cudaMallocManaged) in the same function: v's array is then
+// made from h, with h's element count. Otherwise it says why not.
+func (c *portCtx) devPtrSource(v *hostVar, op *hostOp) (*hostVar, parse.Node, string) {
+	sym := symbolOf(v.fn, op.other)
+	if sym == nil {
+		return nil, op.node, fmt.Sprintf("%s is the device view of `%s` (cudaHostGetDevicePointer), which is not a local variable of %s, so bamgen cannot find its allocation; pass a local pointer variable",
+			v.sym.Name, oneLine(c.text(op.other)), v.fn.Name)
+	}
+	h := c.hostVarFor(v.fn, sym)
+	a := findAllocation(h)
+	if a == nil || (a.kind != opManaged && a.kind != opPinned) || a.bytes == nil {
+		return nil, op.node, fmt.Sprintf("%s is the device view of %s (cudaHostGetDevicePointer), but %s has no single cudaHostAlloc/cudaMallocHost/cudaMallocManaged allocation in %s, so its element count is unknown",
+			v.sym.Name, sym.Name, sym.Name, v.fn.Name)
+	}
+	if c.elemType(h) != "" && c.elemType(h) != c.elemType(v) {
+		return nil, op.node, fmt.Sprintf("%s (%s *) is the device view of %s, a buffer of %s", v.sym.Name, c.elemType(v), sym.Name, c.elemType(h))
+	}
+	return h, nil, ""
 }
 
 func noElemMessage(v *hostVar) string {
@@ -275,6 +333,24 @@ func (c *portCtx) launchVars(hp *hostPlan, key paramKey) []*hostVar {
 			}
 			if l.api != nil && l.api.array != nil {
 				c.hostDrop(hp, []paramKey{key}, l.args[key.idx], CodeArgsEntry, c.entryMessage(l, key))
+				continue
+			}
+			if f := c.forwarderOfArg(l, key.idx); f != nil {
+				if f.why != "" {
+					c.hostDrop(hp, []paramKey{key}, l.node(), CodeHostArgument, fmt.Sprintf(
+						"the argument for %s:%s (%s) is a parameter of %s, which cannot take a bam::array: %s",
+						key.fn.Name, name, oneLine(c.text(l.args[key.idx])), l.fn.Name, f.why))
+					continue
+				}
+				vars, chain, at, why := c.forwardedVars(f)
+				if why != "" {
+					c.hostDrop(hp, []paramKey{key}, at, CodeHostArgument, why)
+					continue
+				}
+				for _, g := range chain {
+					c.addForwarder(hp, g)
+				}
+				out = append(out, vars...)
 				continue
 			}
 			why = fmt.Sprintf("the argument for %s:%s (%s) is not a local variable of %s, so bamgen cannot find its allocation; pass a local pointer variable",
@@ -342,6 +418,14 @@ func (c *portCtx) hostOps(v *hostVar) []hostOp {
 			}
 		}
 		if inSizeof(parents) { // `n * sizeof *d`: not evaluated, the pointer is not used
+			return true
+		}
+		if ifs, blk, onCond, ok := guardedFree(v.fn, v.sym, id, parents); ok {
+			// `if (d) { cudaFree(d); d = 0; }` is one free: its other uses of
+			// d go with the statement.
+			if onCond {
+				ops = append(ops, hostOp{kind: opFree, node: ifs, stmt: ifs, block: blk, where: ifs})
+			}
 			return true
 		}
 		op := c.classifyHostUse(v.fn, id, parents)
@@ -512,6 +596,11 @@ climb:
 				return hostOp{kind: opLaunch, node: id, arg: j, launch: site}
 			}
 		}
+		if !addr && offset == nil {
+			if op, ok := c.forwardOp(id, p, argNode); ok {
+				return op
+			}
+		}
 		op := c.classifyCall(fn, id, p, argNode, addr, parents[:i])
 		op.offset = offset
 		if offset != nil {
@@ -559,6 +648,8 @@ func (c *portCtx) classifyCall(fn *parse.FuncDecl, id *parse.Ident, call *parse.
 		op.kind, op.bytes = opManaged, call.Args[1]
 	case addr && pos == 0 && (name == "cudaHostAlloc" || name == "cudaMallocHost") && n >= 2:
 		op.kind, op.bytes = opPinned, call.Args[1]
+	case addr && pos == 0 && name == "cudaHostGetDevicePointer" && n >= 2:
+		op.kind, op.other = opDevPtr, call.Args[1]
 	case addr && pos >= 0 && !strings.HasPrefix(name, "cuda"):
 		op.kind = opForeign // allocated by the program's own function: adopt it with array_from_device
 	case addr:
@@ -639,6 +730,12 @@ func withStmt(op hostOp, node parse.Node, parents []parse.Node) hostOp {
 // conflictingLaunch reports a launch passing v where no array is expected.
 func (c *portCtx) conflictingLaunch(v *hostVar) string {
 	for _, op := range v.ops {
+		if op.kind == opForward {
+			if why := c.forwardConflict(v, c.forwarderOf(c.hostCallee(op.call), op.arg)); why != "" {
+				return why
+			}
+			continue
+		}
 		if op.kind != opLaunch || op.launch == nil {
 			continue
 		}
@@ -677,12 +774,12 @@ func findAllocation(v *hostVar) *hostOp {
 	var found *hostOp
 	for i := range v.ops {
 		switch v.ops[i].kind {
-		case opMalloc, opManaged, opPinned:
+		case opMalloc, opManaged, opPinned, opDevPtr:
 			if found != nil {
 				return nil // allocated twice: bamgen does not follow reallocation
 			}
 			found = &v.ops[i]
-		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
+		case opNone, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opOther:
 		}
 	}
 	return found
@@ -791,13 +888,13 @@ func (c *source) operandText(e parse.Expr) string { return oneLine(c.text(e)) }
 // bamName is the bam::array variable standing for host variable v.
 func bamName(v *hostVar) string { return v.sym.Name + "_bam" }
 
-// replaceStmt replaces a whole statement, keeping its line count.
+// replaceStmt replaces a whole statement, keeping its line count: a
+// statement written over several lines stays on them (reflow).
 func (c *portCtx) replaceStmt(hp *hostPlan, rw RewriteKind, s parse.Stmt, text string) {
-	lines := strings.Count(c.text(s), "\n")
 	if v := c.statusVar(s); v != "" {
 		text += " " + v + " = cudaSuccess;"
 	}
-	hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.End(), New: text + strings.Repeat("\n", lines), Rewrite: rw.String()})
+	hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.End(), New: c.reflow(s, text), Rewrite: rw.String()})
 }
 
 // statusVar returns err in a statement `err = cudaCall(...);` (possibly

@@ -161,6 +161,11 @@ func (c *portCtx) deviceOpProblem(v *hostVar, op hostOp, alloc *hostOp) string {
 	switch op.kind {
 	case opLaunch:
 		return ""
+	case opForward:
+		if _, _, _, why := c.forwardedVars(c.forwarderOf(c.hostCallee(op.call), op.arg)); why != "" {
+			return why
+		}
+		return ""
 	case opForeign:
 		if alloc != nil || op.stmt == nil || foreignAlloc(v) == nil {
 			return fmt.Sprintf("%s is passed to `%s`, which bamgen does not know", v.sym.Name, oneLine(c.text(op.node)))
@@ -175,7 +180,13 @@ func (c *portCtx) deviceOpProblem(v *hostVar, op hostOp, alloc *hostOp) string {
 			return fmt.Sprintf("%s is filled by `%s` but has no allocation of its own", v.sym.Name, oneLine(c.text(op.stmt)))
 		}
 		return ""
-	case opManaged, opPinned:
+	case opManaged, opPinned, opDevPtr:
+		for _, o := range v.ops {
+			if (o.kind == opCopy || o.kind == opSwap) && o.stmt != nil {
+				return fmt.Sprintf("%s is allocated more than once and is also reassigned from or to another pointer (`%s`); bamgen ports a buffer allocated once per memory mode only when it is not reassigned (re-allocating it is not followed)",
+					v.sym.Name, oneLine(c.text(o.stmt)))
+			}
+		}
 		return fmt.Sprintf("%s is allocated twice", v.sym.Name)
 	case opNone, opOther: // the message below
 	}
@@ -220,7 +231,7 @@ func (c *portCtx) emitMergedCreation(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	case opMemset:
 		f := templates.Fill{Array: d, Bytes: oneLine(c.text(op.bytes)), Value: oneLine(c.text(op.other))}
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("fill_create", f))
-	case opNone, opMalloc, opManaged, opPinned, opDownload, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
+	case opNone, opMalloc, opManaged, opPinned, opDownload, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opDevPtr, opOther:
 		// not a whole-buffer fill: never the merged creation (creationOp)
 	}
 }
@@ -285,7 +296,11 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("copy_bytes", d))
 	case opLaunch:
 		emitLaunchArg(hp, op, bamName(v), data.Elem)
-	case opNone, opManaged, opPinned, opOther:
+	case opForward:
+		arg := op.call.Args[op.arg]
+		hp.edits = append(hp.edits, edit.Edit{Start: arg.Pos(), End: arg.End(), New: bamName(v), Rewrite: Launches.String()})
+		c.addForwarder(hp, c.forwarderOf(c.hostCallee(op.call), op.arg))
+	case opNone, opManaged, opPinned, opDevPtr, opOther:
 		// refused before any edit (deviceOpProblem)
 	}
 }
@@ -332,7 +347,11 @@ func emitLaunchArg(hp *hostPlan, op hostOp, bam, elem string) {
 // planWrapVar ports host-visible memory by wrapping each launch, or, for a
 // read-only array launched in a loop that does nothing else with the
 // buffer, by making the array once around the loop (see hoist.go).
-func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *hostOp, wraps map[*launchSite][]templates.Array, hoists hoistLoops) {
+//
+// src names the host buffer the array is made from and copied back to: v
+// itself, or for a device view (`cudaHostGetDevicePointer(&v, h, 0)`) h,
+// whose allocation alloc then is.
+func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *hostOp, src string, wraps map[*launchSite][]templates.Array, hoists hoistLoops) {
 	count := c.countFor(v, alloc.bytes, elem)
 	if alloc.other != nil { // new T[n]: the count itself
 		count = oneLine(c.text(alloc.other))
@@ -341,6 +360,12 @@ func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *host
 		}
 	}
 	for _, op := range v.ops {
+		if op.kind == opForward {
+			c.hostDrop(hp, v.keys, op.call, CodeHostUse, fmt.Sprintf(
+				"%s is host-visible memory passed to %s; bamgen makes such a buffer's bam::array around each launch, so the launch must be in the function that holds the buffer",
+				v.sym.Name, parse.ShortFuncName(op.call.Fun)))
+			return
+		}
 		if op.kind != opLaunch {
 			continue
 		}
@@ -362,7 +387,7 @@ func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *host
 		if op.kind != opLaunch {
 			continue
 		}
-		a := templates.Array{RT: rtName, Bam: bamName(v), Elem: elem, Src: v.sym.Name, Count: count, ReadOnly: readOnly}
+		a := templates.Array{RT: rtName, Bam: bamName(v), Elem: elem, Src: src, Count: count, ReadOnly: readOnly}
 		if loop := c.hoistLoop(v, op.launch, count); readOnly && loop != nil {
 			hoists.add(loop, a)
 		} else {
@@ -464,7 +489,7 @@ func (c *portCtx) isPartial(p deviceVarPlan, op hostOp) bool {
 		return op.offset != nil || p.alloc == nil || !c.sameCount(op.bytes, p.alloc.bytes, p.data.Elem)
 	case opDownload:
 		return op.offset != nil
-	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
+	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opDevPtr, opOther:
 	}
 	return false
 }
@@ -485,7 +510,7 @@ func (c *portCtx) emitPatch(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		d.Op, d.Src = "memset", oneLine(c.text(op.other))
 	case opDownload:
 		d.Op, d.Src = "copy_out", oneLine(c.text(op.other))
-	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opOther:
+	case opNone, opMalloc, opManaged, opPinned, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opDevPtr, opOther:
 		// isPartial holds only for copies and fills
 	}
 	c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("patch", d))

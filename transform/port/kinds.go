@@ -21,12 +21,14 @@ const (
 	opCopy                       // pointer copy between buffer variables
 	opSwap                       // std::swap of two buffer variables
 	opD2D                        // cudaMemcpy device to device between two buffer variables
+	opForward                    // passed whole to a host function that forwards it to launches (forward.go)
+	opDevPtr                     // cudaHostGetDevicePointer(&d, h, flags): d is the device view of host buffer h
 	opOther                      // anything else: the buffer cannot be ported
 )
 
 var hostOpNames = [...]string{opNone: "none", opMalloc: "malloc", opManaged: "managed", opPinned: "pinned",
 	opUpload: "upload", opDownload: "download", opMemset0: "memset0", opMemset: "memset", opFree: "free",
-	opLaunch: "launch", opNull: "null", opForeign: "foreign", opCopy: "copy", opSwap: "swap", opD2D: "d2d", opOther: "other"}
+	opLaunch: "launch", opNull: "null", opForeign: "foreign", opCopy: "copy", opSwap: "swap", opD2D: "d2d", opForward: "forward", opDevPtr: "devptr", opOther: "other"}
 
 func (k hostOpKind) String() string {
 	if k >= 0 && int(k) < len(hostOpNames) {

@@ -22,6 +22,10 @@ func (c *portCtx) plan(chosen map[paramKey]string) {
 			if dropped[key] != "" {
 				continue
 			}
+			if why := c.opts.Exclude[key.fn.Name]; why != "" {
+				dropped[key] = why
+				continue
+			}
 			if why := c.kernelSideRefusal(key); why != "" {
 				dropped[key] = why
 				continue

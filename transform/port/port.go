@@ -22,6 +22,11 @@ type Options struct {
 	// Ref reads read-only ported arrays through bam::array_ref in loops
 	// where each thread scans them sequentially (--ref; see ref.go).
 	Ref bool
+	// Exclude names kernels that must not be ported, with the reason: a
+	// whole-program port (transform.RunProgram) found a site of the kernel
+	// in another file that cannot be rewritten. Their chosen parameters
+	// are reported as not ported, with that reason.
+	Exclude map[string]string
 }
 
 // Result is the port's plan for one file. Its edits are on the original

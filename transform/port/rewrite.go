@@ -204,7 +204,7 @@ func (c *portCtx) cloneEdit(h *helperPlan) (edit.Edit, error) {
 		e.End -= start
 		local = append(local, e)
 	}
-	text, err := edit.Apply(c.src[start:end], local, c.file.Src.Name)
+	text, err := edit.Apply(c.src[start:end], local, "") // numbered by the outer Apply: a directive here would count from the helper
 	if err != nil {
 		return edit.Edit{}, err
 	}
@@ -235,6 +235,9 @@ func hostEditsOf(k RewriteKind) func(c *portCtx) ([]diag.Diagnostic, []edit.Edit
 			if e.Rewrite == k.String() {
 				edits = append(edits, e)
 			}
+		}
+		if k == HostMemory {
+			return c.host.notes, edits
 		}
 		return nil, edits
 	}

@@ -43,6 +43,7 @@ func (c *portCtx) selectArrays() map[paramKey]string {
 	if c.opts.Auto || (c.opts.Config != nil && c.opts.Config.Auto) {
 		c.autoSelect(chosen)
 		c.chooseSharedBuffers(chosen)
+		c.dropNeverPortable(chosen)
 	}
 	return chosen
 }
@@ -52,17 +53,28 @@ func (c *portCtx) selectArrays() map[paramKey]string {
 // another kernel of this file gets that parameter chosen too. Otherwise the
 // host could not make the buffer one bam::array for one launch and a raw
 // pointer for the other, and both would be refused.
+//
+// Likewise per helper parameter: a __device__ helper is ported one way
+// only, so a kernel parameter passed to the same helper parameter as a
+// chosen one is chosen too (else both would be refused, PORT020).
 func (c *portCtx) chooseSharedBuffers(chosen map[paramKey]string) {
+	reach := c.helperReach()
 	for changed := true; changed; {
 		changed = false
 		for _, key := range sortedKeys(chosen) {
-			for _, v := range c.argVarsOf(key) {
-				for _, op := range v.ops {
-					if op.kind != opLaunch || op.launch == nil || op.launch.kernel == nil || op.arg >= len(op.launch.kernel.Params) {
+			for _, h := range reach.of[key] {
+				for _, other := range reach.by[h] {
+					if chosen[other] != "" || !c.choosable(other) {
 						continue
 					}
-					k := op.launch.kernel
-					other, p := paramKey{k, op.arg}, k.Params[op.arg]
+					chosen[other] = fmt.Sprintf("--auto: it is passed to %s:%s like %s:%s, which is chosen (a helper is ported one way)",
+						h.fn.Name, h.fn.Params[h.idx].Name, key.fn.Name, key.fn.Params[key.idx].Name)
+					changed = true
+				}
+			}
+			for _, v := range c.argVarsOf(key) {
+				for _, other := range c.launchKeysOf(v) {
+					k, p := other.fn, other.fn.Params[other.idx]
 					if chosen[other] != "" || k.Body == nil || p.Type == nil || p.Type.Pointers != 1 || isBamArray(p.Type) {
 						continue
 					}
@@ -73,6 +85,47 @@ func (c *portCtx) chooseSharedBuffers(chosen map[paramKey]string) {
 			}
 		}
 	}
+}
+
+// choosable: a kernel pointer parameter --auto may choose.
+func (c *portCtx) choosable(key paramKey) bool {
+	p := key.fn.Params[key.idx]
+	return key.fn.Body != nil && p.Type != nil && p.Type.Pointers == 1 && !isBamArray(p.Type)
+}
+
+// helperParams maps kernel parameters to the helper parameters their
+// array reaches (through helpers calling helpers), and back.
+type helperParams struct {
+	of map[paramKey][]paramKey
+	by map[paramKey][]paramKey
+}
+
+func (c *portCtx) helperReach() helperParams {
+	r := helperParams{of: map[paramKey][]paramKey{}, by: map[paramKey][]paramKey{}}
+	for _, k := range c.kernels() {
+		for i := range k.Params {
+			key := paramKey{k, i}
+			if !c.choosable(key) {
+				continue
+			}
+			seen := map[paramKey]bool{}
+			var walk func(p paramKey)
+			walk = func(p paramKey) {
+				for _, hc := range c.analyzeParam(p.fn, p.idx).calls {
+					h := paramKey{hc.callee, hc.arg}
+					if seen[h] {
+						continue
+					}
+					seen[h] = true
+					r.of[key] = append(r.of[key], h)
+					r.by[h] = append(r.by[h], key)
+					walk(h)
+				}
+			}
+			walk(key)
+		}
+	}
+	return r
 }
 
 // resolveSpec adds the parameters matching NAME or KERNEL:NAME.
@@ -200,7 +253,9 @@ func (c *portCtx) dataDependence(fn *analysis.Function, name string) string {
 }
 
 // argVarsOf returns the local host variables passed for the parameter at
-// its launches (one per launch that passes a local variable there).
+// its launches (one per launch that passes a local variable there, or the
+// callers' variables where the launch passes a forwarding function's
+// parameter, forward.go).
 func (c *portCtx) argVarsOf(key paramKey) []*hostVar {
 	var out []*hostVar
 	for _, l := range c.launchesOf(key.fn) {
@@ -209,9 +264,29 @@ func (c *portCtx) argVarsOf(key paramKey) []*hostVar {
 		}
 		if v := c.hostVarOf(l, key.idx); v != nil {
 			out = append(out, v)
+		} else if f := c.forwarderOfArg(l, key.idx); f != nil && f.why == "" {
+			vars, _, _, _ := c.forwardedVars(f)
+			out = append(out, vars...)
 		}
 	}
 	return out
+}
+
+// launchKeysOf lists the kernel parameters the buffer v is passed to: at
+// its launches, and through forwarding functions.
+func (c *portCtx) launchKeysOf(v *hostVar) []paramKey {
+	var keys []paramKey
+	for _, op := range v.ops {
+		switch {
+		case op.kind == opLaunch && op.launch != nil && op.launch.kernel != nil && op.arg < len(op.launch.kernel.Params):
+			keys = appendKey(keys, paramKey{op.launch.kernel, op.arg})
+		case op.kind == opForward:
+			for _, k := range c.forwardedKeys(c.forwarderOf(c.hostCallee(op.call), op.arg)) {
+				keys = appendKey(keys, k)
+			}
+		}
+	}
+	return keys
 }
 
 // scalingAllocation finds the host allocations behind the parameter's

@@ -249,6 +249,18 @@ func (s *useScanner) offsetUse(id *parse.Ident, b *parse.BinaryExpr, parents []p
 		index = b.X
 	}
 	parent, pi := upParens(parents, len(parents)-1)
+	// p + a + c (also p + a - c) is p + (a + c): the chain's other operands
+	// are one offset, spelled as written.
+	for cur := parse.Node(b); ; {
+		outer, ok := parent.(*parse.BinaryExpr)
+		if !ok || (outer.Op != "+" && outer.Op != "-") || parse.Unparen(outer.X) != cur {
+			break
+		}
+		index = &parse.BinaryExpr{Span: parse.Span{Start: index.Pos(), Stop: outer.End()}, Op: outer.Op, X: index, Y: outer.Y}
+		cur = outer
+		parents = parents[:pi]
+		parent, pi = upParens(parents, len(parents)-1)
+	}
 	switch p := parent.(type) {
 	case *parse.UnaryExpr:
 		if p.Op == "*" && !p.Postfix {
@@ -361,6 +373,15 @@ func argIs(arg parse.Expr, id *parse.Ident, index parse.Expr) bool {
 		return a == parse.Expr(id)
 	}
 	b, ok := a.(*parse.BinaryExpr)
+	if ok && index != nil && index.Pos() > b.Pos() && parse.Unparen(b.Y) != parse.Expr(id) {
+		for { // p + a + c: the leftmost operand of the chain
+			x, ok := parse.Unparen(b.X).(*parse.BinaryExpr)
+			if !ok || (x.Op != "+" && x.Op != "-") {
+				break
+			}
+			b = x
+		}
+	}
 	return ok && (parse.Unparen(b.X) == parse.Expr(id) || parse.Unparen(b.Y) == parse.Expr(id))
 }
 

@@ -3,7 +3,9 @@
 //
 // - The edge array (the one that outgrows GPU memory) is allocated in each
 //   branch of a switch over the memory mode: cudaMalloc, cudaMallocManaged or
-//   cudaHostAlloc (mapped); the two host-visible modes are filled on the host.
+//   cudaHostAlloc (mapped), or a mapped host buffer seen through its device
+//   pointer (cudaHostGetDevicePointer); the host-visible modes are filled on
+//   the host (memcpy, or an element loop).
 // - The kernel's thread id is formed from a 2-D grid,
 //   (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x,
 //   and its warp and lane ids through WARP_SHIFT / WARP_MASK from the local
@@ -15,7 +17,7 @@
 // Storage arrays: rowptr (n+1, u64), edges (m, u32), label (n, u32).
 //
 // usage: bfs_modes [n] [seed] [-d deg] [-m mode] [--no-verify] [--reference-only]
-//   mode: 0 device (default), 1 managed, 2 host (mapped)
+//   mode: 0 device (default), 1 managed, 2 host (mapped), 3 host (mapped, device pointer)
 //   --reference-only: print the checksum of the CPU BFS and exit (no GPU)
 #include <cstdio>
 #include <cstdlib>
@@ -150,8 +152,8 @@ int main(int argc, char** argv)
         return 2;
     }
   }
-  if (mode < MEM_DEVICE || mode > MEM_HOST) {
-    fprintf(stderr, "bfs_modes: unknown memory mode %d (0 device, 1 managed, 2 host)\n", mode);
+  if (mode < MEM_DEVICE || mode > MEM_HOST_VIEW) {
+    fprintf(stderr, "bfs_modes: unknown memory mode %d (0 device, 1 managed, 2 host, 3 host view)\n", mode);
     return 2;
   }
 
@@ -171,6 +173,7 @@ int main(int argc, char** argv)
   const uint64_t edge_bytes = sizeof(uint32_t) * m;
   uint64_t* rowptr_d;
   uint32_t* edges_d;
+  uint32_t* edges_h = nullptr; // MEM_HOST_VIEW: the host side of edges_d
   uint32_t* label_d;
   bool* changed_d;
 
@@ -189,6 +192,12 @@ int main(int argc, char** argv)
   case MEM_HOST:
     CUDA_CHECK(cudaHostAlloc((void**)&edges_d, edge_bytes, cudaHostAllocMapped));
     memcpy(edges_d, h_edges.data(), edge_bytes);
+    break;
+  case MEM_HOST_VIEW:
+    CUDA_CHECK(cudaHostAlloc((void**)&edges_h, edge_bytes, cudaHostAllocMapped));
+    for (uint64_t e = 0; e < m; e++)
+      edges_h[e] = h_edges[e];
+    CUDA_CHECK(cudaHostGetDevicePointer((void**)&edges_d, edges_h, 0));
     break;
   }
 
@@ -243,6 +252,9 @@ int main(int argc, char** argv)
     break;
   case MEM_HOST:
     CUDA_CHECK(cudaFreeHost(edges_d));
+    break;
+  case MEM_HOST_VIEW:
+    CUDA_CHECK(cudaFreeHost(edges_h));
     break;
   }
   CUDA_CHECK(cudaFree(label_d));

@@ -19,5 +19,7 @@
 #define MEM_DEVICE 0   // cudaMalloc + cudaMemcpy
 #define MEM_MANAGED 1  // cudaMallocManaged, filled on the host
 #define MEM_HOST 2     // cudaHostAlloc (mapped), filled on the host, read over PCIe
+#define MEM_HOST_VIEW 3 // a mapped host buffer filled by a host loop, passed through
+                        // its device pointer (cudaHostGetDevicePointer)
 
 #endif

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# CPU end-to-end test of bench/matrix/matrix.py (no GPU, no nvcc): fake
+# programs (fakeprog.cpp against mock/cuda_runtime.h, with the real
+# memmode.h / forkpoint.h) and a fake blocker stand in for the corpus builds;
+# the runner plans, forks, parses, compares checksums and writes the CSV as
+# on the GPU machine (--skip-build). Checks the rows, ratios, skips and that
+# a planted wrong checksum and a failing run are reported loudly (exit 1).
+#
+#   bench/matrix/test/e2e_test.sh      # prints "e2e_test: N passed, N failed"
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+CXX=${CXX:-g++}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/out
+mkdir -p "$out/bin" "$out/src"
+"$CXX" -std=c++17 -O1 -Wall -Wextra -Werror -I"$here/mock" -include "$here/../memmode.h" "$here/fakeprog.cpp" \
+	-o "$tmp/orig" || { echo "e2e_test: build failed"; exit 2; }
+"$CXX" -std=c++17 -O1 -Wall -Wextra -Werror -DFAKE_PORT -I"$here/mock" -include "$here/../forkpoint.h" \
+	"$here/fakeprog.cpp" -o "$tmp/port" || { echo "e2e_test: build failed"; exit 2; }
+progs="bfs_warp cc vectoradd"
+for p in $progs; do
+	cp "$tmp/orig" "$out/bin/$p.orig"
+	cp "$tmp/port" "$out/bin/$p.auto"
+	cp "$tmp/port" "$out/bin/$p.opt"
+	echo "// $p --auto; bench_fork::point()" >"$out/src/$p.auto.cu"
+	echo "// $p --opt auto; bench_fork::point()" >"$out/src/$p.opt.cu"
+done
+cp "$out/src/vectoradd.auto.cu" "$out/src/vectoradd.opt.cu" # --opt auto chose nothing
+cp "$here/fakeblocker.sh" "$out/bin/blocker"
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# row PROGRAM SIZE VARIANT BACKEND OPT: the CSV row's fields as "k=v" lines
+row() {
+	python3 - "$out/results.csv" "$@" <<'PY'
+import csv, sys
+f, p, s, v, b, o = sys.argv[1:]
+for r in csv.DictReader(open(f)):
+    if (r["program"], r["size_class"], r["variant"], r["backend"], r["opt"]) == (p, s, v, b, o):
+        for k, x in r.items():
+            print("%s=%s" % (k, x))
+PY
+}
+field() { row "$1" "$2" "$3" "$4" "$5" | sed -n "s/^$6=//p"; }
+check() { # DESC GOT WANT
+	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi
+}
+
+# 1. a clean run
+FAKE_STATE=$tmp/state python3 "$here/../matrix.py" "$out" --skip-build --quick --reps 2 --programs bfs_warp,cc,vectoradd \
+	--gen-parallel 2 >"$tmp/run1.log" 2>&1
+check "clean run exits 0" "$?" 0
+check "bfs_warp fit gpu ok" "$(field bfs_warp fit original gpu - checksum_ok)" yes
+check "bfs_warp fit gpu reps" "$(field bfs_warp fit original gpu - reps)" 2
+check "bfs_warp fit gpu ms" "$(field bfs_warp fit original gpu - ms_median)" 10.000
+check "uvm ratio to gpu" "$(field bfs_warp fit original uvm - ratio_to_gpu)" 2.000
+check "port hbm ratio to gpu" "$(field bfs_warp fit port hbm none ratio_to_gpu)" 1.100
+check "port host ratio to zero-copy" "$(field bfs_warp fit port host auto ratio_to_zerocopy)" 1.200
+check "spmv-style sums: vectoradd adds its two kernels" "$(field vectoradd fit original gpu - ms_median)" 20.000
+check "nofit reference runs unblocked" "$(field cc nofit original gpu-unblocked - checksum_ok)" yes
+check "nofit zero-copy ok" "$(field cc nofit original zerocopy - checksum_ok)" yes
+check "nofit uvm skipped" "$(field cc nofit original uvm - checksum_ok)" skipped
+check "nofit hbm skipped" "$(field cc nofit port hbm none checksum_ok)" skipped
+check "nofit emu ok" "$(field cc nofit port emu auto checksum_ok)" yes
+check "identical --opt auto is not run again" "$(field vectoradd fit port '*' auto checksum_ok)" skipped
+if grep -q 'BAM_GPU_BUDGET=' "$out"/logs/cc.nofit.auto.all.jobs && ! grep -q 'BAM_GPU_BUDGET=' "$out"/logs/cc.fit.auto.all.jobs; then ok; else bad "BAM_GPU_BUDGET only on nofit ports"; fi
+# the blocker left 192 MiB + a 500 MiB context; the fake query then reports 192 MiB
+if grep -q 'BAM_GPU_BUDGET=67108864' "$out"/logs/cc.nofit.auto.all.jobs; then ok; else bad "BAM_GPU_BUDGET is the measured free memory"; grep -h BAM_GPU_BUDGET "$out"/logs/cc.nofit.auto.all.jobs | head -2; fi
+if grep -q 'BENCH_HOST_SEQS=@' "$out"/logs/bfs_warp.nofit.orig.all.jobs; then ok; else bad "zero-copy gets the allocation log"; fi
+check "the allocation log names the host-filled array" "$(cat "$out/logs/bfs_warp.fit.alloc")" "$(printf '0 4194304 cudaMalloc 1\n1 4194304 cudaMalloc 0')"
+n=$(grep -c . "$out/results.csv")
+check "rows: header + 2 x 18 + vectoradd 14 (--opt auto rows aliased)" "$n" 51
+check "one input per process: fit originals forked 6 jobs from one parent" \
+	"$(grep -c . "$out/logs/bfs_warp.fit.orig.all.jobs")" 6
+
+# the plot script over this CSV (with a do-nothing matplotlib where none is installed)
+mpl_path=""
+python3 -c 'import matplotlib' 2>/dev/null || mpl_path=$here/fake_mpl
+PYTHONPATH=$mpl_path python3 "$here/../plot.py" "$out/results.csv" "$tmp/fig" >"$tmp/plot.log" 2>&1
+check "plot.py exits 0" "$?" 0
+if [ -s "$tmp/fig.png" ] && [ -s "$tmp/fig.svg" ]; then ok; else bad "plot.py wrote PNG and SVG"; cat "$tmp/plot.log"; fi
+check "plot data: vectoradd's --opt auto bars come from its --auto rows" "$(cd "$here/.." && python3 -c '
+import sys, plot
+progs, data = plot.load(sys.argv[1])
+print(progs, data[("vectoradd", "fit", ("port", "host", "auto"))]["opt"], ("cc", "nofit", ("original", "gpu", "-")) in data)' "$out/results.csv")" \
+	"['bfs_warp', 'cc', 'vectoradd'] none True"
+
+# 2. a wrong checksum and a failing run are loud
+rm -rf "$out/logs" "$out/results.csv"
+FAKE_STATE=$tmp/state FAKE_BAD=cc.host FAKE_FAIL=bfs_warp.emu python3 "$here/../matrix.py" "$out" --skip-build --quick \
+	--programs bfs_warp,cc,vectoradd --gen-parallel 3 >"$tmp/run2.log" 2>&1
+check "a mismatch exits 1" "$?" 1
+check "cc host fit mismatch" "$(field cc fit port host none checksum_ok)" MISMATCH
+check "cc host nofit mismatch" "$(field cc nofit port host auto checksum_ok)" MISMATCH
+check "cc emu still ok" "$(field cc fit port emu none checksum_ok)" yes
+check "bfs_warp emu failed" "$(field bfs_warp fit port emu none checksum_ok)" FAILED
+if grep -q '\*\*\* MISMATCH \*\*\*' "$tmp/run2.log" && grep -q 'ROWS WITHOUT A MATCHING CHECKSUM' "$tmp/run2.log"; then ok; else
+	bad "the table shouts"; tail -20 "$tmp/run2.log"; fi
+
+# 3. --no-fork: one process per job, each with its job's environment
+rm -rf "$out/logs" "$out/results.csv"
+FAKE_STATE=$tmp/state python3 "$here/../matrix.py" "$out" --skip-build --quick --programs bfs_warp --no-fork \
+	>"$tmp/run3.log" 2>&1
+check "--no-fork exits 0" "$?" 0
+check "--no-fork: uvm ran as uvm" "$(field bfs_warp fit original uvm - ratio_to_gpu)" 2.000
+check "--no-fork: emu port ran on emu" "$(field bfs_warp nofit port emu auto ratio_to_gpu)" 9.000
+
+# 4. --dry-run runs nothing
+rm -rf "$tmp/dry"
+python3 "$here/../matrix.py" "$tmp/dry" --dry-run --quick --programs cc >"$tmp/dry.log" 2>&1
+check "dry run exits 0" "$?" 0
+if grep -q 'BAMGEN port -q --auto --opt auto' "$tmp/dry.log" && [ ! -e "$tmp/dry/results.csv" ]; then ok; else bad "dry run"; fi
+
+if [ "$fail" -ne 0 ]; then echo "--- run1"; tail -40 "$tmp/run1.log"; fi
+echo "e2e_test: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
