@@ -108,7 +108,9 @@ constexpr uint32_t no_slot = 0xffffffffu;
 //        Protected slots (p > 0) are at most half the cache
 //        (cache_ctx::n_protected), so the hand always finds a victim within
 //        a few steps and a stale protected set ages out (max_slot_prio
-//        turns of the hand). A pinned hit on a protected slot raises it.
+//        turns of the hand). Hits leave priorities alone on the GPU (the
+//        hit paths have no extra loads, stores or atomics); cache_core's
+//        one-thread acquire() raises a protected slot's (note_hit).
 enum class replacement : uint32_t { fifo = 0, freq = 1 };
 #ifndef BAM_MAX_SLOT_PRIO
 #  define BAM_MAX_SLOT_PRIO 63
