@@ -232,6 +232,18 @@ BAM_HD inline uint32_t install_prio(const cache_ctx& c, const array_meta& m, uin
   return p;
 }
 
+// A slot just taken (tag locked, old line evicted) starts its fill at
+// priority 0. It can be above 0 when taken by force, or when the taker's
+// priority load raced with the install that last filled it (the tag CAS's
+// acquire makes that install's priority store visible now). Hands racing
+// on it fail their CAS on 0.
+BAM_HD inline void clear_prio(const cache_ctx& c, uint32_t s) noexcept
+{
+  if (c.slot_prio != nullptr && atomic_load(c.slot_prio + s, order::relaxed) != 0 &&
+      atomic_fetch_and(c.slot_prio + s, 0u, order::relaxed) != 0)
+    atomic_fetch_sub(c.n_protected, 1u, order::relaxed);
+}
+
 // Try to take slot s for a new line: lock its tag, then evict its line if it
 // has one and nobody pins it.
 //
@@ -248,10 +260,9 @@ BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v, bool
   uint64_t t = atomic_load(tp, order::relaxed);
   if (t == slot_tag::locked || !atomic_cas(tp, t, slot_tag::locked, order::acquire))
     return false;
-  if (c.slot_prio != nullptr && force && atomic_fetch_and(c.slot_prio + s, 0u, order::relaxed) != 0)
-    atomic_fetch_sub(c.n_protected, 1u, order::relaxed); // racing hands' CASes on it fail from here on
   v.present = t != slot_tag::empty;
   if (!v.present) {
+    clear_prio(c, s);
     begin_fill(c, s);
     return true;
   }
@@ -259,6 +270,7 @@ BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v, bool
   v.line = slot_tag::line_of(t);
   const array_meta& vm = c.arrays[v.array_id];
   if (line_word::begin_evict(vm.state + v.line, v.dirty)) {
+    clear_prio(c, s);
     begin_fill(c, s);
     return true;
   }
@@ -356,7 +368,7 @@ BAM_HD inline void finish_evict(const cache_ctx& c, const victim& v) noexcept
 // evicted and is needed again starts higher (replacement::freq).
 BAM_HD inline void install(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t s, bool write) noexcept
 {
-  if (c.slot_prio != nullptr) { // the slot's priority is 0 (it was taken at 0), and this fill owns it
+  if (c.slot_prio != nullptr) { // the slot's priority is 0 (try_take_slot), and this fill owns it
     uint32_t before = 0;
     if (m.fetches != nullptr) {
       before = m.fetches[line];
