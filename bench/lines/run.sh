@@ -17,14 +17,15 @@ out=${1:-build/bench-lines}
 scale=${2:-22}
 ARCH=${ARCH:-sm_90}
 NVCC=${NVCC:-nvcc}
-mkdir -p "$out"
+bin=build/bench-lines
+mkdir -p "$out" "$bin"
 make -s -C runtime/cuda lib ARCH="$ARCH" >"$out/build.log" 2>&1 || { echo "runtime build failed"; tail -20 "$out/build.log"; exit 1; }
 "$NVCC" -O3 -std=c++17 -arch="$ARCH" -I runtime/cuda/include bench/lines/bfs_lines.cu -L runtime/cuda/build -lbam -lcuda \
-	-lpthread -o "$out/bfs_lines" >>"$out/build.log" 2>&1 || { echo "bfs_lines build failed"; tail -20 "$out/build.log"; exit 1; }
+	-lpthread -o "$bin/bfs_lines" >>"$out/build.log" 2>&1 || { echo "bfs_lines build failed"; tail -20 "$out/build.log"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt" 2>/dev/null || true
 args=(--scale "$scale" --sources "${SOURCES:-4}")
 [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
-"$out/bfs_lines" "${args[@]}" >"$out/results.jsonl" 2>"$out/run.log"
+"$bin/bfs_lines" "${args[@]}" >"$out/results.jsonl" 2>"$out/run.log"
 rc=$?
 command -v python3 >/dev/null && python3 - "$out/results.jsonl" <<'PY'
 import json, sys
