@@ -13,13 +13,14 @@ type GPU struct {
 	SMs        int
 	WarpsPerSM int // resident warps per SM at full occupancy
 	WarpSize   int
+	MemBytes   int64 // GPU memory, nominal (the placement model's default budget)
 }
 
-// GPUs are the presets of --gpu.
+// GPUs are the presets of --gpu (the 80 GB A100 and H100).
 var GPUs = map[string]GPU{
-	"a100": {Name: "a100", SMs: 108, WarpsPerSM: 64, WarpSize: 32},
-	"h100": {Name: "h100", SMs: 132, WarpsPerSM: 64, WarpSize: 32},
-	"h200": {Name: "h200", SMs: 132, WarpsPerSM: 64, WarpSize: 32},
+	"a100": {Name: "a100", SMs: 108, WarpsPerSM: 64, WarpSize: 32, MemBytes: 80e9},
+	"h100": {Name: "h100", SMs: 132, WarpsPerSM: 64, WarpSize: 32, MemBytes: 80e9},
+	"h200": {Name: "h200", SMs: 132, WarpsPerSM: 64, WarpSize: 32, MemBytes: 141e9},
 }
 
 // Storage is the device behind the cache: per-request latency and an IOPS
@@ -35,6 +36,9 @@ type ModelConfig struct {
 	LineBytes int
 	Storage   Storage
 	AvgDegree float64 // average neighbour-list length, for CSR kernels
+	// Placement, when a dataset size is given: where each array is read
+	// from (placement.go); nil for none.
+	Placement *PlacementConfig
 }
 
 // Estimate is the model's answer for one kernel under one work assignment.

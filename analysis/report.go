@@ -17,9 +17,10 @@ type JSONReport struct {
 }
 
 type JSONFile struct {
-	File        string      `json:"file"`
-	Functions   []JSONFunc  `json:"functions"`
-	Diagnostics []diag.JSON `json:"diagnostics"`
+	File        string           `json:"file"`
+	Functions   []JSONFunc       `json:"functions"`
+	Placement   *PlacementReport `json:"placement,omitempty"` // --model with a dataset size
+	Diagnostics []diag.JSON      `json:"diagnostics"`
 }
 
 type JSONFunc struct {
@@ -90,6 +91,10 @@ func (f *File) JSON(cfg *ModelConfig) JSONFile {
 			jf.Model = &JSONModel{Shape: shape, Estimates: es}
 		}
 		out.Functions = append(out.Functions, jf)
+	}
+	if cfg != nil && cfg.Placement != nil {
+		r := Placements(f, *cfg, *cfg.Placement)
+		out.Placement = &r
 	}
 	for _, d := range diag.Sorted(f.Parse.Diags) {
 		out.Diagnostics = append(out.Diagnostics, src.ToJSON(d))
@@ -174,6 +179,9 @@ func (f *File) WriteText(w io.Writer, cfg *ModelConfig) {
 	}
 	if len(others) > 0 {
 		fmt.Fprintf(w, "  other functions: %s\n", strings.Join(others, ", "))
+	}
+	if cfg != nil && cfg.Placement != nil {
+		io.WriteString(w, FormatPlacements(Placements(f, *cfg, *cfg.Placement)))
 	}
 }
 

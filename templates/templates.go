@@ -79,6 +79,13 @@ type D2D struct {
 	RT, Dst, DstFirst, Src, SrcFirst, Bytes string
 }
 
+// Plan is the data of plan_arrays: the byte sizes of the arrays a host
+// function is about to make, for placement by size.
+type Plan struct {
+	RT    string
+	Sizes []string
+}
+
 // Runtime is the data of runtime_setup.
 type Runtime struct{ RT string }
 

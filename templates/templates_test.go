@@ -26,7 +26,9 @@ func TestTemplatesRender(t *testing.T) {
 			data = Check{RT: "rt", Kernel: "k", Block: "256"}
 		case "copy_bytes":
 			data = D2D{RT: "rt", Dst: "a_bam", DstFirst: "0", Src: "b_bam", SrcFirst: "4", Bytes: "16"}
-		case "runtime_setup":
+		case "plan_arrays":
+			data = Plan{RT: "rt", Sizes: []string{"n * 4", "m"}}
+		case "runtime_setup", "check_sync":
 			data = Runtime{RT: "rt"}
 		case "removed":
 			data = Note{Note: "x"}

@@ -67,6 +67,7 @@ PROGRAMS = {
         fit="1048573 99 8", nofit="4194301 99 8",
         qfit="262139 99 8", qnofit="2097143 99 8",
         time=[r"sweeps=([0-9.]+) ms"],
+        gpu_seqs="2",  # labels: cudaMallocManaged like the graph, but filled by cc_init on the GPU
         timed="the propagation launches (chrono, each followed by a synchronisation; the port's per-sweep array_from_host/copy_to_host of labels included)"),
     "sssp": dict(
         fit="1048573 5 8", nofit="4194301 5 8",
@@ -312,9 +313,15 @@ class Matrix:
                            log=os.path.join(self.logs, "build-runtime.log"))
         if rc != 0:
             sys.exit("matrix: make -C runtime/cuda lib failed; see logs/build-runtime.log\n" + text[-2000:])
-        rc, flags = self.sh([self.bamgen or "BAMGEN", "flags", "--prefix", "runtime/cuda"])
-        self.bamflags = flags.split() if not self.dry else ["-std=c++17", "-Iruntime/cuda/include",
-                                                             "-Lruntime/cuda/build", "-lbam", "-lpthread"]
+        self.bamflags = ["-std=c++17", "-Iruntime/cuda/include", "-Lruntime/cuda/build", "-lbam", "-lpthread"]
+        if not self.dry:  # stdout only: a warning on stderr is not a flag
+            p = subprocess.run([self.bamgen, "flags", "--prefix", "runtime/cuda"], cwd=ROOT, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            if p.returncode != 0 or not p.stdout.split():
+                sys.exit("matrix: bamgen flags failed: " + p.stderr)
+            self.bamflags = p.stdout.split()
+        else:
+            self.sh([self.bamgen or "BAMGEN", "flags", "--prefix", "runtime/cuda"])
         tasks = [("blocker", None)]
         for p in self.programs:
             tasks += [(p, "orig"), (p, "auto"), (p, "opt")]
@@ -425,10 +432,12 @@ class Matrix:
         self.jobs_run.append(rec)
         return rec
 
-    def env_for(self, backend, size, blocked, alloc_log=None):
+    def env_for(self, prog, backend, size, blocked, alloc_log=None):
         env = {"CUDA_MODULE_LOADING": "EAGER"}
         if backend in ("gpu", "uvm", "zerocopy"):
             env["BENCH_MEM"] = backend
+            if PROGRAMS[prog].get("gpu_seqs"):
+                env["BENCH_GPU_SEQS"] = PROGRAMS[prog]["gpu_seqs"]
             if alloc_log and backend == "gpu":
                 env["BENCH_ALLOC_LOG"] = alloc_log
             elif alloc_log:
@@ -531,6 +540,8 @@ class Matrix:
             for p in parents:
                 self.run_parent(*p)
         else:
+            # the longest input generations first, so that short ones fill in
+            parents = sorted(parents, key=lambda p: -self.gen_s(p[0], p[1]))
             with cf.ThreadPoolExecutor(max_workers=self.gen_parallel) as ex:
                 list(ex.map(lambda p: self.run_parent(*p), parents))
         self.meta["phase_%s_s" % name] = round(time.time() - t, 1)
@@ -545,16 +556,16 @@ class Matrix:
                 ok = lambda b: self.status.get((prog, b)) == "ok" or self.dry
                 if ok("orig"):
                     ref = [self.job(prog, size, "original", "gpu" if size == "fit" else "gpu-unblocked", "-", "orig",
-                                    self.env_for("gpu", size, False, log), r) for r in range(self.reps)]
+                                    self.env_for(prog, "gpu", size, False, log), r) for r in range(self.reps)]
                     if size == "fit":
-                        rest = [self.job(prog, size, "original", b, "-", "orig", self.env_for(b, size, False, log), r)
+                        rest = [self.job(prog, size, "original", b, "-", "orig", self.env_for(prog, b, size, False, log), r)
                                 for b in ("uvm", "zerocopy") for r in range(self.reps)]
                         A.append((prog, size, "orig", ref + rest))
                     else:
                         A.append((prog, size, "orig", ref))
                         B.append((prog, size, "orig", [
                             self.job(prog, size, "original", "zerocopy", "-", "orig",
-                                     self.env_for("zerocopy", size, True, log), r) for r in range(self.reps)]))
+                                     self.env_for(prog, "zerocopy", size, True, log), r) for r in range(self.reps)]))
                         self.skipped.append((prog, size, "original", "uvm", "-",
                                              "skipped: the data does not fit the free GPU memory; managed memory is never oversubscribed"))
                 else:
@@ -568,7 +579,7 @@ class Matrix:
                                              "same source as --auto (no rewrite chosen): see the opt=none rows"))
                         continue
                     backends = ("hbm", "host", "emu") if size == "fit" else ("host", "emu")
-                    jobs = [self.job(prog, size, "port", b, opt, binary, self.env_for(b, size, size == "nofit"), r)
+                    jobs = [self.job(prog, size, "port", b, opt, binary, self.env_for(prog, b, size, size == "nofit"), r)
                             for b in backends for r in range(self.reps)]
                     (A if size == "fit" else B).append((prog, size, binary, jobs))
                     if size == "nofit":
@@ -576,20 +587,20 @@ class Matrix:
                                              "skipped: the hbm backend keeps the data in GPU memory, which it does not fit"))
         return A, B
 
+    def gen_s(self, prog, size):
+        """Guessed input generation time on one core of the GPU host (R-MAT
+        graphs ~0.25 us per edge, the others a second or two at most)."""
+        n = float(self.args_of(prog, size)[0])
+        if prog in ("bfs_thread", "bfs_warp", "bfs_chunk", "pagerank"):
+            return n * 16 * 0.25e-6 * (1 if prog != "pagerank" else 1.3)
+        if prog in ("cc", "sssp"):
+            return n * 8 * 0.25e-6 * 1.3
+        return n * 1e-7 + 0.3
+
     def estimate(self, A, B):
         njobs = sum(len(p[3]) for p in A + B)
         nproc = len(A) + len(B)
-        # input generation on one core of the GPU host, seconds per parent
-        # (R-MAT graphs ~0.25 us per edge, the others a few seconds at most)
-        def gen_s(prog, size):
-            args = self.args_of(prog, size)
-            n = float(args[0])
-            if prog in ("bfs_thread", "bfs_warp", "bfs_chunk", "pagerank"):
-                return n * 16 * 0.25e-6 * (1 if prog != "pagerank" else 1.3)
-            if prog in ("cc", "sssp"):
-                return n * 8 * 0.25e-6 * 1.3
-            return n * 1e-7 + 0.3
-        gen = sum(gen_s(p[0], p[1]) for p in A + B)
+        gen = sum(self.gen_s(p[0], p[1]) for p in A + B)
         gpu = njobs * (1.0 if not self.quick else 0.7)
         est = max(gpu, gen / max(1, self.gen_parallel)) + 0.3 * gen / max(1, self.gen_parallel)
         say("matrix: estimate: %d jobs in %d processes; input generation ~%.0f s of CPU (%d at a time), "
@@ -702,6 +713,20 @@ class Matrix:
                 ("  (" + r["note"][:90] + ")") if r["note"] and flag != "yes" else ""))
         bad = [r for r in rows if r["checksum_ok"] in ("MISMATCH", "FAILED", "no-reference")]
         good = [r for r in rows if r["checksum_ok"] == "yes"]
+        self.meta["bars"] = self.bars(rows)
+        walls = [j["wall"] for j in self.jobs_run if j.get("wall")]
+        if walls:
+            self.meta["jobs"] = dict(n=len(walls), wall_mean_s=round(sum(walls) / len(walls), 2),
+                                     wall_max_s=round(max(walls), 1), wall_sum_s=round(sum(walls), 1))
+            say("matrix: %d jobs, %.2f s each on average (max %.1f s), %.0f s on the GPU in all" % (
+                len(walls), sum(walls) / len(walls), max(walls), sum(walls)))
+            if self.quick:
+                per_rep = len(self.jobs_run) / max(1, self.reps)
+                guess = 2.0 * sum(walls) / len(walls)  # the full sizes are about four times larger
+                reps = max(1, min(3, int(360 / (per_rep * guess))))
+                say("matrix: for the full run: %d jobs per repetition; at twice this run's mean job time, "
+                    "--reps %d keeps the GPU part near 6 min (guess)" % (per_rep, reps))
+                self.meta["suggested_full_reps"] = reps
         self.meta.update(dict(finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                               total_s=round(time.time() - self.t0, 1), reps=self.reps, quick=self.quick,
                               budget_bytes=self.budget, blocked_free_bytes=getattr(self, "blocked_free", None),
@@ -752,7 +777,18 @@ class Matrix:
         self.blocked_free = self.budget  # refined when the blocker runs
         A, B = self.plan()
         self.estimate(A, B)
-        self.phase("A", A)
+        # A process that holds a context (and no memory) through phase A, so
+        # that the driver stays initialised between the jobs' processes
+        # (without persistence mode each first context would pay for it).
+        keep = None
+        if not self.dry:
+            keep = subprocess.Popen([os.path.join(self.bin, "blocker"), str(1 << 30)], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            keep.stdout.readline()
+        try:
+            self.phase("A", A)
+        finally:
+            self.stop_blocker(keep)
         blk, self.blocked_free = self.start_blocker()
         # the ported runs of phase B were planned with the budget; set the measured one
         for j in self.jobs_run:
@@ -771,6 +807,56 @@ class Matrix:
         if self.a.export:
             self.export(self.a.export)
         return rc
+
+    def bars(self, rows):
+        """Issue 18's bars from the rows (only rows whose checksum matched),
+        printed and kept in meta.json."""
+        import math
+        def get(prog, size, variant, backend, opt):
+            for r in rows:
+                if (r["program"], r["size_class"], r["variant"], r["backend"], r["opt"]) == (
+                        prog, size, variant, backend, opt) and r["checksum_ok"] == "yes" and r["ms_median"]:
+                    return float(r["ms_median"])
+            if variant == "port" and opt == "auto":  # --opt auto that chose nothing ran as --auto
+                if any(r["program"] == prog and r["size_class"] == size and r["backend"] == "*"
+                       and r["opt"] == "auto" for r in rows):
+                    return get(prog, size, variant, backend, "none")
+            return None
+        out = {}
+        say("")
+        for opt in ("none", "auto"):
+            fit = {}
+            for p in self.programs:
+                o, h = get(p, "fit", "original", "gpu", "-"), get(p, "fit", "port", "hbm", opt)
+                if o and h:
+                    fit[p] = h / o
+            if fit:
+                worst = max(fit, key=fit.get)
+                line = "data fits, port hbm / original (opt %s): max %.2fx (%s); %d of %d programs <= 1.15x" % (
+                    opt, fit[worst], worst, sum(v <= 1.15 for v in fit.values()), len(fit))
+                say("matrix: bar: " + line)
+                out["fit_hbm_over_gpu_opt_" + opt] = {p: round(v, 3) for p, v in fit.items()}
+            for size in ("fit", "nofit"):
+                zc = {}
+                uvm_lose = []
+                for p in self.programs:
+                    z, h = get(p, size, "original", "zerocopy", "-"), get(p, size, "port", "host", opt)
+                    if z and h:
+                        zc[p] = h / z
+                    u = get(p, size, "original", "uvm", "-")
+                    if u and h and h >= u:
+                        uvm_lose.append(p)
+                if zc:
+                    g = math.exp(sum(math.log(v) for v in zc.values()) / len(zc))
+                    worst = max(zc, key=zc.get)
+                    say("matrix: bar: %s, port host / zero-copy (opt %s): geomean %.2fx, max %.2fx (%s), "
+                        "%d above 1.25x; not faster than UVM: %s" % (
+                            size, opt, g, zc[worst], worst, sum(v > 1.25 for v in zc.values()),
+                            ", ".join(uvm_lose) or "none"))
+                    out["%s_host_over_zerocopy_opt_%s" % (size, opt)] = dict(
+                        geomean=round(g, 3), per_program={p: round(v, 3) for p, v in zc.items()},
+                        not_faster_than_uvm=uvm_lose)
+        return out
 
     def export(self, dest):
         """Copies what a report needs (not the binaries) to dest: the CSVs,

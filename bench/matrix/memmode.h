@@ -8,8 +8,10 @@
 //
 // The header includes <cuda_runtime.h> first and then defines function-like
 // macros for cudaMalloc, cudaMallocManaged, cudaHostAlloc, cudaFree,
-// cudaFreeHost, cudaMemcpy, cudaMemcpyAsync and cudaHostGetDevicePointer, so
-// the program's calls go through the functions below. Only allocations of at
+// cudaFreeHost, cudaMemcpy, cudaMemcpyAsync, cudaHostGetDevicePointer and
+// (prefetch points only) cudaGetLastError, cudaDeviceSynchronize,
+// cudaEventRecord, cudaStreamSynchronize, so the program's calls go through
+// the functions below. Only allocations of at
 // least BENCH_MIN_BYTES (default 1 MiB) change place: flags, counters and
 // small result buffers stay where the program puts them. The modes:
 //
@@ -40,7 +42,9 @@
 // program is deterministic, so the same seq names the same array in every
 // mode). A cudaMemcpy from host memory into an allocation marks it
 // host-filled; an allocation the program itself makes host-visible
-// (cudaMallocManaged, cudaHostAlloc) counts as host-filled. The runner
+// (cudaMallocManaged, cudaHostAlloc) counts as host-filled unless it is
+// listed in BENCH_GPU_SEQS (the runner knows that cc's labels, managed,
+// are filled by a kernel: the shim cannot see host stores). The runner
 // passes the host-filled seqs to the uvm and zerocopy runs as
 // BENCH_HOST_SEQS=1,2,5 or BENCH_HOST_SEQS=@FILE (the log itself).
 //
@@ -63,8 +67,9 @@
 // generate the input once, run many jobs from here).
 //
 // At exit the shim prints one line on stderr:
-//   memmode: mode=uvm data_allocs=5 data_bytes=N moved_bytes=N free_at_start=N
-// (the runner reads the footprint from it).
+//   memmode: mode=uvm data_allocs=5 peak_data_bytes=N moved_bytes=N prefetches=N free_at_start=N
+// (the runner reads the footprint from it). Errors of the shim itself:
+// "memmode: error: ..." and exit status 3.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -114,6 +119,7 @@ struct state {
   int prefetches = 0;
   bool have_host_seqs = false;
   std::vector<int> host_seqs;
+  std::vector<int> gpu_seqs; // BENCH_GPU_SEQS: filled on the GPU, whatever the program's allocator says
   std::vector<alloc> allocs;
   std::string log_path;
   bool verbose = false;
@@ -235,6 +241,19 @@ inline void init()
       q = *end == ',' ? end + 1 : end;
     }
   }
+  if (const char* v = std::getenv("BENCH_GPU_SEQS"); v && *v) {
+    const char* q = v;
+    while (*q) {
+      char* end = nullptr;
+      const long n = std::strtol(q, &end, 10);
+      if (end == q || (*end != ',' && *end != '\0')) {
+        std::fprintf(stderr, "memmode: error: BENCH_GPU_SEQS=%s: expected numbers separated by commas\n", v);
+        std::exit(3);
+      }
+      s.gpu_seqs.push_back(int(n));
+      q = *end == ',' ? end + 1 : end;
+    }
+  }
   if (const char* v = std::getenv("BENCH_ALLOC_LOG"); v && *v)
     s.log_path = v;
   cudaError_t e = cudaGetDevice(&s.device);
@@ -270,9 +289,19 @@ inline alloc* containing(const void* p)
 // Whether allocation seq goes to host memory in zerocopy mode and is advised
 // read-mostly in uvm mode: listed in BENCH_HOST_SEQS, or every data
 // allocation when the list is not given.
+inline bool gpu_filled(int seq)
+{
+  for (int q : st().gpu_seqs)
+    if (q == seq)
+      return true;
+  return false;
+}
+
 inline bool listed_host(int seq)
 {
   state& s = st();
+  if (gpu_filled(seq))
+    return false;
   if (!s.have_host_seqs)
     return true;
   for (int q : s.host_seqs)
@@ -297,10 +326,61 @@ inline void guard_managed(size_t bytes, const char* api)
   }
 }
 
+// CUDA 13 takes a cudaMemLocation where CUDA 12 and earlier took a device
+// number. Whichever cudaMemAdvise / cudaMemPrefetchAsync the headers declare
+// is picked by overload resolution (the int form is in a template with a
+// dependent argument type, so a CUDA 13 build never checks it).
+template <class T> struct dep {
+  using int_t = int;
+};
+
+template <class Loc>
+auto advise_with(const void* p, size_t n, cudaMemoryAdvise a, int, Loc loc, int)
+    -> decltype(cudaMemAdvise(p, n, a, loc))
+{
+  return cudaMemAdvise(p, n, a, loc);
+}
+template <class Loc>
+cudaError_t advise_with(const void* p, size_t n, cudaMemoryAdvise a, int device, Loc, long)
+{
+  const typename dep<Loc>::int_t d = device;
+  return cudaMemAdvise(p, n, a, d);
+}
+template <class Loc>
+auto prefetch_with(const void* p, size_t n, int, Loc loc, cudaStream_t stream, int)
+    -> decltype(cudaMemPrefetchAsync(p, n, loc, 0u, stream))
+{
+  return cudaMemPrefetchAsync(p, n, loc, 0u, stream);
+}
+template <class Loc>
+cudaError_t prefetch_with(const void* p, size_t n, int device, Loc, cudaStream_t stream, long)
+{
+  const typename dep<Loc>::int_t d = device;
+  return cudaMemPrefetchAsync(p, n, d, stream);
+}
+
+inline cudaMemLocation gpu_location(int device)
+{
+  cudaMemLocation where{};
+  where.type = cudaMemLocationTypeDevice;
+  where.id = device;
+  return where;
+}
+
+inline cudaError_t prefetch_to_gpu(const void* p, size_t bytes, int device, cudaStream_t stream)
+{
+  return prefetch_with(p, bytes, device, gpu_location(device), stream, 0);
+}
+
+inline cudaError_t advise_gpu(const void* p, size_t bytes, cudaMemoryAdvise advice, int device)
+{
+  return advise_with(p, bytes, advice, device, gpu_location(device), 0);
+}
+
 inline void prefetch(alloc& a, cudaStream_t stream, bool sync)
 {
   state& s = st();
-  cudaError_t e = cudaMemPrefetchAsync(a.p, a.bytes, s.device, stream);
+  cudaError_t e = prefetch_to_gpu(a.p, a.bytes, s.device, stream);
   if (e != cudaSuccess)
     fail("cudaMemPrefetchAsync", e);
   s.prefetches++;
@@ -336,10 +416,10 @@ inline alloc& record(void* p, size_t bytes, int seq, const char* api, where w, b
   if (hinted) {
     cudaError_t e;
     if (s.m == mode::uvm && (host_filled || listed_host(seq))) {
-      e = cudaMemAdvise(p, bytes, cudaMemAdviseSetReadMostly, s.device);
+      e = advise_gpu(p, bytes, cudaMemAdviseSetReadMostly, s.device);
       a.read_mostly = true;
     } else {
-      e = cudaMemAdvise(p, bytes, cudaMemAdviseSetPreferredLocation, s.device);
+      e = advise_gpu(p, bytes, cudaMemAdviseSetPreferredLocation, s.device);
     }
     if (e != cudaSuccess)
       fail("cudaMemAdvise", e);
@@ -437,7 +517,7 @@ inline cudaError_t malloc_managed_void(void** p, size_t bytes, unsigned flags)
     guard_managed(bytes, "cudaMallocManaged");
   e = cudaMallocManaged(p, bytes, flags);
   if (e == cudaSuccess)
-    record(*p, bytes, seq, "cudaMallocManaged", where::managed, false, hint, true);
+    record(*p, bytes, seq, "cudaMallocManaged", where::managed, false, hint, !gpu_filled(seq));
   return e;
 }
 
@@ -452,7 +532,7 @@ inline cudaError_t host_alloc_void(void** p, size_t bytes, unsigned flags)
     guard_managed(bytes, "cudaHostAlloc");
     e = cudaMallocManaged(p, bytes, cudaMemAttachGlobal);
     if (e == cudaSuccess)
-      record(*p, bytes, seq, "cudaHostAlloc", where::managed, true, true, true);
+      record(*p, bytes, seq, "cudaHostAlloc", where::managed, true, true, !gpu_filled(seq));
     return e;
   }
   e = cudaHostAlloc(p, bytes, flags);

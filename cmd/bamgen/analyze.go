@@ -3,6 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +26,14 @@ type modelFlags struct {
 	latencyUS float64
 	iops      float64
 	avgDegree float64
+	// placement (with a dataset size)
+	n          string
+	sizes      []string
+	elems      []string
+	backend    string
+	gpuBudget  string
+	cacheBytes string
+	hostPolicy string
 }
 
 func (f *modelFlags) register(cmd *cobra.Command) {
@@ -35,6 +46,94 @@ func (f *modelFlags) register(cmd *cobra.Command) {
 	fl.Float64Var(&f.latencyUS, "latency-us", 40, "end-to-end latency of one line request in microseconds (thesis §6.2: ~10 us in the cache and I/O stack + ~30 us storage)")
 	fl.Float64Var(&f.iops, "iops", 6e6, "storage IOPS ceiling, 0 for none (default: four Optane SSDs at 1.5M IOPS each)")
 	fl.Float64Var(&f.avgDegree, "avg-degree", 16, "average neighbour-list length of CSR inputs")
+	fl.StringVar(&f.n, "n", "", "--model placement: elements of every array without --size/--elems (a CSR walk's edge array: n x --avg-degree); k/M/G suffixes")
+	fl.StringArrayVar(&f.sizes, "size", nil, "--model placement: bytes of one array, NAME=SIZE (k/M/G/T suffixes, binary), repeatable")
+	fl.StringArrayVar(&f.elems, "elems", nil, "--model placement: elements of one array, NAME=COUNT (k/M/G suffixes), repeatable")
+	fl.StringVar(&f.backend, "backend", "hbm", "--model placement: the runtime's backend (BAM_BACKEND): hbm, host, emu or nvme")
+	fl.StringVar(&f.gpuBudget, "gpu-budget", "", "--model placement: GPU memory arrays may take (BAM_GPU_BUDGET; default: on hbm the GPU's memory less the cache, else 0)")
+	fl.StringVar(&f.cacheBytes, "cache-bytes", "1G", "--model placement: the cache (BAM_CACHE_BYTES)")
+	fl.StringVar(&f.hostPolicy, "host-placement", "auto", "--model placement: host arrays zero-copy or cached (BAM_HOST_PLACEMENT): auto, direct or cache")
+}
+
+// parseSize reads a count or byte size the way the runtime reads
+// BAM_CACHE_BYTES: digits with an optional k/M/G/T suffix (powers of 1024).
+func parseSize(flag, text string) (int64, error) {
+	t := strings.TrimSpace(text)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	scale := map[string]int64{"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
+		"mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}[strings.ToLower(t[i:])]
+	if i == 0 || i > 18 || scale == 0 {
+		return 0, fmt.Errorf("%s %q is not a size; use a number with an optional k/M/G/T suffix, e.g. 4G", flag, text)
+	}
+	v, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil || v > math.MaxInt64/scale {
+		return 0, fmt.Errorf("%s %q is too large", flag, text)
+	}
+	return v * scale, nil
+}
+
+// placement returns the placement model's input, or nil when no dataset
+// size was given.
+func (f *modelFlags) placement() (*analysis.PlacementConfig, error) {
+	if f.n == "" && len(f.sizes) == 0 && len(f.elems) == 0 {
+		for _, set := range []bool{f.gpuBudget != "", f.backend != "hbm", f.cacheBytes != "1G", f.hostPolicy != "auto"} {
+			if set {
+				return nil, fmt.Errorf("--backend, --gpu-budget, --cache-bytes and --host-placement need a dataset size: give --n, --size NAME=BYTES or --elems NAME=COUNT")
+			}
+		}
+		return nil, nil
+	}
+	pc := &analysis.PlacementConfig{Backend: f.backend, GPUBudget: -1, HostPolicy: f.hostPolicy,
+		Bytes: map[string]int64{}, Elems: map[string]int64{}}
+	switch f.backend {
+	case "hbm", "host", "emu", "nvme":
+	default:
+		return nil, fmt.Errorf("--backend %q: use hbm, host, emu or nvme", f.backend)
+	}
+	switch f.hostPolicy {
+	case "auto", "direct", "cache":
+	default:
+		return nil, fmt.Errorf("--host-placement %q: use auto, direct or cache", f.hostPolicy)
+	}
+	var err error
+	if pc.CacheBytes, err = parseSize("--cache-bytes", f.cacheBytes); err != nil {
+		return nil, err
+	}
+	if f.gpuBudget != "" {
+		if pc.GPUBudget, err = parseSize("--gpu-budget", f.gpuBudget); err != nil {
+			return nil, err
+		}
+	}
+	if f.n != "" {
+		if pc.N, err = parseSize("--n", f.n); err != nil {
+			return nil, err
+		}
+	}
+	for _, kv := range []struct {
+		flag string
+		list []string
+		into map[string]int64
+	}{{"--size", f.sizes, pc.Bytes}, {"--elems", f.elems, pc.Elems}} {
+		for _, item := range kv.list {
+			name, val, ok := strings.Cut(item, "=")
+			name = strings.TrimSpace(name)
+			if !ok || name == "" {
+				return nil, fmt.Errorf("%s %q: use NAME=VALUE, NAME a kernel's array parameter", kv.flag, item)
+			}
+			v, err := parseSize(kv.flag, val)
+			if err != nil {
+				return nil, err
+			}
+			if v == 0 {
+				return nil, fmt.Errorf("%s %q: the size must be positive", kv.flag, item)
+			}
+			kv.into[name] = v
+		}
+	}
+	return pc, nil
 }
 
 // config validates the flags and returns the model's input.
@@ -58,8 +157,12 @@ func (f *modelFlags) config() (analysis.ModelConfig, error) {
 	if !(f.latencyUS > 0) || f.iops < 0 || !(f.avgDegree > 0) {
 		return analysis.ModelConfig{}, fmt.Errorf("--latency-us and --avg-degree must be positive and --iops not negative")
 	}
+	pc, err := f.placement()
+	if err != nil {
+		return analysis.ModelConfig{}, err
+	}
 	return analysis.ModelConfig{GPU: g, LineBytes: f.lineBytes, AvgDegree: f.avgDegree,
-		Storage: analysis.Storage{LatencyUS: f.latencyUS, IOPS: f.iops}}, nil
+		Storage: analysis.Storage{LatencyUS: f.latencyUS, IOPS: f.iops}, Placement: pc}, nil
 }
 
 func newAnalyzeCmd() *cobra.Command {

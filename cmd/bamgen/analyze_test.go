@@ -234,3 +234,88 @@ func TestAnalyzeUnparsedRegionsCountErrors(t *testing.T) {
 		t.Errorf("unparsed_regions = %d, want 1 (one error, one warning)\n%s", got, out)
 	}
 }
+
+// placementOf returns the placement line of array name in a text report.
+func placementOf(t *testing.T, out, name string) string {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 3 && f[0] == name && strings.Contains(out, "  placement (") {
+			return l
+		}
+	}
+	t.Fatalf("no placement line for %s in:\n%s", name, out)
+	return ""
+}
+
+func TestAnalyzeModelPlacement(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "bfs.cu", []byte(bfsKernel))
+	// n = 1M vertices, degree 16: colidx 64 MiB (unsigned), rowptr 8 MiB, label 4 MiB.
+	cases := []struct {
+		args []string
+		want map[string]string // array -> placement
+	}{
+		{[]string{"--n", "1M"}, map[string]string{"colidx": "resident", "rowptr": "resident", "label": "resident"}},
+		// 16 MiB budget: the two small ones stay, the largest leaves.
+		{[]string{"--n", "1M", "--gpu-budget", "16M"}, map[string]string{"colidx": "hbm-cache", "rowptr": "resident", "label": "resident"}},
+		// 10 MiB: label (4) + rowptr (8) do not both fit; the smaller stays.
+		{[]string{"--n", "1M", "--gpu-budget", "10M"}, map[string]string{"colidx": "hbm-cache", "rowptr": "hbm-cache", "label": "resident"}},
+		{[]string{"--n", "1M", "--backend", "emu"}, map[string]string{"colidx": "ssd-cache", "rowptr": "ssd-cache", "label": "ssd-cache"}},
+		{[]string{"--n", "1M", "--backend", "emu", "--gpu-budget", "16M"}, map[string]string{"colidx": "ssd-cache", "rowptr": "resident", "label": "resident"}},
+		// host, auto: larger than half the cache -> zero-copy, else cached.
+		{[]string{"--n", "1M", "--backend", "host", "--cache-bytes", "32M"}, map[string]string{"colidx": "host-direct", "rowptr": "host-cache", "label": "host-cache"}},
+		{[]string{"--n", "1M", "--backend", "host", "--host-placement", "direct"}, map[string]string{"colidx": "host-direct", "label": "host-direct"}},
+		// --size beats --n: label made the largest array.
+		{[]string{"--n", "1M", "--size", "label=1G", "--gpu-budget", "100M"}, map[string]string{"colidx": "resident", "label": "hbm-cache"}},
+		{[]string{"--elems", "colidx=1k"}, map[string]string{"colidx": "resident", "rowptr": "unknown"}},
+	}
+	for _, c := range cases {
+		code, out, errOut := runMain(t, append(append([]string{"analyze", "--model"}, c.args...), p)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errOut)
+		}
+		for name, want := range c.want {
+			if f := strings.Fields(placementOf(t, out, name)); !strings.Contains(strings.Join(f, " "), " "+want+" ") {
+				t.Errorf("%v: %s: want %s, got %q", c.args, name, want, strings.Join(f, " "))
+			}
+		}
+	}
+	// The reason names the budget; an edge array sized from --n says so.
+	_, out, _ := runMain(t, "analyze", "--model", "--n", "1M", "--gpu-budget", "16M", p)
+	if l := placementOf(t, out, "colidx"); !strings.Contains(l, "64.0 MiB") || !strings.Contains(l, "does not fit the GPU budget") {
+		t.Errorf("colidx line: %q", l)
+	}
+	_, js, _ := runMain(t, "analyze", "--json", "--model", "--n", "1M", "--gpu-budget", "16M", p)
+	var rep analysis.JSONReport
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	pl := rep.Files[0].Placement
+	if pl == nil || pl.GPUBudget != 16<<20 || len(pl.Arrays) != 3 || pl.Arrays[2].Array != "colidx" ||
+		pl.Arrays[2].Bytes != 64<<20 || pl.Arrays[2].Placement != "hbm-cache" || !strings.Contains(pl.Arrays[2].SizeFrom, "avg-degree") {
+		t.Errorf("JSON placement: %+v", pl)
+	}
+	// Without a size there is no placement section.
+	_, out, _ = runMain(t, "analyze", "--model", p)
+	if strings.Contains(out, "placement (") {
+		t.Errorf("placement without a dataset size:\n%s", out)
+	}
+}
+
+func TestAnalyzeModelPlacementErrors(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "bfs.cu", []byte(bfsKernel))
+	for _, args := range [][]string{
+		{"--backend", "emu"},                   // no size
+		{"--n", "1M", "--backend", "ssd"},      // unknown backend
+		{"--n", "12Q"},                         // bad suffix
+		{"--size", "colidx"},                   // no =
+		{"--size", "colidx=0"},                 // zero
+		{"--n", "1M", "--host-placement", "x"}, // bad policy
+		{"--n", "99999999999999999999"},        // too large
+	} {
+		code, _, errOut := runMain(t, append(append([]string{"analyze", "--model"}, args...), p)...)
+		if code != 2 || !strings.Contains(errOut, "error") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}

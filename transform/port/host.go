@@ -104,6 +104,9 @@ type hostPlan struct {
 	edits []edit.Edit
 	notes []diag.Diagnostic        // what was done (per-mode allocations, modes.go)
 	fns   map[*parse.FuncDecl]bool // host functions that now use bam_rt
+	// placed lists the buffers made into arrays for good (not wrapped
+	// around a launch), for the placement plan (placeplan.go).
+	placed []deviceVarPlan
 	// fwds are the forwarding host functions' parameters (forward.go) that
 	// launch arguments were traced through, in the order first reached.
 	fwds    []*forwarder
@@ -164,10 +167,16 @@ func (c *portCtx) planHost() *hostPlan {
 	wraps := map[*launchSite][]templates.Array{}
 	hoists := hoistLoops{}
 	groups := map[*hostVar][]*hostVar{}
+	modeGroups := map[*hostVar][]*hostVar{} // a per-mode buffer with the temporaries it is re-allocated through (realloc.go)
 	for _, v := range vars {
-		if isModeAllocated(v.root()) { // with the temporaries it is re-allocated through (realloc.go)
+		if isModeAllocated(v.root()) {
+			modeGroups[v.root()] = append(modeGroups[v.root()], v)
+		}
+	}
+	for _, v := range vars {
+		if g := modeGroups[v.root()]; g != nil {
 			if v.root() == v {
-				c.planModes(hp, v)
+				c.planModes(hp, v, groupKeys(g))
 			}
 			continue
 		}
@@ -182,10 +191,12 @@ func (c *portCtx) planHost() *hostPlan {
 			c.planDeviceGroup(hp, g)
 		}
 	}
+	c.emitPlacementPlans(hp)
 	c.emitWraps(hp, wraps)
 	emitHoists(hp, hoists)
 	c.emitForwarders(hp)
 	c.emitLaunchChecks(hp, wraps)
+	c.emitSyncChecks(hp)
 	return hp
 }
 
@@ -261,12 +272,38 @@ func (c *portCtx) planWrapped(hp *hostPlan, v *hostVar, wraps map[*launchSite][]
 	c.planWrapVar(hp, v, elem, alloc, src, wraps, hoists)
 }
 
+// reassigns reports whether op points h somewhere else: a pointer copy or
+// swap, an assignment from a call (`h = my_alloc(n)`), or any other `h = x`.
+func (c *portCtx) reassigns(h *hostVar, op hostOp) bool {
+	switch op.kind {
+	case opCopy, opSwap, opForeign:
+		return true
+	case opOther:
+		id, ok := op.node.(*parse.Ident)
+		if !ok {
+			return false
+		}
+		cur := parse.Node(id)
+		p := c.parentOfNode(h.fn, cur)
+		for {
+			if _, paren := p.(*parse.ParenExpr); !paren {
+				break
+			}
+			cur, p = p, c.parentOfNode(h.fn, p)
+		}
+		b, ok := p.(*parse.BinaryExpr)
+		return ok && b.X == cur && strings.HasSuffix(b.Op, "=") && b.Op != "==" && b.Op != "!=" && b.Op != "<=" && b.Op != ">="
+	case opNone, opMalloc, opManaged, opPinned, opUpload, opDownload, opMemset0, opMemset, opFree, opLaunch, opNull, opD2D, opForward, opDevPtr:
+	}
+	return false
+}
+
 // devPtrSource returns the host buffer h behind `cudaHostGetDevicePointer(&v, h, 0)`
 // when h is a local variable with one host-visible allocation (cudaHostAlloc,
 // cudaMallocHost, cudaMallocManaged) in the same function: v's array is then
 // made from h, with h's element count. Otherwise it says why not.
 func (c *portCtx) devPtrSource(v *hostVar, op *hostOp) (*hostVar, parse.Node, string) {
-	sym := symbolOf(v.fn, op.other)
+	sym := symbolOf(v.fn, parse.UnparenCasts(op.other))
 	if sym == nil {
 		return nil, op.node, fmt.Sprintf("%s is the device view of `%s` (cudaHostGetDevicePointer), which is not a local variable of %s, so bamgen cannot find its allocation; pass a local pointer variable",
 			v.sym.Name, oneLine(c.text(op.other)), v.fn.Name)
@@ -276,6 +313,16 @@ func (c *portCtx) devPtrSource(v *hostVar, op *hostOp) (*hostVar, parse.Node, st
 	if a == nil || (a.kind != opManaged && a.kind != opPinned) || a.bytes == nil {
 		return nil, op.node, fmt.Sprintf("%s is the device view of %s (cudaHostGetDevicePointer), but %s has no single cudaHostAlloc/cudaMallocHost/cudaMallocManaged allocation in %s, so its element count is unknown",
 			v.sym.Name, sym.Name, sym.Name, v.fn.Name)
+	}
+	for _, o := range h.ops {
+		if c.reassigns(h, o) {
+			where := o.node
+			if o.where != nil {
+				where = o.where
+			}
+			return nil, o.node, fmt.Sprintf("%s is the device view of %s, which is also assigned in `%s`, so bamgen cannot tell which buffer (and how many elements) the view covers",
+				v.sym.Name, sym.Name, oneLine(c.text(where)))
+		}
 	}
 	if c.elemType(h) != "" && c.elemType(h) != c.elemType(v) {
 		return nil, op.node, fmt.Sprintf("%s (%s *) is the device view of %s, a buffer of %s", v.sym.Name, c.elemType(v), sym.Name, c.elemType(h))

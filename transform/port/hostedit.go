@@ -31,6 +31,7 @@ func (c *portCtx) planDeviceGroup(hp *hostPlan, g []*hostVar) {
 		}
 		plans[i] = p
 	}
+	hp.placed = append(hp.placed, plans...)
 	done := map[int]bool{} // statements shared by two buffers (copies, swaps) are rewritten once
 	for _, p := range plans {
 		for _, op := range p.v.ops {

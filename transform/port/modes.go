@@ -272,25 +272,28 @@ func (c *portCtx) isHostFill(v *hostVar, op hostOp) bool {
 	return false
 }
 
-// planModes ports a buffer allocated per mode, or refuses it saying why.
-func (c *portCtx) planModes(hp *hostPlan, v *hostVar) {
+// planModes ports a buffer allocated per mode, or refuses it saying why;
+// a refusal drops keys, the ported parameters fed by v or by any buffer
+// joined to it by a pointer copy (a re-allocation's temporary, or a buffer
+// assigned to v that then fails the re-allocation check).
+func (c *portCtx) planModes(hp *hostPlan, v *hostVar, keys []paramKey) {
 	if why := c.conflictingLaunch(v); why != "" {
-		c.hostDrop(hp, v.keys, v.sym.Decl, CodeHostUse, why)
+		c.hostDrop(hp, keys, v.sym.Decl, CodeHostUse, why)
 		return
 	}
 	elem := c.elemType(v)
 	if elem == "" {
-		c.hostDrop(hp, v.keys, v.sym.Decl, CodeNoElemType, noElemMessage(v))
+		c.hostDrop(hp, keys, v.sym.Decl, CodeNoElemType, noElemMessage(v))
 		return
 	}
 	branches, ms, at, why := c.modeBranches(v)
 	if why != "" {
-		c.hostDrop(hp, v.keys, at, CodeHostUse, why)
+		c.hostDrop(hp, keys, at, CodeHostUse, why)
 		return
 	}
 	reallocs, at, why := c.reallocsOf(v, ms)
 	if why != "" {
-		c.hostDrop(hp, v.keys, at, CodeHostUse, why)
+		c.hostDrop(hp, keys, at, CodeHostUse, why)
 		return
 	}
 	var after []hostOp
@@ -311,15 +314,15 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar) {
 		case op.kind == opNull:
 			continue // the pointer stays declared: setting it to null is harmless
 		case pos < ms.stmt.Pos():
-			c.hostDrop(hp, v.keys, op.node, CodeHostUse, fmt.Sprintf("%s is used in `%s` before the %s that allocates it per mode; bamgen makes its bam::array in that %s",
+			c.hostDrop(hp, keys, op.node, CodeHostUse, fmt.Sprintf("%s is used in `%s` before the %s that allocates it per mode; bamgen makes its bam::array in that %s",
 				v.sym.Name, oneLine(c.text(where)), stmtWord(ms.stmt), stmtWord(ms.stmt)))
 			return
 		case pos < ms.stmt.End():
-			c.hostDrop(hp, v.keys, op.node, CodeHostUse, fmt.Sprintf("%s is used in `%s`, in a branch of the %s that does not allocate it",
+			c.hostDrop(hp, keys, op.node, CodeHostUse, fmt.Sprintf("%s is used in `%s`, in a branch of the %s that does not allocate it",
 				v.sym.Name, oneLine(c.text(where)), stmtWord(ms.stmt)))
 			return
 		case op.node.End() > ms.block.End():
-			c.hostDrop(hp, v.keys, op.node, CodeHostScope, fmt.Sprintf("%s is used outside the block of the %s that allocates it per mode; its bam::array is declared in that block",
+			c.hostDrop(hp, keys, op.node, CodeHostScope, fmt.Sprintf("%s is used outside the block of the %s that allocates it per mode; its bam::array is declared in that block",
 				v.sym.Name, stmtWord(ms.stmt)))
 			return
 		}
@@ -335,7 +338,7 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar) {
 			}
 		case opNone, opMalloc, opManaged, opPinned, opNull, opForeign, opCopy, opSwap, opD2D, opDevPtr, opForward, opOther:
 		}
-		c.hostDrop(hp, v.keys, where, CodeHostUse, fmt.Sprintf(
+		c.hostDrop(hp, keys, where, CodeHostUse, fmt.Sprintf(
 			"%s is used in `%s` after the %s that allocates it per mode; there bamgen rewrites only launches of ported kernels, cudaMemcpy to or from the host, cudaMemset and frees (host reads of a managed or mapped buffer: copy it out with cudaMemcpy instead)",
 			v.sym.Name, oneLine(c.text(where)), stmtWord(ms.stmt)))
 		return
@@ -349,7 +352,7 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar) {
 	for _, b := range branches {
 		s := stage{b: b, count: c.countFor(v, b.alloc.bytes, elem)}
 		if at, why := c.branchProblem(v, b); why != "" {
-			c.hostDrop(hp, v.keys, at, CodeHostUse, why)
+			c.hostDrop(hp, keys, at, CodeHostUse, why)
 			return
 		}
 		if b.alloc.kind == opDevPtr {
@@ -358,7 +361,7 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar) {
 				why, at = c.devViewLater(v, h, b.alloc)
 			}
 			if why != "" {
-				c.hostDrop(hp, v.keys, at, CodeHostUse, why)
+				c.hostDrop(hp, keys, at, CodeHostUse, why)
 				return
 			}
 			s.h, s.count = h, c.countFor(v, findAllocation(h).bytes, elem)
@@ -418,14 +421,16 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar) {
 
 // stageEdit puts text (a staging buffer copied into the array) after the
 // branch's last use of the buffer: on the line of the next statement of the
-// branch (its break), else before the branch's closing brace, so that it
-// never reads as part of a loop or if body written without braces.
+// branch (its break); when there is none, after that last statement on its
+// line if it is a simple one, else before the branch's closing brace, so
+// that it never reads as part of a loop or if body written without braces.
 func stageEdit(b *modeBranch, text string) edit.Edit {
 	last := b.alloc.stmt.End()
+	var lastStmt parse.Stmt = b.alloc.stmt
 	for _, op := range b.ops {
 		for _, s := range b.stmts {
 			if op.node.Pos() >= s.Pos() && op.node.End() <= s.End() && s.End() > last {
-				last = s.End()
+				last, lastStmt = s.End(), s
 			}
 		}
 	}
@@ -433,6 +438,10 @@ func stageEdit(b *modeBranch, text string) edit.Edit {
 		if s.Pos() >= last {
 			return edit.Edit{Start: s.Pos(), End: s.Pos(), New: text + " ", Rewrite: HostMemory.String()}
 		}
+	}
+	switch lastStmt.(type) {
+	case *parse.ExprStmt, *parse.DeclStmt: // a simple statement ends the branch: on its line
+		return edit.Edit{Start: last, End: last, New: " " + text, Rewrite: HostMemory.String()}
 	}
 	if b.closeAt >= 0 {
 		return edit.Edit{Start: b.closeAt, End: b.closeAt, New: text + " ", Rewrite: HostMemory.String()}

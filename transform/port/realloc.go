@@ -108,12 +108,12 @@ func (c *portCtx) reallocAt(v *hostVar, op hostOp) (realloc, string) {
 	r := realloc{tmp: tmp, stmts: []parse.Stmt{a.stmt, copyS, freeS, op.stmt}}
 	for _, o := range v.ops {
 		if o.node.Pos() > a.stmt.Pos() && o.node.End() <= op.stmt.End() && !(reallocSet{r}).covers(o) && !isHint(o) {
-			return realloc{}, fmt.Sprintf("%s is also used in `%s` during the re-allocation; %s", v.sym.Name, oneLine(c.text(o.node)), shape)
+			return realloc{}, fmt.Sprintf("%s is also used in `%s` during the re-allocation; %s", v.sym.Name, oneLine(c.text(whereOf(o))), shape)
 		}
 	}
 	for _, o := range tmp.ops {
 		if !(reallocSet{r}).covers(o) {
-			return realloc{}, fmt.Sprintf("%s is also used in `%s`; %s", tmp.sym.Name, oneLine(c.text(o.node)), shape)
+			return realloc{}, fmt.Sprintf("%s is also used in `%s`; %s", tmp.sym.Name, oneLine(c.text(whereOf(o))), shape)
 		}
 	}
 	return r, ""
@@ -159,3 +159,12 @@ func (c *portCtx) emitRealloc(hp *hostPlan, v *hostVar, r realloc) {
 
 // commentSafe keeps statement text quoted in a /* */ comment from ending it.
 func commentSafe(s string) string { return strings.ReplaceAll(s, "*/", "* /") }
+
+// whereOf is the statement around a use, for messages (the use itself when
+// it is in none).
+func whereOf(op hostOp) parse.Node {
+	if op.where != nil {
+		return op.where
+	}
+	return op.node
+}

@@ -8,6 +8,7 @@
 #
 #   bench/matrix/test/e2e_test.sh      # prints "e2e_test: N passed, N failed"
 set -uo pipefail
+export PYTHONDONTWRITEBYTECODE=1
 here=$(cd "$(dirname "$0")" && pwd)
 CXX=${CXX:-g++}
 tmp=$(mktemp -d)
@@ -69,12 +70,18 @@ if grep -q 'BAM_GPU_BUDGET=' "$out"/logs/cc.nofit.auto.all.jobs && ! grep -q 'BA
 # the blocker left 192 MiB + a 500 MiB context; the fake query then reports 192 MiB
 if grep -q 'BAM_GPU_BUDGET=67108864' "$out"/logs/cc.nofit.auto.all.jobs; then ok; else bad "BAM_GPU_BUDGET is the measured free memory"; grep -h BAM_GPU_BUDGET "$out"/logs/cc.nofit.auto.all.jobs | head -2; fi
 if grep -q 'BENCH_HOST_SEQS=@' "$out"/logs/bfs_warp.nofit.orig.all.jobs; then ok; else bad "zero-copy gets the allocation log"; fi
+if grep -q 'BENCH_GPU_SEQS=2' "$out"/logs/cc.fit.orig.all.jobs && ! grep -q 'BENCH_GPU_SEQS' "$out"/logs/bfs_warp.fit.orig.all.jobs; then ok; else
+	bad "cc's labels named as filled on the GPU"; fi
 check "the allocation log names the host-filled array" "$(cat "$out/logs/bfs_warp.fit.alloc")" "$(printf '0 4194304 cudaMalloc 1\n1 4194304 cudaMalloc 0')"
 n=$(grep -c . "$out/results.csv")
 check "rows: header + 2 x 18 + vectoradd 14 (--opt auto rows aliased)" "$n" 51
 check "one input per process: fit originals forked 6 jobs from one parent" \
 	"$(grep -c . "$out/logs/bfs_warp.fit.orig.all.jobs")" 6
 
+if grep -q 'bar: data fits, port hbm / original (opt auto): max 1.10x (bfs_warp); 3 of 3 programs <= 1.15x' "$tmp/run1.log" &&
+	grep -q 'bar: nofit, port host / zero-copy (opt none): geomean 1.20x, max 1.20x (bfs_warp), 0 above 1.25x' "$tmp/run1.log" &&
+	grep -q 'bar: fit, port host / zero-copy (opt none): .*not faster than UVM: bfs_warp, cc, vectoradd' "$tmp/run1.log"; then ok; else
+	bad "the bars are summarised"; grep 'bar:' "$tmp/run1.log"; fi
 # the plot script over this CSV (with a do-nothing matplotlib where none is installed)
 mpl_path=""
 python3 -c 'import matplotlib' 2>/dev/null || mpl_path=$here/fake_mpl

@@ -12,7 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 CXX=${CXX:-g++}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$CXX" -std=c++17 -O1 -Wall -Wextra -Werror -I"$here/mock" -include "$here/../memmode.h" \
+# MOCK_CUDA13=1: the CUDA 13 signatures of cudaMemAdvise / cudaMemPrefetchAsync
+"$CXX" -std=c++17 -O1 -Wall -Wextra -Werror ${MOCK_CUDA13:+-DMOCK_CUDA13} -I"$here/mock" -include "$here/../memmode.h" \
 	"$here/shim_test.cpp" -o "$tmp/t" || { echo "shim_test: build failed"; exit 2; }
 
 pass=0 fail=0
@@ -142,6 +143,18 @@ count_is managed-zc '^cudaHostAlloc' 2
 expect managed-zc "the small flag stays managed as written" 'cudaMallocManaged 4 flags=1'
 count_is managed-zc 'cudaFreeHost pinned' 2
 reject managed-zc "every free matches its allocation" 'WRONG FREE'
+# BENCH_GPU_SEQS: the second managed array is filled by a kernel
+run managed-gpuseq managed BENCH_MEM=gpu BENCH_GPU_SEQS=1 BENCH_ALLOC_LOG="$tmp/managed-gpuseq.log"
+if diff <(printf '0 4194304 cudaMallocManaged 1\n1 8388608 cudaMallocManaged 0\n') "$tmp/managed-gpuseq.log" >/dev/null; then
+	pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL managed-gpuseq: allocation log"; cat "$tmp/managed-gpuseq.log"; fi
+run managed-zc-gpuseq managed BENCH_MEM=zerocopy BENCH_HOST_SEQS=@"$tmp/managed-gpuseq.log"
+count_is managed-zc-gpuseq '^cudaHostAlloc' 1
+expect managed-zc-gpuseq "the kernel-filled array stays managed as written" 'cudaMallocManaged 8388608 flags=1'
+run managed-uvm-gpuseq managed BENCH_MEM=uvm BENCH_GPU_SEQS=1
+count_is managed-uvm-gpuseq 'ReadMostly' 1
+count_is managed-uvm-gpuseq 'PreferredLocation' 1
+run badgpuseqs managed BENCH_MEM=gpu BENCH_GPU_SEQS=a
+rc_is badgpuseqs 3
 run managed-oversub managed BENCH_MEM=gpu MOCK_FREE_MIB=265
 rc_is managed-oversub 77
 
@@ -182,5 +195,8 @@ run forked2 copyin BENCH_JOBS="$tmp/jobs2" BENCH_JOBS_RESULT="$tmp/jobs2.result"
 if awk '$1 == "slow" && $2 == 124 && $3 < 3 { ok = 1 } END { exit !ok }' "$tmp/jobs2.result" 2>/dev/null; then
 	pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL forked2: timeout"; cat "$tmp/jobs2.result"; fi
 
-echo "shim_test: $pass passed, $fail failed"
+for f in "$tmp"/*.out; do
+	if grep -q 'NOT TO A DEVICE' "$f"; then fail=$((fail + 1)); echo "FAIL $(basename "$f"): advice or prefetch not to the GPU"; fi
+done
+echo "shim_test${MOCK_CUDA13:+ (CUDA 13 signatures)}: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -5,6 +5,7 @@
 #include "backends.h"
 #include "backing.h"
 #include "checked.h"
+#include "placement_plan.h"
 #include "fatal.h"
 
 #include <bam/detail/cache_core.cuh>
@@ -97,6 +98,8 @@ dev_ptr<T> dev_alloc(size_t count, int fill, const char* what)
 struct array_rec {
   detail::array_meta meta{};
   detail::backing_region region;
+  std::string name; // what error messages call it: the name the port gave, else "#id"
+  unsigned char* gpu = nullptr; // resident copy in GPU memory on a backend that keeps data elsewhere
   bool live = false;
 };
 
@@ -132,14 +135,14 @@ struct runtime::impl {
   // Placement (perf: see choose_placement). Read from BAM_GPU_BUDGET and
   // BAM_HOST_PLACEMENT when the runtime is made.
   enum class host_policy { automatic, direct, cache };
-  size_t gpu_budget = 0;     // bytes of hbm-backend arrays that may be read in place
-  size_t resident_bytes = 0; // of which in use
+  detail::placement_plan budget; // BAM_GPU_BUDGET: which arrays are resident, ranked by size
   host_policy host_place = host_policy::automatic;
   placement choose_placement(uint64_t bytes);
 
   explicit impl(const config& c);
   ~impl();
   void upload_ctx();
+  std::string array_name(uint32_t id) const;
   array_rec& rec(uint32_t id);
   uint32_t new_id();
   // Blocks of 256 threads for a grid-stride kernel over all slots.
@@ -248,9 +251,13 @@ runtime::impl::impl(const config& c) : cfg(c)
   // the cache is allocated: hbm data that fits is read in place.
   size_t free_b = 0, total_b = 0;
   detail::cuda_check(cudaMemGetInfo(&free_b, &total_b), "bam::runtime: cudaMemGetInfo");
-  gpu_budget = free_b;
+  // hbm: the data already is in GPU memory, so the default is what is free.
+  // Other backends keep it elsewhere (host memory, storage): nothing is
+  // copied into GPU memory unless BAM_GPU_BUDGET says how much may be.
+  size_t gpu_budget = cfg.kind == backend::hbm ? free_b : 0;
   if (const char* v = std::getenv("BAM_GPU_BUDGET"); v != nullptr && *v != '\0')
     gpu_budget = parse_size(v, "BAM_GPU_BUDGET");
+  budget = detail::placement_plan(gpu_budget);
   if (const char* v = std::getenv("BAM_HOST_PLACEMENT"); v != nullptr && *v != '\0') {
     const std::string p = v;
     if (p == "auto")
@@ -275,10 +282,15 @@ runtime::impl::impl(const config& c) : cfg(c)
 //    copies whole lines into the cache. auto (default): zero-copy unless
 //    the array fits in half the cache, where lines stay cached long enough
 //    to be reused from GPU memory.
-//  * emu, nvme: always the cache.
+//  * emu, nvme: the cache.
+//  * any backend: arrays are resident while they fit BAM_GPU_BUDGET (default:
+//    free memory on hbm, 0 elsewhere), ranked by size when the program
+//    announced them (plan_arrays; src/placement_plan.h), so only the
+//    largest leave GPU memory. Off hbm a resident array is copied into GPU
+//    memory when it is made.
 placement runtime::impl::choose_placement(uint64_t bytes)
 {
-  if (cfg.kind == backend::hbm && bytes <= gpu_budget - std::min(gpu_budget, resident_bytes))
+  if (budget.take(bytes))
     return placement::resident;
   if (cfg.kind == backend::host) {
     if (host_place == host_policy::direct)
@@ -300,6 +312,7 @@ runtime::impl::~impl()
       cudaFree(r.meta.state);
       cudaFree(r.meta.slot_of);
       cudaFree(r.meta.fetches);
+      cudaFree(r.gpu);
     }
   if (store && !store->shutdown()) {
     std::fprintf(stderr, "bam: the %s backend could not stop its device; the %zu MiB cache stays allocated until "
@@ -341,7 +354,7 @@ runtime::runtime(const config& cfg) : p_(std::make_unique<impl>(cfg)) {}
 runtime::~runtime() = default;
 
 detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, const void* ptr, const std::string& path,
-                                   size_t offset)
+                                   size_t offset, const char* name)
 {
   const uint64_t bytes = detail::checked_bytes(n, elem_bytes, "bam::runtime: making an array");
   if (bytes == 0)
@@ -391,17 +404,65 @@ detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, cons
   const placement pl = p_->choose_placement(n_lines * lb);
   r.meta.placement = uint32_t(pl);
   r.meta.direct = pl == placement::cache ? nullptr : r.region.device;
-  if (pl == placement::resident)
-    p_->resident_bytes += n_lines * lb;
+  if (pl == placement::resident && (p_->cfg.kind != backend::hbm || r.region.device == nullptr)) {
+    // The backend keeps the data outside GPU memory: a copy there, read in place.
+    try {
+      auto gpu = dev_alloc<unsigned char>(n_lines * lb, 0, "bam::runtime: a resident array (lower BAM_GPU_BUDGET)");
+      std::vector<unsigned char> tmp;
+      switch (src) {
+      case source::host:
+        detail::cuda_check(cudaMemcpy(gpu.get(), ptr, bytes, cudaMemcpyHostToDevice), "bam::runtime: filling a resident array");
+        break;
+      case source::device:
+        detail::cuda_check(cudaMemcpy(gpu.get(), ptr, bytes, cudaMemcpyDeviceToDevice), "bam::runtime: filling a resident array");
+        break;
+      case source::file:
+        tmp.resize(bytes);
+        p_->store->read_to_host(r.region, tmp.data(), bytes);
+        detail::cuda_check(cudaMemcpy(gpu.get(), tmp.data(), bytes, cudaMemcpyHostToDevice), "bam::runtime: filling a resident array");
+        break;
+      case source::zeros: break; // dev_alloc zeroed it
+      }
+      r.gpu = gpu.release();
+    } catch (...) {
+      p_->budget.release(n_lines * lb);
+      p_->store->release(r.region);
+      cudaFree(r.meta.state);
+      cudaFree(r.meta.slot_of);
+      p_->free_ids.push_back(id);
+      throw;
+    }
+    r.meta.direct = r.gpu;
+  }
   r.meta.n_lines = n_lines;
   r.meta.id = id;
   r.meta.live = 1;
   r.live = true;
+  // Named by the program (the port passes its variable), else by number and shape.
+  r.name = name != nullptr && *name != '\0'
+               ? "\"" + std::string(name) + "\" (#" + std::to_string(id) + ")"
+               : "#" + std::to_string(id) + " (" + std::to_string(n) + " elements of " + std::to_string(elem_bytes) + " bytes)";
   p_->arrays[id] = r;
   detail::cuda_check(cudaMemcpy(p_->d_arrays.get() + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice),
                      "bam::runtime: uploading the array table");
   p_->upload_ctx(); // storage backends may have new queues
   return r.meta;
+}
+
+void runtime::plan_sizes(std::initializer_list<size_t> bytes)
+{
+  const uint64_t lb = p_->cfg.line_bytes;
+  std::vector<uint64_t> lines;
+  for (size_t b : bytes)
+    if (b != 0 && b <= UINT64_MAX - lb)
+      lines.push_back((b + lb - 1) / lb * lb);
+  p_->budget.announce(std::move(lines));
+}
+
+void runtime::end_plan() noexcept
+{
+  if (p_->budget.pending() != 0)
+    p_->budget.announce({});
 }
 
 void runtime::flush()
@@ -411,9 +472,29 @@ void runtime::flush()
   check();
 }
 
-void runtime::check()
+bool runtime::failure_seen() const noexcept
 {
+  const volatile uint32_t* w = p_->h_fatal.get();
+  return w[3] != 0 || w[0] != 0;
+}
+
+void runtime::check() { check_at(nullptr, 0); }
+
+// The array a device-side failure names: the name the port gave it, or its
+// number (an array freed since is named by number).
+std::string runtime::impl::array_name(uint32_t id) const
+{
+  if (id < arrays.size() && arrays[id].live)
+    return arrays[id].name;
+  return "#" + std::to_string(id);
+}
+
+void runtime::check_at(const char* file, int line)
+{
+  const std::string where =
+      file != nullptr ? std::string(" (found at the synchronization at ") + file + ":" + std::to_string(line) + ")" : "";
   cudaError_t e = cudaDeviceSynchronize();
+  p_->h_fatal.get()[3] = 0; // re-armed: what the error block holds is reported below
   if (p_->h_fatal.get()[0] != 0) {
     const uint32_t k = p_->h_fatal.get()[0];
     throw error(std::string("bam: a kernel was stopped by the cache: ") +
@@ -423,14 +504,14 @@ void runtime::check()
                            " cache lines stayed pinned or in flight. Raise BAM_CACHE_BYTES (more lines than "
                            "concurrently pinned lines: resident warps x 32 for random access)"
                      : "a line stayed busy for " + std::to_string(p_->cfg.stall_timeout_s) +
-                           " s (array #" + std::to_string(p_->h_fatal.get()[1]) + ", line " +
+                           " s (array " + p_->array_name(p_->h_fatal.get()[1]) + ", line " +
                            std::to_string(p_->h_fatal.get()[2]) + "): the backend stopped answering, or the line's fetcher found no free slot because every line "
                            "was pinned (each bam::array_ref holds one line per thread); raise BAM_CACHE_BYTES above resident "
                            "threads x refs per thread x line size, or drop the refs") +
-                " [CUDA: " + cudaGetErrorString(e) + "]");
+                " [CUDA: " + cudaGetErrorString(e) + "]" + where);
   }
   if (e != cudaSuccess)
-    throw error(std::string("bam: a kernel using bam arrays failed: ") + cudaGetErrorString(e));
+    throw error(std::string("bam: a kernel using bam arrays failed: ") + cudaGetErrorString(e) + where);
   detail::error_block eb{};
   detail::cuda_check(cudaMemcpy(&eb, p_->d_err.get(), sizeof eb, cudaMemcpyDeviceToHost), "bam::runtime::check: reading the error block");
   if (eb.count == 0)
@@ -438,7 +519,7 @@ void runtime::check()
   detail::cuda_check(cudaMemset(p_->d_err.get(), 0, sizeof eb), "bam::runtime::check: cudaMemset"); // report each failure once
   const uint64_t lb = p_->cfg.line_bytes;
   std::string msg = std::string("bam: device-side ") + detail::fault_name(eb.kind) + " of line " +
-                    std::to_string(eb.line) + " of array #" + std::to_string(eb.array_id) + " (bytes " +
+                    std::to_string(eb.line) + " of array " + p_->array_name(eb.array_id) + " (bytes " +
                     std::to_string(eb.line * lb) + ".." + std::to_string((eb.line + 1) * lb) + ") failed";
   if (detail::fault_kind(eb.kind) == detail::fault_kind::pinned_dirty)
     msg += ": the line was still pinned (an array_ref outlived its kernel?)";
@@ -449,7 +530,11 @@ void runtime::check()
       return std::string(b);
     }() + ")";
   msg += "; " + std::to_string(eb.count) + " failure(s) in all. Data the kernel read from failed lines is zeros; " +
-         "written data of failed write-backs is lost. Backend: " + backend_name(p_->cfg.kind);
+         "written data of failed write-backs is lost. Backend: " + backend_name(p_->cfg.kind) +
+         (p_->cfg.kind == backend::emu && p_->cfg.emu_fault != "none"
+              ? " (faults injected: BAM_EMU_FAULT=" + p_->cfg.emu_fault + ")"
+              : "") +
+         where;
   throw error(msg);
 }
 
@@ -460,7 +545,10 @@ void runtime::copy_out(uint32_t id, void* dst, size_t n, size_t array_n, size_t 
                 std::to_string(array_n));
   const uint64_t bytes = detail::checked_bytes(n, elem_bytes, "bam::runtime::copy_to_host");
   flush();
-  p_->store->read_to_host(p_->rec(id).region, dst, bytes);
+  if (unsigned char* gpu = p_->rec(id).gpu)
+    detail::cuda_check(cudaMemcpy(dst, gpu, bytes, cudaMemcpyDeviceToHost), "bam::runtime::copy_to_host");
+  else
+    p_->store->read_to_host(p_->rec(id).region, dst, bytes);
   check();
 }
 
@@ -479,7 +567,7 @@ void runtime::range_io(uint32_t id, size_t offset, size_t bytes, size_t array_by
     check();
   }
   array_rec& r = p_->rec(id);
-  if (r.region.host != nullptr) { // host backend: the lines live in pinned host memory
+  if (r.gpu == nullptr && r.region.host != nullptr) { // host backend: the lines live in pinned host memory
     unsigned char* at = r.region.host + offset;
     if (src)
       std::memcpy(at, src, bytes);
@@ -489,8 +577,8 @@ void runtime::range_io(uint32_t id, size_t offset, size_t bytes, size_t array_by
       std::memset(at, value, bytes);
     return;
   }
-  if (r.region.device != nullptr) { // pointer backends: device memory
-    unsigned char* at = r.region.device + offset;
+  if (r.gpu != nullptr || r.region.device != nullptr) { // device memory (or, for hbm, pointer access)
+    unsigned char* at = (r.gpu != nullptr ? r.gpu : r.region.device) + offset;
     if (src)
       detail::cuda_check(cudaMemcpy(at, src, bytes, cudaMemcpyHostToDevice), "bam::runtime::write_bytes");
     else if (dst)
@@ -525,8 +613,10 @@ void runtime::release_array(uint32_t id)
   cudaFree(r.meta.slot_of);
   cudaFree(r.meta.fetches);
   r.meta.fetches = nullptr;
+  cudaFree(r.gpu);
+  r.gpu = nullptr;
   if (placement(r.meta.placement) == placement::resident)
-    p_->resident_bytes -= r.meta.n_lines * p_->cfg.line_bytes;
+    p_->budget.release(r.meta.n_lines * p_->cfg.line_bytes);
   r.live = false;
   r.meta.live = 0;
   cudaMemcpy(p_->d_arrays.get() + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice);

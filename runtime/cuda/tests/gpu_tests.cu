@@ -437,6 +437,75 @@ void test_emu_fault(const char* fault)
     EXPECT(got[i] == h[i], "element %zu wrong under fault '%s'", i, fault);
 }
 
+// What the port inserts after a host synchronization: check_sync throws at
+// once, naming the array the port named, the place and the NVMe status;
+// with no fault it returns without a device call.
+void test_emu_fault_check_sync()
+{
+  for (const char* fault : {"none", "error"}) {
+    bam::config c = cfg_for(bam::backend::emu, size_t(2) << 20);
+    c.emu_fault = fault;
+    c.emu_fault_rate = 0.05;
+    auto rt = make_rt(c);
+    const size_t n = g_small ? 20000 : (size_t(2) << 20);
+    auto h = pattern(n);
+    bam::array<uint64_t> a = rt->array_from_host(h.data(), n, "edges_d");
+    dbuf<uint64_t> out(n);
+    k_copy_linear<uint64_t><<<blocks_for(n), 256>>>(a, out.p, n);
+    rt->check_launch("k_copy_linear", dim3(256));
+    cudaDeviceSynchronize();
+    const bool failing = std::strcmp(fault, "error") == 0;
+    try {
+      rt->check_sync("prog.cu", 42);
+      EXPECT(!failing, "check_sync after a kernel with injected permanent errors did not throw");
+    } catch (const bam::error& e) {
+      EXPECT(failing, "check_sync threw without a fault: %s", e.what());
+      EXPECT(std::strstr(e.what(), "device-side read of line") != nullptr &&
+                 std::strstr(e.what(), "of array \"edges_d\" (#") != nullptr &&
+                 std::strstr(e.what(), "permanent error") != nullptr &&
+                 std::strstr(e.what(), "found at the synchronization at prog.cu:42") != nullptr,
+             "unexpected message: %s", e.what());
+      std::printf("     (check_sync: %.200s...)\n", e.what());
+      rt->check_sync("prog.cu", 43); // reported once: the next check is quiet
+    }
+  }
+}
+
+// Placement by size: with the sizes announced, the largest array leaves GPU
+// memory whatever order the arrays are made in; off hbm, a resident array is
+// a copy in GPU memory (kernels, copy_to_host and write_bytes see the data).
+void test_placement_by_size(bam::backend b)
+{
+  const char* old = std::getenv("BAM_GPU_BUDGET");
+  const std::string saved = old ? old : "";
+  setenv("BAM_GPU_BUDGET", "3M", 1);
+  auto rt = make_rt(cfg_for(b, size_t(2) << 20));
+  if (old) setenv("BAM_GPU_BUDGET", saved.c_str(), 1); else unsetenv("BAM_GPU_BUDGET");
+  const size_t big = (size_t(4) << 20) / 8, small = (size_t(1) << 20) / 8; // elements of uint64_t
+  rt->plan_arrays(small * 8, big * 8, small * 8);
+  auto hb = pattern(big), hs = pattern(small);
+  bam::array<uint64_t> a = rt->array_from_host(hb.data(), big, "big");  // made first, largest
+  bam::array<uint64_t> c = rt->array_from_host(hs.data(), small, "small1");
+  bam::array<uint64_t> d = rt->array_zeros<uint64_t>(small, "small2");
+  EXPECT(a.placement() != bam::placement::resident, "the largest array stayed resident");
+  EXPECT(c.placement() == bam::placement::resident && d.placement() == bam::placement::resident,
+         "the small arrays left GPU memory: %d %d", int(c.placement()), int(d.placement()));
+  dbuf<uint64_t> out(small);
+  k_copy_linear<uint64_t><<<blocks_for(small), 256>>>(c, out.p, small);
+  rt->check_launch("k_copy_linear", dim3(256));
+  auto got = out.host();
+  for (size_t i = 0; i < small; ++i)
+    EXPECT(got[i] == hs[i], "resident element %zu wrong", i);
+  uint64_t v = 77;
+  rt->write_bytes(d, 5, &v, sizeof v);
+  std::vector<uint64_t> back(small);
+  rt->copy_to_host(d, back.data(), small);
+  EXPECT(back[5] == 77 && back[4] == 0 && back[6] == 0, "write_bytes/copy_to_host on a resident array");
+  rt->free(c);
+  rt->free(d);
+  rt->free(a);
+}
+
 void test_odt()
 {
   std::mt19937_64 rng(3);
@@ -587,6 +656,9 @@ std::vector<test_case> all_tests()
   t.push_back({"atomics", test_atomics});
   for (const char* f : {"none", "delay", "reorder", "transient", "error"})
     t.push_back({std::string("emu_fault/") + f, [f] { test_emu_fault(f); }});
+  t.push_back({"emu_fault/check_sync", test_emu_fault_check_sync});
+  for (auto b : {bam::backend::hbm, bam::backend::host, bam::backend::emu})
+    t.push_back({std::string("placement_by_size/") + bam::backend_name(b), [b] { test_placement_by_size(b); }});
   t.push_back({"odt_fvl", test_odt});
   t.push_back({"env_errors", test_env_errors});
   t.push_back({"stats_print", test_stats_print});

@@ -167,6 +167,29 @@ inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyK
   std::memcpy(d, s, n);
   return cudaSuccess;
 }
+enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1 };
+struct cudaMemLocation { // declared by CUDA 11.2 and later
+  cudaMemLocationType type;
+  int id;
+};
+#ifdef MOCK_CUDA13 // CUDA 13's signatures: a cudaMemLocation, not a device number
+#define CUDART_VERSION 13000
+inline cudaError_t cudaMemAdvise(const void* p, size_t n, cudaMemoryAdvise a, cudaMemLocation loc)
+{
+  if (loc.type != cudaMemLocationTypeDevice)
+    mock_call("cudaMemAdvise: NOT TO A DEVICE");
+  mock_call("cudaMemAdvise %s %zu %s", mock_type(p), n, a == cudaMemAdviseSetReadMostly ? "ReadMostly" : "PreferredLocation");
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemPrefetchAsync(const void* p, size_t n, cudaMemLocation loc, unsigned flags, cudaStream_t = 0)
+{
+  if (loc.type != cudaMemLocationTypeDevice || flags != 0)
+    mock_call("cudaMemPrefetchAsync: NOT TO A DEVICE");
+  mock_call("cudaMemPrefetchAsync %s %zu", mock_type(p), n);
+  return cudaSuccess;
+}
+#else
+#define CUDART_VERSION 11080
 inline cudaError_t cudaMemAdvise(const void* p, size_t n, cudaMemoryAdvise a, int)
 {
   mock_call("cudaMemAdvise %s %zu %s", mock_type(p), n, a == cudaMemAdviseSetReadMostly ? "ReadMostly" : "PreferredLocation");
@@ -177,6 +200,7 @@ inline cudaError_t cudaMemPrefetchAsync(const void* p, size_t n, int, cudaStream
   mock_call("cudaMemPrefetchAsync %s %zu", mock_type(p), n);
   return cudaSuccess;
 }
+#endif
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { mock_call("cudaStreamSynchronize"); return cudaSuccess; }
 inline cudaError_t cudaDeviceSynchronize() { mock_call("cudaDeviceSynchronize"); return cudaSuccess; }
 inline cudaError_t cudaGetLastError() { return cudaSuccess; }

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -36,25 +37,39 @@ public:
   runtime& operator=(const runtime&) = delete;
 
   template <class T>
-  array<T> array_from_host(const T* src, size_t n)
+  array<T> array_from_host(const T* src, size_t n, const char* name = nullptr)
   {
-    return make<T>(n, source::host, src, std::string(), 0);
+    return make<T>(n, source::host, src, std::string(), 0, name);
   }
   template <class T>
-  array<T> array_from_file(const std::string& path, size_t offset_bytes, size_t n)
+  array<T> array_from_file(const std::string& path, size_t offset_bytes, size_t n, const char* name = nullptr)
   {
-    return make<T>(n, source::file, nullptr, path, offset_bytes);
+    return make<T>(n, source::file, nullptr, path, offset_bytes, name);
   }
   template <class T>
-  array<T> array_from_device(const T* dptr, size_t n)
+  array<T> array_from_device(const T* dptr, size_t n, const char* name = nullptr)
   {
-    return make<T>(n, source::device, dptr, std::string(), 0);
+    return make<T>(n, source::device, dptr, std::string(), 0, name);
   }
   template <class T>
-  array<T> array_zeros(size_t n)
+  array<T> array_zeros(size_t n, const char* name = nullptr)
   {
-    return make<T>(n, source::zeros, nullptr, std::string(), 0);
+    return make<T>(n, source::zeros, nullptr, std::string(), 0, name);
   }
+
+  // Placement by size: announces the byte sizes of arrays the program is
+  // about to make (`bamgen port` emits it before the first one). The
+  // runtime ranks them, smallest first, against BAM_GPU_BUDGET, so only
+  // the largest leave GPU memory; each array made later with an announced
+  // size (rounded to whole lines) takes that decision. Without it, arrays
+  // are resident first come, first served. What the first checked launch
+  // (check_launch) finds not yet made is dropped: its room is free again.
+  template <class... Bytes>
+  void plan_arrays(Bytes... bytes)
+  {
+    plan_sizes({static_cast<size_t>(bytes)...});
+  }
+  void plan_sizes(std::initializer_list<size_t> bytes);
 
   // Flushes dirty lines, copies a[0, n) out, then check()s.
   template <class T>
@@ -65,6 +80,18 @@ public:
 
   void flush();   // write back every dirty line, then check()
   void check();   // throw bam::error if a device-side failure was recorded
+
+  // Right after a host synchronization of the program (`bamgen port` adds it
+  // after cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize
+  // and device-to-host cudaMemcpy in functions that use bam arrays): throws
+  // bam::error, naming this place, if a kernel recorded a storage failure,
+  // so the program stops before it uses data read from a failed line. When
+  // nothing failed it costs one read of mapped host memory (no device call).
+  void check_sync(const char* file, int line)
+  {
+    if (failure_seen())
+      check_at(file, line);
+  }
 
   template <class T>
   void free(array<T>& a)
@@ -94,12 +121,15 @@ public:
   // one): throws bam::error naming the kernel, the block size and CUDA's
   // reason when the launch failed. A ported kernel needs more registers than
   // the original, so a block size the original could launch may now fail
-  // with "too many resources requested for launch".
+  // with "too many resources requested for launch". Also reports a storage
+  // failure an earlier kernel recorded (check_sync), for programs that
+  // launch several kernels before they synchronize.
   void check_launch(const char* kernel, dim3 block)
   {
+    end_plan();
     const cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess)
-      return;
+      return check_sync(nullptr, 0); // an earlier kernel's recorded failure (one mapped-memory read)
     std::string dims = std::to_string(block.x);
     if (block.y != 1 || block.z != 1)
       dims += "x" + std::to_string(block.y) + "x" + std::to_string(block.z);
@@ -153,9 +183,11 @@ public:
   // The same, where the block size is not known (an expression with side effects).
   void check_launch(const char* kernel)
   {
+    end_plan();
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
       throw error(std::string("bam: the launch of ") + kernel + " failed: " + cudaGetErrorString(e));
+    check_sync(nullptr, 0);
   }
 
 private:
@@ -163,19 +195,23 @@ private:
   struct impl;
 
   template <class T>
-  array<T> make(size_t n, source src, const void* p, const std::string& path, size_t offset)
+  array<T> make(size_t n, source src, const void* p, const std::string& path, size_t offset, const char* name)
   {
-    detail::array_meta m = create(n, sizeof(T), src, p, path, offset);
+    detail::array_meta m = create(n, sizeof(T), src, p, path, offset, name);
     return detail::array_factory::make<T>(device_ctx(), m, slots(), n, line_shift());
   }
 
   // n elements of elem_bytes each (the byte counts are overflow-checked).
   detail::array_meta create(size_t n, size_t elem_bytes, source src, const void* p, const std::string& path,
-                            size_t offset);
+                            size_t offset, const char* name);
+  [[nodiscard]] bool failure_seen() const noexcept; // mapped host word: a kernel recorded a device-side failure
+  void end_plan() noexcept;                         // drop announced sizes not made (plan_arrays)
   void copy_out(uint32_t id, void* dst, size_t n, size_t array_n, size_t elem_bytes);
   // write_bytes (src), read_bytes (dst) or fill_bytes (neither: value).
   void range_io(uint32_t id, size_t offset, size_t bytes, size_t array_bytes, const void* src, void* dst, int value);
   void release_array(uint32_t id);
+  // check(), with the place of the program's synchronization in the message (file may be nullptr).
+  void check_at(const char* file, int line);
   const detail::cache_ctx* device_ctx() const noexcept;
   unsigned char* slots() const noexcept;
   uint32_t line_shift() const noexcept;

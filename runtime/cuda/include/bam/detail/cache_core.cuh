@@ -93,6 +93,12 @@ BAM_HD inline void record_fault(const cache_ctx& c, fault_kind k, int status, ui
   }
   if (k == fault_kind::read || k == fault_kind::write)
     stat_add(c, stat::io_errors, 1);
+  if (c.fatal != nullptr) { // mapped host word 3: runtime::check_sync() sees a failure without a device round trip
+    c.fatal[3] = 1;
+#if BAM_IS_DEVICE
+    __threadfence_system();
+#endif
+  }
 }
 
 // A failure the kernel cannot continue from (no slot can ever be found, or

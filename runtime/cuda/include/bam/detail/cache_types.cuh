@@ -180,7 +180,7 @@ struct cache_ctx {
   array_meta* arrays;           // table indexed by array id
   stats_row* stats;             // n_stat_rows rows, nullptr when disabled
   error_block* err;             // device memory, atomically updated
-  volatile uint32_t* fatal;     // mapped host word: survives a trapped context
+  volatile uint32_t* fatal;     // mapped host words: [0..2] a trapped kernel's cause (survives the context), [3] a failure was recorded
   nvme::queue_set* queues;      // device_access::queue only
   uint64_t stall_timeout_ns;    // give up (and report) after this long without progress
   uint32_t n_slots;

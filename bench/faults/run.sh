@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Storage faults on ported corpus programs (issue 18 item 7). Builds every
+# program and its port like bench/difftest/run.sh (which it runs first, emu
+# backend only, for the fault-free checksums), then runs each port on the
+# emu backend three more times:
+#
+#   transient  BAM_EMU_FAULT=transient (media errors without Do Not Retry,
+#              retried by the queue code): the checksum must equal the
+#              original's, exit 0.
+#   error      BAM_EMU_FAULT=error (Do Not Retry set: permanent): the program
+#              must stop with exit status 1 and a message naming the failed
+#              line, the array and the NVMe status ("bam: device-side read
+#              ... permanent error"), print no `checksum:` line (no result
+#              made from zero-filled lines), and never abort
+#              ("terminate called", status 134).
+#   delay      BAM_EMU_FAULT=delay: same checksum (a control).
+#
+#   bench/faults/run.sh                       # every corpus program
+#   bench/faults/run.sh bfs_warp cc sssp      # some
+#   ERROR_RATE=0.001 ARCH=sm_90 bench/faults/run.sh
+#   BAMGEN=/path/to/bamgen bench/faults/run.sh   # no Go on the GPU machine
+#   SKIP_BUILD=1 ERROR_RATE=0.001 bench/faults/run.sh bfs_warp   # reuse $OUT's builds
+#
+# A run where no injected error hit (small programs at a low rate) is
+# reported as "no-fault-hit" (the stats line shows 0 I/O errors), not as a
+# pass. Prints a table and "N passed, N failed"; exits 1 on any failure.
+set -uo pipefail
+
+case "${1:-}" in -h | --help)
+	sed -n '2,/^set /p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+	exit 0
+	;;
+esac
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-$ROOT/build/faults}
+CACHE=${BAM_CACHE_BYTES:-2M}
+LINE=${BAM_LINE_BYTES:-4096}
+ERROR_RATE=${ERROR_RATE:-0.01}
+TRANSIENT_RATE=${TRANSIENT_RATE:-0.01}
+TIMEOUT=${TIMEOUT:-300}
+CONFIGS=$ROOT/bench/difftest/configs
+export OUT
+mkdir -p "$OUT"
+
+if [ "${SKIP_BUILD:-0}" = 1 ]; then
+	echo "faults: SKIP_BUILD=1: reusing the builds and fault-free runs in $OUT"
+else
+	echo "faults: building and checking the fault-free runs (bench/difftest/run.sh, emu)"
+	BACKENDS=emu BAM_CACHE_BYTES="$CACHE" BAM_LINE_BYTES="$LINE" "$ROOT/bench/difftest/run.sh" "$@" | tee "$OUT/difftest.txt"
+fi
+
+programs=("$@")
+if [ ${#programs[@]} -eq 0 ]; then
+	for d in "$ROOT"/testdata/kernels/*/; do
+		p=$(basename "$d")
+		[ -f "$d/$p.cu" ] && programs+=("$p")
+	done
+fi
+
+checksum_of() { grep -E '^checksum:' "$1" 2>/dev/null | tail -1 | sed 's/^checksum:[[:space:]]*//' || true; }
+io_errors_of() { grep -Eo 'I/O: .* ([0-9]+) errors' "$1" 2>/dev/null | tail -1 | grep -Eo '[0-9]+ errors' | cut -d' ' -f1 || true; }
+
+passed=0 failed=0 nohit=0
+rows=()
+for p in "${programs[@]}"; do
+	work=$OUT/$p
+	row="$p"
+	if [ "$(cat "$work/status" 2>/dev/null)" != ok ] || [ ! -x "$work/port" ]; then
+		rows+=("$p | - | - | - | not built or fault-free run failed ($(cat "$work/status" 2>/dev/null || echo missing))")
+		failed=$((failed + 1))
+		continue
+	fi
+	args=()
+	[ -f "$CONFIGS/$p.args" ] && read -r -a args <"$CONFIGS/$p.args"
+	tol=""
+	[ -f "$CONFIGS/$p.tol" ] && tol=$(grep -v '^#' "$CONFIGS/$p.tol" | head -1)
+	want=$(checksum_of "$work/orig.out")
+	result=ok
+	for f in transient delay error; do
+		rate=$TRANSIENT_RATE
+		[ "$f" = error ] && rate=$ERROR_RATE
+		log=$work/fault.$f.$rate
+		(env BAM_BACKEND=emu BAM_GPU_BUDGET=0 BAM_HOST_PLACEMENT=cache BAM_CACHE_BYTES="$CACHE" BAM_LINE_BYTES="$LINE" \
+			BAM_EMU_FAULT="$f" BAM_EMU_FAULT_RATE="$rate" BAM_STATS=1 \
+			timeout "$TIMEOUT" "$work/port" "${args[@]}") >"$log.out" 2>"$log.err"
+		rc=$?
+		got=$(checksum_of "$log.out")
+		if [ "$f" != error ]; then
+			if [ $rc -ne 0 ]; then
+				row+=" | exit $rc"
+				result=fail
+			elif [ "$want" = "$got" ] || { [ -n "$tol" ] && awk -v a="$want" -v b="$got" -v t="$tol" 'BEGIN { d = a - b; if (d < 0) d = -d; m = a < 0 ? -a : a; exit !(d <= t * m) }'; }; then
+				row+=" | same"
+			else
+				row+=" | DIFFERENT ($got)"
+				result=fail
+			fi
+			continue
+		fi
+		msg=$(grep -m1 '^bam: ' "$log.err" | cut -c1-160)
+		if [ $rc -eq 0 ] && [ "$(io_errors_of "$log.err")" = 0 ]; then
+			row+=" | no fault hit (exit 0)"
+			[ "$result" = ok ] && result=no-fault-hit
+		elif [ $rc -eq 1 ] && [ -z "$got" ] && ! grep -q 'terminate called' "$log.err" &&
+			grep -q 'device-side \(read\|write-back\) of line .* of array .*: .*\(permanent error\|retries\)' "$log.err"; then
+			where=$(grep -m1 -o 'found at the synchronization at [^)]*' "$log.err" | sed 's/^found at the synchronization at //')
+			row+=" | exit 1, no result, stopped at ${where:-a runtime call (copy_to_host, ...)}: $(cut -c1-110 <<<"$msg")"
+		else
+			row+=" | exit $rc, checksum ${got:-none}: ${msg:-no bam message}"
+			result=fail
+		fi
+	done
+	rows+=("$row | $result")
+	case $result in
+	fail) failed=$((failed + 1)) ;;
+	no-fault-hit) nohit=$((nohit + 1)) ;;
+	*) passed=$((passed + 1)) ;;
+	esac
+done
+
+{
+	echo "program | transient | delay | error (rate $ERROR_RATE) | result"
+	printf '%s\n' "${rows[@]}"
+} | tee "$OUT/faults.txt"
+echo "(emu, cache $CACHE, line $LINE, transient rate $TRANSIENT_RATE; logs in $OUT/PROG/fault.KIND.RATE.{out,err})"
+echo "$passed passed, $failed failed, $nohit where no injected error hit (raise ERROR_RATE)"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,113 @@
+// Placement by size (src/placement_plan.h) on the CPU: announced arrays are
+// ranked smallest first against the budget, so only the largest leave GPU
+// memory whatever order they are made in; unannounced arrays are first
+// come, first served with what the announced residents leave.
+#include "../src/placement_plan.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace {
+int failures = 0;
+#define EXPECT(cond, ...)                                                                                              \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      std::printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                 \
+      std::printf(__VA_ARGS__);                                                                                        \
+      std::printf("\n");                                                                                               \
+      ++failures;                                                                                                      \
+    }                                                                                                                  \
+  } while (0)
+
+using bam::detail::placement_plan;
+constexpr uint64_t MiB = 1 << 20;
+
+// The case: a large edge array made first, then two small ones. First
+// come, first served would keep the edges and push the small arrays out.
+void largest_leaves_whatever_the_order()
+{
+  for (int order = 0; order < 3; ++order) {
+    std::vector<uint64_t> made = {4096 * MiB, 256 * MiB, 128 * MiB};
+    std::rotate(made.begin(), made.begin() + order, made.end());
+    placement_plan p(1024 * MiB);
+    p.announce({4096 * MiB, 256 * MiB, 128 * MiB});
+    for (uint64_t b : made) {
+      const bool res = p.take(b);
+      EXPECT(res == (b != 4096 * MiB), "order %d: %llu MiB resident=%d", order, (unsigned long long)(b / MiB), res);
+    }
+    EXPECT(p.used() == 384 * MiB && p.reserved() == 0 && p.pending() == 0, "order %d: used %llu reserved %llu",
+           order, (unsigned long long)p.used(), (unsigned long long)p.reserved());
+  }
+  // Without the announcement the first (largest) one takes the budget.
+  placement_plan q(8192 * MiB);
+  EXPECT(q.take(4096 * MiB) && q.take(256 * MiB), "first come, first served with room for all");
+  placement_plan r(4200 * MiB);
+  EXPECT(r.take(4096 * MiB) && !r.take(256 * MiB), "unannounced: first come keeps its place");
+}
+
+void smallest_first_packs_most()
+{
+  placement_plan p(10 * MiB);
+  p.announce({8 * MiB, 4 * MiB, 64 * MiB, 4 * MiB});
+  EXPECT(p.take(4 * MiB) && p.take(4 * MiB), "two 4 MiB arrays resident");
+  EXPECT(!p.take(8 * MiB), "8 MiB does not fit beside them (4 + 4 + 8 > 10)");
+  EXPECT(!p.take(64 * MiB), "64 MiB leaves");
+}
+
+void unannounced_respect_reservations()
+{
+  placement_plan p(100 * MiB);
+  p.announce({60 * MiB, 30 * MiB});
+  EXPECT(p.reserved() == 90 * MiB, "reserved %llu", (unsigned long long)p.reserved());
+  EXPECT(!p.take(20 * MiB), "an unannounced 20 MiB array would eat the announced residents' room");
+  EXPECT(p.take(10 * MiB), "10 MiB fits beside them");
+  EXPECT(p.take(60 * MiB) && p.take(30 * MiB), "announced residents keep their room");
+  EXPECT(p.used() == 100 * MiB, "used %llu", (unsigned long long)p.used());
+  p.release(60 * MiB);
+  EXPECT(p.take(50 * MiB), "freed room is reused");
+}
+
+void already_resident_count()
+{
+  placement_plan p(100 * MiB);
+  EXPECT(p.take(70 * MiB), "first array resident");
+  p.announce({20 * MiB, 40 * MiB});
+  EXPECT(p.take(40 * MiB) == false && p.take(20 * MiB), "only 30 MiB left: the 20 MiB array stays, 40 leaves");
+}
+
+// runtime::end_plan (the first checked launch): sizes announced but never
+// made give their room back.
+void dropped_plan_frees_room()
+{
+  placement_plan p(100 * MiB);
+  p.announce({80 * MiB, 500 * MiB});
+  EXPECT(!p.take(30 * MiB), "30 MiB does not fit beside the 80 MiB reservation");
+  p.announce({});
+  EXPECT(p.reserved() == 0 && p.pending() == 0, "dropped plan still reserves %llu", (unsigned long long)p.reserved());
+  EXPECT(p.take(30 * MiB), "30 MiB fits once the plan is dropped");
+}
+
+void zero_budget()
+{
+  placement_plan p(0);
+  p.announce({1 * MiB});
+  EXPECT(!p.take(1 * MiB) && !p.take(4096), "a zero budget keeps nothing resident");
+}
+} // namespace
+
+int main()
+{
+  largest_leaves_whatever_the_order();
+  smallest_first_packs_most();
+  unannounced_respect_reservations();
+  already_resident_count();
+  dropped_plan_frees_room();
+  zero_budget();
+  if (failures != 0) {
+    std::printf("placement_test: %d failure(s)\n", failures);
+    return 1;
+  }
+  std::printf("placement_test: ok\n");
+  return 0;
+}
