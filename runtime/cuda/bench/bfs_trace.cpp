@@ -23,6 +23,8 @@
 //   bfs_trace [--scale S] [--degree D] [--graph rmat|uniform] [--sources K]
 //             [--lines 128,256,512,4096] [--cache-frac 0.25] [--seed N] [--no-opt]
 //             [--no-permute]   (R-MAT vertex ids as generated: hubs at low ids)
+//             [--arrays all]   (labels and offsets in the cache too)
+//             [--window W]     (W frontier vertices in flight, their 32-edge steps interleaved; edges only)
 //
 // CSV on stdout, one row per (line size, policy, mode). No GPU needed.
 #include <bam/detail/cache_core.cuh>
@@ -53,13 +55,14 @@ struct options {
   bool opt = true;
   bool permute = true;
   bool all_arrays = false;
+  uint32_t window = 1; // frontier vertices in flight (edges only)
   uint64_t seed = 1;
 };
 
 [[noreturn]] void usage(const char* why)
 {
   std::fprintf(stderr, "bfs_trace: %s\nusage: bfs_trace [--scale S] [--degree D] [--graph rmat|uniform] [--sources K] "
-                       "[--lines 128,512,4096] [--cache-frac F] [--seed N] [--no-opt] [--no-permute] [--arrays edges|all]\n",
+                       "[--lines 128,512,4096] [--cache-frac F] [--seed N] [--no-opt] [--no-permute] [--arrays edges|all] [--window W]\n",
                why);
   std::exit(2);
 }
@@ -219,6 +222,39 @@ std::vector<acc> trace_of(const csr& g, const std::vector<std::vector<uint32_t>>
   return t;
 }
 
+// The edge-array accesses of one BFS with `window` frontier vertices in
+// flight at once (what thousands of resident warps do): each level's
+// frontier, in vertex order, in chunks of `window` vertices whose 32-edge
+// steps interleave round-robin.
+std::vector<acc> trace_window(const csr& g, const std::vector<std::vector<uint32_t>>& levels, uint32_t line_bytes,
+                              uint32_t window)
+{
+  std::vector<acc> t;
+  std::vector<uint64_t> cur, end;
+  for (const auto& frontier : levels)
+    for (size_t c = 0; c < frontier.size(); c += window) {
+      cur.clear();
+      end.clear();
+      for (size_t i = c; i < frontier.size() && i < c + window; ++i) {
+        cur.push_back(g.rowptr[frontier[i]]);
+        end.push_back(g.rowptr[frontier[i] + 1]);
+      }
+      for (bool any = true; any;) {
+        any = false;
+        for (size_t i = 0; i < cur.size(); ++i) {
+          if (cur[i] >= end[i])
+            continue;
+          any = true;
+          const uint64_t last = std::min(end[i], cur[i] + 32) - 1;
+          for (uint64_t l = cur[i] * edge_bytes / line_bytes; l <= last * edge_bytes / line_bytes; ++l)
+            t.push_back({l, 0, false});
+          cur[i] += 32;
+        }
+      }
+    }
+  return t;
+}
+
 // The cache of cache_core.cuh in host memory, with the three arrays.
 struct sim_cache {
   std::vector<uint64_t> tags;
@@ -375,6 +411,8 @@ int main(int argc, char** argv)
       o.opt = false;
     else if (a == "--no-permute")
       o.permute = false;
+    else if (a == "--window")
+      o.window = uint32_t(std::max(1, std::atoi(val())));
     else if (a == "--arrays") {
       const std::string v = val();
       if (v != "edges" && v != "all")
@@ -384,6 +422,8 @@ int main(int argc, char** argv)
     else
       usage(("unknown argument " + a).c_str());
   }
+  if (o.window > 1 && o.all_arrays)
+    usage("--window models the edge array only");
   if (o.scale < 8 || o.scale > 26 || o.degree < 1 || o.sources < 1 || !(o.cache_frac > 0 && o.cache_frac <= 1) ||
       (o.graph != "rmat" && o.graph != "uniform"))
     usage("bad option value");
@@ -419,7 +459,7 @@ int main(int argc, char** argv)
       std::vector<std::vector<acc>> traces;
       double levels = 0, no_reuse = 0;
       for (const auto& lv : runs) {
-        traces.push_back(trace_of(g, lv, lb, tile, o.all_arrays));
+        traces.push_back(o.window > 1 ? trace_window(g, lv, lb, o.window) : trace_of(g, lv, lb, tile, o.all_arrays));
         levels += double(lv.size());
         // Edge lines needed per level, summed: none kept from one level to the next.
         std::vector<uint32_t> seen_level(n_lines[0], ~0u);

@@ -105,7 +105,7 @@ constexpr uint32_t no_slot = 0xffffffffu;
 //            streamed one, CSR lines shared by vertices of several levels)
 //            stay longer;
 //          - else 0: fetched once, evicted at the hand's next visit.
-//        Protected slots (p > 0) are at most half the cache
+//        Protected slots (p > 0) are at most a quarter of the cache
 //        (cache_ctx::n_protected), so the hand always finds a victim within
 //        a few steps and a stale protected set ages out (max_slot_prio
 //        turns of the hand). Hits leave priorities alone on the GPU (the
@@ -119,12 +119,12 @@ enum class replacement : uint32_t { fifo = 0, freq = 1 };
 #  define BAM_PROTECT_SHIFT 2
 #endif
 #ifndef BAM_PROTECT_BUDGET_SHIFT
-#  define BAM_PROTECT_BUDGET_SHIFT 1
+#  define BAM_PROTECT_BUDGET_SHIFT 2
 #endif
 // (macros so that bench/bfs_trace.cpp can try other values)
 constexpr uint32_t max_slot_prio = BAM_MAX_SLOT_PRIO;
 constexpr uint32_t protect_shift = BAM_PROTECT_SHIFT;              // 1/4 of the lines protected on insertion
-constexpr uint32_t protect_budget_shift = BAM_PROTECT_BUDGET_SHIFT; // at most n_slots >> 1 protected slots
+constexpr uint32_t protect_budget_shift = BAM_PROTECT_BUDGET_SHIFT; // at most n_slots >> 2 protected slots
 
 [[nodiscard]] constexpr const char* replacement_name(replacement r) noexcept
 {
