@@ -70,6 +70,7 @@ test-golden-nvcc:
 	REGISTERS=$(CURDIR)/build/registers-opt.txt SRC_DIR=$(CURDIR)/build/golden-opt bench/difftest/compile_golden.sh
 	REGISTERS=$(CURDIR)/build/registers-ref.txt bench/difftest/compile_ref_corpus.sh
 	BAMGEN_NVCC=1 $(GO) test -count=1 -run '^TestNvccReportsOriginalLines$$' ./cmd/bamgen
+	bench/difftest/compile_program_golden.sh
 	@{ head -1 build/registers-port.txt; for f in port opt ref; do tail -n +2 build/registers-$$f.txt; done; } | awk -F '\t' '{ printf "%-28s %-6s %9s %12s %11s %6s  %s\n", $$1, $$2, $$3, $$4, $$5, $$6, $$7 }' >build/registers.txt
 	@echo "== build/registers.txt: registers, spill stores/loads (bytes), stack (bytes) per kernel"
 	@cat build/registers.txt

@@ -73,10 +73,10 @@ endif()
 # <build>/bamgen/<target>/ by `bamgen port ... --depfile --line-directives
 # -o`. With PROGRAM, the target's other .cu sources are given to each port
 # as --context, so a kernel defined in one source and launched in another
-# is ported the same way in both (a kernel whose prototype is in a header
-# is left unported everywhere, PORT040: the build tree holds no ported
-# headers; port such sources in place with `bamgen port -w` instead);
-# editing one source then re-ports them all.
+# is ported the same way in both, and the local headers the port changes
+# (a kernel's prototype) are written next to the ported sources
+# (--header-dir), where `#include "x.cuh"` from a ported source finds them
+# first; editing one source then re-ports them all.
 # Editing a source, the config it reads or bamgen re-ports the files that
 # depend on it; compiler messages name the original file and line. Call it
 # in the directory that creates <target>, after all its sources are added.
@@ -138,6 +138,10 @@ function(bamgen_port target)
     file(MAKE_DIRECTORY "${_outdir}")
     set(_context)
     if(_bp_PROGRAM)
+      # Local headers the port changes go next to the ported sources, at
+      # their place relative to the source directory, so that
+      # `#include "x.cuh"` from a ported source finds the ported header.
+      list(APPEND _context --root "${_srcdir}" --header-dir "${_bindir}/bamgen/${target}")
       foreach(_o IN LISTS _cu_sources)
         if(NOT _o STREQUAL _in)
           list(APPEND _context --context "${_o}")

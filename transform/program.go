@@ -22,9 +22,12 @@ import (
 //
 //   - Files are grouped: two files belong to one program when one names a
 //     kernel the other defines or declares (a definition, prototype,
-//     launch or any other mention), or one includes the other and the
-//     included header holds device code or a kernel-qualifier macro.
-//     A file linked to no other is ported alone, exactly as Run ports it.
+//     launch or any other mention); a kernel defined in several files no
+//     other file names leaves them apart (variants, each with its main).
+//     A local header with device code or a kernel-qualifier macro joins
+//     the one group that includes it; one several groups include is read
+//     by each as a read-only file (attachHeaders). A file linked to no
+//     other is ported alone, exactly as Run ports it.
 //   - The files of a group are laid end to end in one text, headers first
 //     (what the preprocessor would have put before the code), each
 //     framed by its -D defines. That text is parsed, analysed and ported
@@ -67,8 +70,9 @@ type Unit struct {
 type ProgramResult struct {
 	// Files has one result per unit, in the order of the units.
 	Files []*Result
-	// Groups lists the units ported together, by index; a group of one
-	// was ported alone (Run).
+	// Groups lists the units ported together, by index (headers several
+	// groups read are in none of them); a group of one that reads no
+	// shared header was ported alone (Run).
 	Groups [][]int
 }
 
@@ -417,6 +421,7 @@ func runGroup(units []Unit, g []int, opts Options) (out []*Result, err error) {
 	excluded := map[string]string{}
 	var extra []diag.Diagnostic
 	extra = append(extra, duplicateKernels(pf, segs, where, excluded)...)
+	extra = append(extra, unlaunchedDeclared(pf, segs, units, where, excluded)...)
 	// Kernels defined in read-only files (a library's header) are not the
 	// program's to port: excluded up front, and what --auto chose of them
 	// is not reported (a named --array still gets its refusal).
@@ -749,4 +754,48 @@ func attachHeaders(units []Unit, infos []*unitInfo, groups [][]int) ([][]int, []
 		attached = append(attached, att)
 	}
 	return outGroups, attached
+}
+
+// unlaunchedDeclared excludes a kernel that another file declares (a
+// prototype in a header) but that no file of the program launches or
+// otherwise names: its launches are in a file not given (`port -w
+// kernel.cu` alone), which would keep raw pointers. A kernel nothing
+// declares elsewhere (a kernel-only file) is ported as before.
+func unlaunchedDeclared(pf *parse.File, segs []segment, units []Unit, where func(int) string, excluded map[string]string) []diag.Diagnostic {
+	decls := map[string][]*parse.FuncDecl{}
+	for _, fd := range pf.Funcs() {
+		decls[fd.Name] = append(decls[fd.Name], fd)
+	}
+	mentions := map[string]int{}
+	for _, t := range pf.Tokens {
+		if t.Kind == parse.Identifier {
+			mentions[string(pf.Src.Bytes[t.Start:t.End])]++
+		}
+	}
+	var out []diag.Diagnostic
+	for _, def := range pf.Funcs() {
+		if !def.IsKernel() || def.Body == nil || excluded[def.Name] != "" {
+			continue
+		}
+		s := segmentAt(segs, def.Pos())
+		if s.unit < 0 || units[s.unit].ReadOnly {
+			continue
+		}
+		var proto *parse.FuncDecl
+		for _, d := range decls[def.Name] {
+			if d.Body == nil && segmentAt(segs, d.Pos()).unit != s.unit {
+				proto = d
+				break
+			}
+		}
+		// Every declaration names the kernel once; any other mention is a
+		// launch, a cudaLaunchKernel argument, a pointer taken.
+		if proto == nil || mentions[def.Name] > len(decls[def.Name]) {
+			continue
+		}
+		excluded[def.Name] = fmt.Sprintf("%s is declared in %s but no file given launches it: its launches are in a file not given, which would keep raw pointers; give every file that launches it (or the directory), and %s is ported in all of them",
+			def.Name, where(proto.Pos()), def.Name)
+		out = append(out, diag.Diagnostic{Pos: proto.Pos(), End: proto.Pos(), Severity: diag.Warning, Code: CodeProgramSite, Message: excluded[def.Name]})
+	}
+	return out
 }

@@ -30,7 +30,9 @@ import (
 // directory while the case runs, so that names and includes resolve as
 // on the command line. Each case is ported a second time from its output
 // to prove the program port idempotent. `go test ./transform -update`
-// rewrites the expected sections.
+// rewrites the expected sections. BAMGEN_PROGRAM_OUT=DIR writes each
+// ported program to DIR/CASE/ (compile them with nvcc: every .cu with
+// -I DIR/CASE, then link the objects).
 func TestProgramGolden(t *testing.T) {
 	files, err := filepath.Glob("../testdata/program/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -100,6 +102,19 @@ func runProgramGolden(t *testing.T, file string) {
 			if want := sec[name]; !bytes.Equal(want, got[name]) {
 				t.Errorf("%s differs (run go test ./transform -run TestProgramGolden -update to accept):\n%s",
 					name, udiff.Unified("want/"+name, "got/"+name, want, got[name]))
+			}
+		}
+	}
+	// BAMGEN_PROGRAM_OUT=DIR writes the ported program to DIR/CASE/ (for
+	// compiling it with nvcc).
+	if out := os.Getenv("BAMGEN_PROGRAM_OUT"); out != "" {
+		for i, u := range units {
+			p := filepath.Join(out, strings.TrimSuffix(filepath.Base(file), ".txtar"), u.Name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, outs[i], 0o644); err != nil {
+				t.Fatal(err)
 			}
 		}
 	}

@@ -116,9 +116,15 @@ func runPort(cmd *cobra.Command, paths []string, f *portFlags) error {
 	if err != nil {
 		return err
 	}
-	if !f.write && !f.diff && !f.check {
+	switch {
+	case f.prog.headerDir != "" && f.output == "":
+		return errors.New("--header-dir goes with -o: it says where the headers of a port into another tree go; -w and -d handle headers themselves")
+	case f.prog.headerDir != "":
+		// -o FILE plus the headers under --header-dir
+	case !f.write && !f.diff && !f.check:
 		prog.headersReadOnly() // stdout and -o hold the inputs only
 	}
+	f.prog.resolvedRoot = prog.root
 	var results []portedFile
 	if len(prog.units) == 1 && len(prog.units[0].Defines) == 0 {
 		u := prog.units[0]
@@ -325,6 +331,18 @@ func writeResults(stdout io.Writer, results []portedFile, f *portFlags) error {
 				if err := writeFileAtomic(f.output, out); err != nil {
 					return err
 				}
+			} else if f.prog.headerDir != "" && r.res.Changed {
+				rel, err := filepath.Rel(f.prog.resolvedRoot, absPath(r.src.Name))
+				if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+					return fmt.Errorf("%s: outside the root %s; cannot place it under --header-dir", r.src.Name, f.prog.resolvedRoot)
+				}
+				dst := filepath.Join(f.prog.headerDir, rel)
+				if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+					return fmt.Errorf("%s: cannot write: %v", dst, err)
+				}
+				if err := writeFileAtomic(dst, out); err != nil {
+					return err
+				}
 			}
 		case !f.asJSON:
 			stdout.Write(out)
@@ -472,8 +490,8 @@ type portFileJSON struct {
 func writePortJSON(w io.Writer, results []portedFile) error {
 	doc := portJSON{Files: []portFileJSON{}}
 	for _, r := range results {
-		if !r.emit && !r.input && len(r.res.Diags) == 0 {
-			continue
+		if !r.input && !(r.emit && r.res.Changed) && len(r.res.Diags) == 0 {
+			continue // a header or --context file with nothing to say
 		}
 		fj := portFileJSON{File: r.src.Name, Changed: r.res.Changed, Choices: r.res.Choices, Diagnostics: []diag.JSON{}}
 		if fj.Choices == nil {

@@ -20,6 +20,8 @@ type programFlags struct {
 	compileCommands string
 	root            string
 	context         []string
+	headerDir       string
+	resolvedRoot    string // the root load settled on (absolute)
 }
 
 func (p *programFlags) register(cmd *cobra.Command) {
@@ -28,6 +30,7 @@ func (p *programFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVarP(&p.defines, "define", "D", nil, "`NAME[=VALUE]` is defined for every file, as for the compiler (repeatable)")
 	fl.StringVarP(&p.compileCommands, "compile-commands", "p", "", "port the files of this compilation database (`FILE` compile_commands.json, or the build directory holding it) with their -I and -D")
 	fl.StringVar(&p.root, "root", "", "project root `DIR`: local headers under it may be rewritten, others are only read (default: the common directory of the inputs)")
+	fl.StringVar(&p.headerDir, "header-dir", "", "with -o: write the local headers the port changes to `DIR`, at their path relative to the root (a build that ports into its own tree; see docs/cmake.md)")
 	fl.StringArrayVar(&p.context, "context", nil, "also read `FILE` as part of the program (its launches and allocations count) without writing or printing it (repeatable; for builds that port file by file)")
 }
 
@@ -41,6 +44,7 @@ type program struct {
 	// given counts the inputs as named (a file named twice twice, a
 	// directory once, each database entry): what -o and --depfile check.
 	given int
+	root  string // the project root (absolute)
 }
 
 func (p *programFlags) load(args []string) (*program, error) {
@@ -99,7 +103,7 @@ func (p *programFlags) load(args []string) (*program, error) {
 			return nil, fmt.Errorf("-D %q: want NAME or NAME=VALUE", d)
 		}
 	}
-	prog := &program{inputs: len(sources), given: len(args) + len(ccs)}
+	prog := &program{inputs: len(sources), given: len(args) + len(ccs), root: root}
 	seen := map[string]bool{}
 	add := func(name string, src []byte, u transform.Unit, emit bool) {
 		u.Name, u.Src = name, src

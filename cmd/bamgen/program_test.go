@@ -274,3 +274,31 @@ func TestPortDirectoryOfPrograms(t *testing.T) {
 		t.Errorf("a name no program has: exit %d, want one PORT001:\n%s", code, errOut)
 	}
 }
+
+// TestPortHeaderDir: a build that ports each source into its own tree
+// (-o, the others as --context) gets the headers the port changes under
+// --header-dir, at their place relative to the root; the originals stay.
+func TestPortHeaderDir(t *testing.T) {
+	files := map[string]string{"src/main.cu": programFiles["src/main.cu"], "src/scale.cu": programFiles["src/scale.cu"],
+		"src/inc/scale.cuh": programFiles["include/scale.cuh"]}
+	files["src/main.cu"] = strings.Replace(files["src/main.cu"], `"scale.cuh"`, `"inc/scale.cuh"`, 1)
+	files["src/scale.cu"] = strings.Replace(files["src/scale.cu"], `"scale.cuh"`, `"inc/scale.cuh"`, 1)
+	dir := writeProgram(t, files)
+	out := t.TempDir()
+	src := filepath.Join(dir, "src")
+	code, _, errOut := runMain(t, "port", "--array", "data", "--root", src, "--header-dir", out, "-o", filepath.Join(out, "scale.cu"),
+		"--context", filepath.Join(src, "main.cu"), filepath.Join(src, "scale.cu"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	h, err := os.ReadFile(filepath.Join(out, "inc/scale.cuh"))
+	if err != nil || !strings.Contains(string(h), "bam::array<float> data") {
+		t.Errorf("the ported header is not under --header-dir (%v):\n%s", err, h)
+	}
+	if got := readAll(t, dir, files); got["src/inc/scale.cuh"] != files["src/inc/scale.cuh"] {
+		t.Errorf("the original header was written")
+	}
+	if code, _, errOut := runMain(t, "port", "--array", "data", "--header-dir", out, "-w", src); code != 2 || !strings.Contains(errOut, "--header-dir goes with -o") {
+		t.Errorf("--header-dir with -w: exit %d, %q", code, errOut)
+	}
+}
