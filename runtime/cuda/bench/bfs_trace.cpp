@@ -25,6 +25,7 @@
 //             [--no-permute]   (R-MAT vertex ids as generated: hubs at low ids)
 //             [--arrays all]   (labels and offsets in the cache too)
 //             [--window W]     (W frontier vertices in flight, their 32-edge steps interleaved; edges only)
+//             [--resident-warps R]  (size freq's protected budget for a GPU running R warps, as the runtime does)
 //
 // CSV on stdout, one row per (line size, policy, mode). No GPU needed.
 #include <bam/detail/cache_core.cuh>
@@ -56,13 +57,14 @@ struct options {
   bool permute = true;
   bool all_arrays = false;
   uint32_t window = 1; // frontier vertices in flight (edges only)
+  uint64_t resident_warps = 0; // what the runtime sizes freq's protected budget by (the GPU's; 0: none)
   uint64_t seed = 1;
 };
 
 [[noreturn]] void usage(const char* why)
 {
   std::fprintf(stderr, "bfs_trace: %s\nusage: bfs_trace [--scale S] [--degree D] [--graph rmat|uniform] [--sources K] "
-                       "[--lines 128,512,4096] [--cache-frac F] [--seed N] [--no-opt] [--no-permute] [--arrays edges|all] [--window W]\n",
+                       "[--lines 128,512,4096] [--cache-frac F] [--seed N] [--no-opt] [--no-permute] [--arrays edges|all] [--window W] [--resident-warps R]\n",
                why);
   std::exit(2);
 }
@@ -270,7 +272,7 @@ struct sim_cache {
   array_meta meta[n_arrays]{};
   cache_ctx ctx{};
 
-  sim_cache(uint32_t n_slots, const uint64_t* n_lines, uint32_t line_shift, replacement policy)
+  sim_cache(uint32_t n_slots, const uint64_t* n_lines, uint32_t line_shift, replacement policy, uint64_t resident_warps)
       : tags(n_slots, slot_tag::empty), seq(n_slots, 0), prio(n_slots, 0)
   {
     for (int a = 0; a < n_arrays; ++a) {
@@ -300,6 +302,7 @@ struct sim_cache {
     ctx.access = device_access::gpu_memory;
     ctx.slot_prio = policy == replacement::freq ? prio.data() : nullptr;
     ctx.n_protected = &n_protected;
+    ctx.protect_budget = protect_budget_for(n_slots, resident_warps);
     ctx.io_of = io.data();
   }
 };
@@ -411,6 +414,8 @@ int main(int argc, char** argv)
       o.opt = false;
     else if (a == "--no-permute")
       o.permute = false;
+    else if (a == "--resident-warps")
+      o.resident_warps = std::strtoull(val(), nullptr, 10);
     else if (a == "--window")
       o.window = uint32_t(std::max(1, std::atoi(val())));
     else if (a == "--arrays") {
@@ -484,7 +489,7 @@ int main(int argc, char** argv)
       };
       std::vector<row> rows;
       for (replacement pol : {replacement::fifo, replacement::freq}) {
-        sim_cache s(n_slots, n_lines, shift, pol); // one cache across the BFS runs, as in one program
+        sim_cache s(n_slots, n_lines, shift, pol, o.resident_warps); // one cache across the BFS runs, as in one program
         for (const auto& t : traces)
           replay(s, t);
         row r{replacement_name(pol), {}, 0};

@@ -113,6 +113,7 @@ struct fixture {
     if (freq) {
       ctx.slot_prio = prio.data();
       ctx.n_protected = &n_protected;
+      ctx.protect_budget = protect_budget_for(n_slots, 0);
     }
   }
 };
@@ -260,7 +261,7 @@ void verify(fixture& f)
     for (uint32_t s = 0; s < f.n_slots; ++s)
       prot += f.prio[s] != 0 ? 1u : 0u;
     CHECK(prot == f.n_protected, "%u slots have a priority, the protected count says %u", prot, f.n_protected);
-    CHECK(prot <= (f.n_slots >> protect_budget_shift) + 8, "%u protected slots of %u: over the budget", prot, f.n_slots);
+    CHECK(prot <= f.ctx.protect_budget + 8, "%u protected slots of %u: over the budget", prot, f.n_slots);
   }
 }
 
@@ -330,7 +331,7 @@ void replacement_order()
         }
         CHECK(p != probe::wait, "line busy in a one-thread run");
         release(f.arrays[0], l, 1);
-        CHECK(f.n_protected <= (16u >> protect_budget_shift), "%u protected slots of 16", f.n_protected);
+        CHECK(f.n_protected <= f.ctx.protect_budget, "%u protected slots of 16", f.n_protected);
       }
       if (sweep >= 2)
         hits[freq] += 64 - (f.stats[0].misses - before);
@@ -338,6 +339,10 @@ void replacement_order()
     verify(f);
   }
   CHECK(hits[0] == 0, "fifo hit %llu times in a loop larger than the cache", (unsigned long long)hits[0]);
+  // The budget leaves room for the running warps' lines, and none when they fill the cache.
+  CHECK(protect_budget_for(16, 0) == 4 && protect_budget_for(16, 4) == 2 && protect_budget_for(16, 8) == 0 &&
+            protect_budget_for(4096, 8448) == 0 && protect_budget_for(65536, 8448) == 12160,
+        "protect_budget_for");
   CHECK(hits[1] >= 8 * 3, "freq kept too little of the loop: %llu hits in 8 sweeps", (unsigned long long)hits[1]);
   std::printf("ok   replacement: loop of 64 lines, 16 slots: fifo %llu hits, freq %llu hits (sweeps 3-10)\n",
               (unsigned long long)hits[0], (unsigned long long)hits[1]);

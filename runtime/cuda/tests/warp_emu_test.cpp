@@ -138,6 +138,7 @@ struct emu_cache {
       prio.assign(nslots, 0u);
       ctx.slot_prio = prio.data();
       ctx.n_protected = &n_protected;
+      ctx.protect_budget = protect_budget_for(nslots, 0); // the emulated warps: a few, not a GPU's thousands
       ctx.io_of = array_ios.data();
     }
     states.reserve(8);
@@ -195,7 +196,7 @@ struct emu_cache {
         prot += prio[s] != 0 ? 1u : 0u;
       CHECK(prot == n_protected, "%u slots have a priority, the protected count says %u", prot, n_protected);
       // Installs that race past the budget check overshoot it by at most one each.
-      CHECK(prot <= (n_slots >> protect_budget_shift) + 8, "%u protected slots of %u: over the budget", prot, n_slots);
+      CHECK(prot <= ctx.protect_budget + 8, "%u protected slots of %u: over the budget", prot, n_slots);
       unsigned long long reads = 0, writes = 0;
       for (size_t a = 0; a < states.size(); ++a) {
         reads += array_ios[a].reads;

@@ -232,7 +232,7 @@ BAM_HD inline uint32_t install_prio(const cache_ctx& c, const array_meta& m, uin
                                                  : (fetched_before < max_slot_prio ? fetched_before : max_slot_prio);
   if (p == 0)
     return 0;
-  if (atomic_load(c.n_protected, order::relaxed) >= (c.n_slots >> protect_budget_shift))
+  if (atomic_load(c.n_protected, order::relaxed) >= c.protect_budget)
     return 0;
   atomic_fetch_add(c.n_protected, 1u, order::relaxed); // may overshoot the budget by the racing installs: a hint
   return p;

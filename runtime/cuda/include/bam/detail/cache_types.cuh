@@ -105,8 +105,9 @@ constexpr uint32_t no_slot = 0xffffffffu;
 //            streamed one, CSR lines shared by vertices of several levels)
 //            stay longer;
 //          - else 0: fetched once, evicted at the hand's next visit.
-//        Protected slots (p > 0) are at most a quarter of the cache
-//        (cache_ctx::n_protected), so the hand always finds a victim within
+//        Protected slots (p > 0) are at most a quarter of the slots the
+//        running warps' lines leave (cache_ctx::n_protected,
+//        protect_budget_for), so the hand always finds a victim within
 //        a few steps and a stale protected set ages out (max_slot_prio
 //        turns of the hand). Hits leave priorities alone on the GPU (the
 //        hit paths have no extra loads, stores or atomics); cache_core's
@@ -124,7 +125,20 @@ enum class replacement : uint32_t { fifo = 0, freq = 1 };
 // (macros so that bench/bfs_trace.cpp can try other values)
 constexpr uint32_t max_slot_prio = BAM_MAX_SLOT_PRIO;
 constexpr uint32_t protect_shift = BAM_PROTECT_SHIFT;              // 1/4 of the lines protected on insertion
-constexpr uint32_t protect_budget_shift = BAM_PROTECT_BUDGET_SHIFT; // at most n_slots >> 2 protected slots
+constexpr uint32_t protect_budget_shift = BAM_PROTECT_BUDGET_SHIFT; // a quarter of the slots the running warps leave
+
+// How many slots freq may protect in a cache of n_slots lines on a GPU that
+// runs up to `resident_warps` warps at once: a quarter of what is left after
+// two lines per resident warp (the lines the running warps are using now).
+// Measured on an H200 with a cache of 4096 lines and ~8400 resident warps
+// (BFS, naive port, 4 KiB lines): protecting half the slots there made the
+// warps' lines evict each other, 13.5x the edge array per BFS instead of
+// fifo's 4.7x. A cache that does not hold the running warps' lines gets no
+// protection: freq then behaves as fifo.
+[[nodiscard]] constexpr uint32_t protect_budget_for(uint32_t n_slots, uint64_t resident_warps) noexcept
+{
+  return n_slots > 2 * resident_warps ? uint32_t((n_slots - 2 * resident_warps) >> protect_budget_shift) : 0u;
+}
 
 [[nodiscard]] constexpr const char* replacement_name(replacement r) noexcept
 {
@@ -189,6 +203,7 @@ struct cache_ctx {
   device_access access;         // how lines reach the cache (bam/backend.h), from the backend registry
   uint32_t* slot_prio;          // slot -> replacement priority: replacement::freq; nullptr: replacement::fifo
   uint32_t* n_protected;        // slots with priority > 0 (replacement::freq)
+  uint32_t protect_budget;      // at most this many (protect_budget_for; 0: freq keeps nothing protected)
   array_io* io_of;              // per-array I/O counters, indexed by array id; nullptr when statistics are off
 
   [[nodiscard]] BAM_HD constexpr uint64_t line_bytes() const noexcept { return 1ull << line_shift; }
