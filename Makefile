@@ -4,7 +4,7 @@ NVCC      ?= nvcc
 FUZZTIME  ?= 20s
 BIN       := bin/bamgen
 
-.PHONY: all build test test-go lint fuzz bench clean realworld test-kmod test-corpus test-drivers test-runtime test-tsan test-golden-nvcc cover mutate test-cmake test-go-install
+.PHONY: test-bench all build test test-go lint fuzz bench clean realworld test-kmod test-corpus test-drivers test-runtime test-tsan test-golden-nvcc cover mutate test-cmake test-go-install
 
 all: build
 
@@ -18,7 +18,7 @@ build:
 
 # Every check CI runs. Parts that need nvcc or QEMU are installed by
 # .ci/install-deps.sh; see README.md.
-test: lint test-go cover fuzz test-drivers test-runtime test-tsan test-golden-nvcc test-corpus test-kmod test-cmake test-go-install
+test: lint test-go cover fuzz test-drivers test-bench test-runtime test-tsan test-golden-nvcc test-corpus test-kmod test-cmake test-go-install
 
 # bamgen as a CMake pre-build step (examples/graph and a project outside
 # the tree, against `bamgen runtime install`), re-porting only what changed,
@@ -80,6 +80,14 @@ test-drivers:
 	@mkdir -p build
 	$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror -I runtime/cuda/include runtime/cuda/tests/work_assignment_test.cpp -o build/work_assignment_test
 	build/work_assignment_test
+
+# The benchmark matrix's own machinery on the CPU: the memory-mode shim
+# against a mock CUDA runtime, and the runner end to end with fake programs
+# (ratios, skips, a planted wrong checksum and a failing run must be
+# reported). No GPU; ~30 s.
+test-bench:
+	bash bench/matrix/test/shim_test.sh
+	bash bench/matrix/test/e2e_test.sh
 
 # Every corpus program compiles with nvcc for sm_80 and sm_90, warnings as errors.
 test-corpus:

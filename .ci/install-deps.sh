@@ -19,6 +19,7 @@ command -v patch >/dev/null || need+=(patch) # transform/udiff_test.go applies i
 command -v git >/dev/null || need+=(git)
 command -v cmake >/dev/null || need+=(cmake) # make test-cmake: bamgen's CMake package (Debian 12: 3.25)
 command -v zip >/dev/null || need+=(zip)     # make test-go-install: packs the module for a local proxy
+command -v python3 >/dev/null || need+=(python3) # make test-bench: the benchmark runner (standard library only)
 [ -f /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates) # the Go module proxy is HTTPS
 
 if [ ${#need[@]} -gt 0 ]; then

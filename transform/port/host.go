@@ -260,14 +260,28 @@ func (c *portCtx) planWrapped(hp *hostPlan, v *hostVar, wraps map[*launchSite][]
 		c.hostDrop(hp, v.keys, v.sym.Decl, CodeNoElemType, noElemMessage(v))
 		return
 	}
-	alloc, src := findAllocation(v), v.sym.Name
+	own := findAllocation(v)
+	alloc, src, owner := own, v.sym.Name, v
 	if alloc.kind == opDevPtr {
 		h, at, why := c.devPtrSource(v, alloc)
 		if why != "" {
 			c.hostDrop(hp, v.keys, at, CodeHostUse, why)
 			return
 		}
-		alloc, src = findAllocation(h), h.sym.Name
+		alloc, src, owner = findAllocation(h), h.sym.Name, h
+	}
+	if p, ok := c.planWrapOnce(v, own, owner); ok {
+		count := c.wrapCount(v, alloc, elem)
+		readOnly := true
+		for _, k := range v.keys {
+			readOnly = readOnly && k.fn.Params[k.idx].Type.Const
+		}
+		if stage := c.planStage(v, owner, p, count); readOnly && stage != nil {
+			c.emitStage(hp, v, p, stage, elem, src, count)
+			return
+		}
+		c.emitWrapOnce(hp, v, p, elem, count)
+		return
 	}
 	c.planWrapVar(hp, v, elem, alloc, src, wraps, hoists)
 }

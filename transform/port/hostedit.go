@@ -353,13 +353,7 @@ func emitLaunchArg(hp *hostPlan, op hostOp, bam, elem string) {
 // itself, or for a device view (`cudaHostGetDevicePointer(&v, h, 0)`) h,
 // whose allocation alloc then is.
 func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *hostOp, src string, wraps map[*launchSite][]templates.Array, hoists hoistLoops) {
-	count := c.countFor(v, alloc.bytes, elem)
-	if alloc.other != nil { // new T[n]: the count itself
-		count = oneLine(c.text(alloc.other))
-		if e := c.countOverride(v); e != "" {
-			count = e
-		}
-	}
+	count := c.wrapCount(v, alloc, elem)
 	for _, op := range v.ops {
 		if op.kind == opForward {
 			c.hostDrop(hp, v.keys, op.call, CodeHostUse, fmt.Sprintf(
@@ -397,6 +391,20 @@ func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *host
 		emitLaunchArg(hp, op, bamName(v), elem)
 	}
 	hp.fns[v.fn] = true
+}
+
+// wrapCount is the element count of a host-visible buffer's array: from
+// the allocation's byte size, or for `new T[n]` n itself (--count and the
+// config override both).
+func (c *portCtx) wrapCount(v *hostVar, alloc *hostOp, elem string) string {
+	count := c.countFor(v, alloc.bytes, elem)
+	if alloc.other != nil { // new T[n]: the count itself
+		count = oneLine(c.text(alloc.other))
+		if e := c.countOverride(v); e != "" {
+			count = e
+		}
+	}
+	return count
 }
 
 // launchStmt returns the expression statement that is exactly the launch.

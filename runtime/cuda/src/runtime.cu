@@ -6,6 +6,7 @@
 #include "backing.h"
 #include "checked.h"
 #include "placement_plan.h"
+#include "wrap_check.h"
 #include "fatal.h"
 
 #include <bam/detail/cache_core.cuh>
@@ -100,6 +101,11 @@ struct array_rec {
   detail::backing_region region;
   std::string name; // what error messages call it: the name the port gave, else "#id"
   unsigned char* gpu = nullptr; // resident copy in GPU memory on a backend that keeps data elsewhere
+  // array_wrap: the program's own memory, reached in place through
+  // meta.direct; no region, no budget, nothing owned. wrap_host is its
+  // CPU-side address for host memory (range copies then run on the CPU).
+  bool wrapped = false;
+  unsigned char* wrap_host = nullptr;
   bool live = false;
 };
 
@@ -314,7 +320,8 @@ runtime::impl::~impl()
   cudaDeviceSynchronize();
   for (auto& r : arrays)
     if (r.live) {
-      store->release(r.region);
+      if (!r.wrapped)
+        store->release(r.region);
       cudaFree(r.meta.state);
       cudaFree(r.meta.slot_of);
       cudaFree(r.meta.fetches);
@@ -455,6 +462,72 @@ detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, cons
   return r.meta;
 }
 
+detail::array_meta runtime::create_wrapped(size_t n, size_t elem_bytes, void* ptr, const char* name)
+{
+  const uint64_t bytes = detail::checked_bytes(n, elem_bytes, "bam::runtime::array_wrap");
+  const std::string what = std::string("bam::runtime::array_wrap") + (name != nullptr && *name != '\0' ? "(\"" + std::string(name) + "\")" : "");
+  if (bytes == 0)
+    throw error(what + ": cannot make an empty array");
+  if (ptr == nullptr)
+    throw error(what + ": got a null pointer");
+  cudaPointerAttributes attr{};
+  const cudaError_t e = cudaPointerGetAttributes(&attr, ptr);
+  detail::wrap_pointer wp;
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError(); // CUDA before 11 reports unregistered memory as an error: pageable
+  } else {
+    switch (attr.type) {
+    case cudaMemoryTypeHost: wp.kind = detail::wrap_memory::host; break;
+    case cudaMemoryTypeDevice: wp.kind = detail::wrap_memory::device; break;
+    case cudaMemoryTypeManaged: wp.kind = detail::wrap_memory::managed; break;
+    default: wp.kind = detail::wrap_memory::unregistered; break;
+    }
+    wp.device_pointer = attr.devicePointer;
+    wp.host_pointer = attr.hostPointer;
+    wp.device = attr.device;
+  }
+  int cur = 0;
+  detail::cuda_check(cudaGetDevice(&cur), "bam::runtime::array_wrap");
+  const detail::wrap_result w = detail::check_wrap(wp, cur, what);
+  if (w.direct == nullptr)
+    throw error(w.why);
+  check(); // waits for the kernels; a trapped one is reported with its cause
+  const uint64_t lb = p_->cfg.line_bytes;
+  const uint64_t n_lines = bytes / lb + (bytes % lb != 0);
+  const uint32_t id = p_->new_id();
+  array_rec r;
+  try {
+    // Never read (a direct array skips the line states), but kept non-null
+    // like every other array's.
+    auto state = dev_alloc<uint32_t>(1, 0, "bam::runtime::array_wrap");
+    auto slot_of = dev_alloc<uint64_t>(1, 0xff, "bam::runtime::array_wrap");
+    r.meta.state = state.release();
+    r.meta.slot_of = slot_of.release();
+  } catch (...) {
+    cudaFree(r.meta.state);
+    p_->free_ids.push_back(id);
+    throw;
+  }
+  r.wrapped = true;
+  r.wrap_host = static_cast<unsigned char*>(w.host);
+  r.meta.data = static_cast<unsigned char*>(w.direct);
+  r.meta.base = 0;
+  r.meta.seq = p_->d_seq.get();
+  r.meta.placement = uint32_t(placement::resident);
+  r.meta.direct = static_cast<unsigned char*>(w.direct);
+  r.meta.n_lines = n_lines;
+  r.meta.id = id;
+  r.meta.live = 1;
+  r.live = true;
+  r.name = name != nullptr && *name != '\0'
+               ? "\"" + std::string(name) + "\" (#" + std::to_string(id) + ", wrapped)"
+               : "#" + std::to_string(id) + " (" + std::to_string(n) + " elements of " + std::to_string(elem_bytes) + " bytes, wrapped)";
+  p_->arrays[id] = r;
+  detail::cuda_check(cudaMemcpy(p_->d_arrays.get() + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice),
+                     "bam::runtime: uploading the array table");
+  return r.meta;
+}
+
 void runtime::plan_sizes(std::initializer_list<size_t> bytes)
 {
   const uint64_t lb = p_->cfg.line_bytes;
@@ -551,7 +624,9 @@ void runtime::copy_out(uint32_t id, void* dst, size_t n, size_t array_n, size_t 
                 std::to_string(array_n));
   const uint64_t bytes = detail::checked_bytes(n, elem_bytes, "bam::runtime::copy_to_host");
   flush();
-  if (unsigned char* gpu = p_->rec(id).gpu)
+  if (p_->rec(id).wrapped) // the program's own memory: any kind, so let UVA tell
+    detail::cuda_check(cudaMemcpy(dst, p_->rec(id).meta.direct, bytes, cudaMemcpyDefault), "bam::runtime::copy_to_host");
+  else if (unsigned char* gpu = p_->rec(id).gpu)
     detail::cuda_check(cudaMemcpy(dst, gpu, bytes, cudaMemcpyDeviceToHost), "bam::runtime::copy_to_host");
   else
     p_->store->read_to_host(p_->rec(id).region, dst, bytes);
@@ -573,8 +648,19 @@ void runtime::range_io(uint32_t id, size_t offset, size_t bytes, size_t array_by
     check();
   }
   array_rec& r = p_->rec(id);
-  if (r.gpu == nullptr && r.region.host != nullptr) { // host backend: the lines live in pinned host memory
-    unsigned char* at = r.region.host + offset;
+  if (r.wrapped && r.wrap_host == nullptr) { // wrapped device or managed memory: CUDA reaches it
+    unsigned char* at = static_cast<unsigned char*>(r.meta.direct) + offset;
+    if (src)
+      detail::cuda_check(cudaMemcpy(at, src, bytes, cudaMemcpyDefault), "bam::runtime::write_bytes");
+    else if (dst)
+      detail::cuda_check(cudaMemcpy(dst, at, bytes, cudaMemcpyDefault), "bam::runtime::read_bytes");
+    else
+      detail::cuda_check(cudaMemset(at, value, bytes), "bam::runtime::fill_bytes");
+    return;
+  }
+  if ((r.wrapped || r.gpu == nullptr) && (r.wrapped ? r.wrap_host : r.region.host) != nullptr) {
+    // host backend: the lines live in pinned host memory; or wrapped pinned host memory
+    unsigned char* at = (r.wrapped ? r.wrap_host : r.region.host) + offset;
     if (src)
       std::memcpy(at, src, bytes);
     else if (dst)
@@ -614,14 +700,15 @@ void runtime::release_array(uint32_t id)
   check(); // waits for the kernels; a trapped one is reported with its cause (no free slot, stalled line)
   detail::drop_kernel<<<p_->slot_blocks(), 256>>>(p_->d_ctx.get(), id);
   detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::free: dropping the array's lines");
-  p_->store->release(r.region);
+  if (!r.wrapped) // a wrapped array's memory is the program's
+    p_->store->release(r.region);
   cudaFree(r.meta.state);
   cudaFree(r.meta.slot_of);
   cudaFree(r.meta.fetches);
   r.meta.fetches = nullptr;
   cudaFree(r.gpu);
   r.gpu = nullptr;
-  if (placement(r.meta.placement) == placement::resident)
+  if (placement(r.meta.placement) == placement::resident && !r.wrapped)
     p_->budget.release(r.meta.n_lines * p_->cfg.line_bytes);
   r.live = false;
   r.meta.live = 0;
@@ -716,9 +803,9 @@ void runtime::print_stats(FILE* out)
     const bam::array_stats a = array_stats_of(r.meta.id);
     const double mib = double(r.meta.n_lines * p_->cfg.line_bytes) / (1 << 20);
     std::fprintf(out, "  array #%u: %.1f MiB, placement %s, %llu lines read (%.1f MB, %.2fx the array), %llu written\n",
-                 r.meta.id, mib, placement_name(placement(r.meta.placement)), (unsigned long long)a.io_reads,
-                 double(a.io_read_bytes) / 1e6, mib > 0 ? double(a.io_read_bytes) / (mib * (1 << 20)) : 0.0,
-                 (unsigned long long)a.io_writes);
+                 r.meta.id, mib, r.wrapped ? "wrapped (the program's memory)" : placement_name(placement(r.meta.placement)),
+                 (unsigned long long)a.io_reads, double(a.io_read_bytes) / 1e6,
+                 mib > 0 ? double(a.io_read_bytes) / (mib * (1 << 20)) : 0.0, (unsigned long long)a.io_writes);
   }
   p_->store->print(out);
 }

@@ -56,6 +56,21 @@ public:
   {
     return make<T>(n, source::zeros, nullptr, std::string(), 0, name);
   }
+  // An array over memory the GPU can already address, read and written in
+  // place with plain loads and stores (like a resident array): managed
+  // memory (cudaMallocManaged), pinned host memory with a device mapping
+  // (cudaHostAlloc, cudaMallocHost, cudaHostGetDevicePointer's pointer) or
+  // device memory of the current GPU. No copy and no ownership: the program
+  // keeps using and freeing ptr; free(a) releases only the handle (free it
+  // before the memory). n elements from ptr. Pageable host memory (malloc,
+  // new) throws bam::error. `bamgen port` makes one right after a
+  // host-visible buffer's allocation and passes it to every launch.
+  template <class T>
+  array<T> array_wrap(T* ptr, size_t n, const char* name = nullptr)
+  {
+    detail::array_meta m = create_wrapped(n, sizeof(T), const_cast<std::remove_const_t<T>*>(ptr), name);
+    return detail::array_factory::make<T>(device_ctx(), m, slots(), n, line_shift());
+  }
 
   // Placement by size: announces the byte sizes of arrays the program is
   // about to make (`bamgen port` emits it before the first one). The
@@ -201,6 +216,7 @@ private:
     return detail::array_factory::make<T>(device_ctx(), m, slots(), n, line_shift());
   }
 
+  detail::array_meta create_wrapped(size_t n, size_t elem_bytes, void* ptr, const char* name);
   // n elements of elem_bytes each (the byte counts are overflow-checked).
   detail::array_meta create(size_t n, size_t elem_bytes, source src, const void* p, const std::string& path,
                             size_t offset, const char* name);
