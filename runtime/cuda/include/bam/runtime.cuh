@@ -160,6 +160,14 @@ public:
   }
 
   [[nodiscard]] bam::stats stats();
+  // Lines and bytes moved between the backend and the cache for one array
+  // (bytes fetched per traversal: issue 18).
+  template <class T>
+  [[nodiscard]] bam::array_stats stats_of(const array<T>& a)
+  {
+    return array_stats_of(detail::array_factory::meta(a).id);
+  }
+  [[nodiscard]] bam::array_stats array_stats_of(uint32_t id);
   void reset_stats();
   void print_stats(FILE* out = stdout);
   void drop_cache(); // flush, then empty the cache (cold-cache measurements)
