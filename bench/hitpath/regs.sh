@@ -29,7 +29,9 @@ done
 one() { # FILE ARCH
 	local f=$1 arch=$2 base
 	base=$(basename "$f" .cu)
-	if "$NVCC" -std=c++17 -O3 -arch="$arch" -Xptxas -v -I"$INC" -c "$f" -o "$f.$arch.o" 2> "$f.$arch.log"; then
+	# -I the program's own directory: its local headers (bfs_modes).
+	if "$NVCC" -std=c++17 -O3 -arch="$arch" -Xptxas -v -I"$INC" -I"$ROOT/testdata/kernels/${base%%.*}" \
+		-c "$f" -o "$f.$arch.o" 2> "$f.$arch.log"; then
 		# ptxas -v: "Compiling entry function 'K'", then its stack/spill line and
 		# "Used N registers"; callee (non-entry) properties lines are skipped.
 		awk -v p="${base%%.*}" -v v="${base#*.}" -v a="$arch" -F"'" '
@@ -43,7 +45,7 @@ one() { # FILE ARCH
 	fi
 }
 export -f one
-export NVCC INC
+export NVCC INC ROOT
 printf 'program\tvariant\tarch\tkernel\tregisters\tspill_bytes\tstack\n'
 for f in "$WORK"/*.cu; do for a in $ARCHS; do echo "$f $a"; done; done |
 	xargs -P "$JOBS" -L 1 bash -c 'one $0 $1' | sort

@@ -6,9 +6,14 @@
 #
 #   bench/hitpath/run.sh            # ~1 min build + < 1 min run on an H100
 #   QUICK=1 bench/hitpath/run.sh    # smaller arrays
+#   GPU_TESTS=1 bench/hitpath/run.sh  # also the runtime's GPU tests (miss
+#                                   # path, eviction), log in $OUT/gpu_tests.log
+#
+# Also writes $OUT/hitpath-registers.txt: ptxas registers/spills of every
+# benchmark kernel of both builds (this nvcc, no -maxrregcount).
 #
 # Exit status 1 when any checksum or the 16-line-cache runs disagree with
-# the plain kernels / the CPU.
+# the plain kernels / the CPU, or a GPU test fails.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 ARCH=${ARCH:-sm_90}
@@ -36,8 +41,14 @@ build dependency -DBAM_HIT_ORDER_BY_DEPENDENCY &
 pid_dep=$!
 wait $pid_fence
 wait $pid_dep
-grep -E "Compiling entry|Used [0-9]+ registers" "$DEST/hitpath-fence.ptxas.txt" | paste - - | \
-	sed -E 's/ptxas info *: //g' >&2 || true
+for v in fence dependency; do
+	awk -v b=$v -F"'" '/Compiling entry function/ { fn = $2; next }
+		fn && /bytes stack frame/ { st = $0; next }
+		fn && /Used [0-9]+ registers/ { sub(/.*Used /, ""); split($0, w, " ");
+			printf "%s\t%s\t%s\t%s\n", b, fn, w[1], st; fn = "" }' "$DEST/hitpath-$v.ptxas.txt"
+done | grep -v EmptyKernel | sed -E 's/ +/ /g' > "$DEST/hitpath-registers.txt" || true
+echo "hitpath: registers per kernel (build, kernel, registers, frame/spills):" >&2
+cat "$DEST/hitpath-registers.txt" >&2
 
 QUICK_ARG=()
 [ "${QUICK:-0}" = 1 ] && QUICK_ARG=(--quick)
@@ -57,4 +68,16 @@ done
 echo >> "$DEST/hitpath.json"
 cat "$DEST/hitpath.json"
 echo "hitpath: wrote $DEST/hitpath.json (exit $status)" >&2
+
+if [ "${GPU_TESTS:-0}" = 1 ]; then
+	echo "hitpath: runtime GPU tests ($ARCH)" >&2
+	if make -s -C "$ROOT/runtime/cuda" -j"$JOBS" ARCH="$ARCH" BUILD="$BUILD" "$BUILD/bam_gpu_tests" >&2 &&
+		timeout 300 "$BUILD/bam_gpu_tests" > "$DEST/gpu_tests.log" 2>&1; then
+		tail -3 "$DEST/gpu_tests.log" >&2
+	else
+		tail -30 "$DEST/gpu_tests.log" >&2 || true
+		echo "hitpath: GPU tests FAILED" >&2
+		status=1
+	fi
+fi
 exit $status

@@ -315,7 +315,7 @@ private:
   {
     drop();
     base_ = reinterpret_cast<value_type*>(
-        detail::warp_hold<false>(*a_.ctx_, a_.ctx_->arrays[a_.meta_.id], line, sizeof(value_type)));
+        BAM_COLD(detail::warp_hold<false>)(*a_.ctx_, a_.ctx_->arrays[a_.meta_.id], line, sizeof(value_type)));
     line_ = line; // each lane keeps the reference the leader took for it
     dirty_ = false;
   }
@@ -367,7 +367,7 @@ public:
       return reinterpret_cast<const value_type*>(a_.meta_.direct)[e];
     if (base_ == nullptr) {
       base_ = reinterpret_cast<const value_type*>(
-          detail::warp_hold<false>(*a_.ctx_, a_.ctx_->arrays[a_.meta_.id], line_, sizeof(value_type)));
+          BAM_COLD(detail::warp_hold<false>)(*a_.ctx_, a_.ctx_->arrays[a_.meta_.id], line_, sizeof(value_type)));
     }
     return base_[e & ((size_t(1) << a_.epl_shift_) - 1)];
   }

@@ -9,6 +9,7 @@
 #define BAM_DETAIL_DEVICE_IO_CUH
 
 #include <bam/detail/cache_types.cuh>
+#include <bam/detail/cold_call.cuh>
 #include <bam/detail/config.cuh>
 #include <bam/detail/storage.cuh>
 
@@ -26,7 +27,7 @@ __device__ inline void copy_line_thread(void* dst, const void* src, uint64_t byt
   uint4* d = static_cast<uint4*>(dst);
   const uint4* s = static_cast<const uint4*>(src);
   const uint64_t n = bytes / sizeof(uint4);
-#pragma unroll 1 // four loads in flight are enough for a miss path; unrolled, it set kernels' register counts
+BAM_NO_UNROLL // four loads in flight are enough for a miss path; unrolled, it set kernels' register counts
   for (uint64_t i = 0; i < n; i += 4) {
     uint4 a = s[i], b = s[i + 1], c = s[i + 2], e = s[i + 3]; // four loads in flight before the stores
     d[i] = a;
@@ -38,24 +39,40 @@ __device__ inline void copy_line_thread(void* dst, const void* src, uint64_t byt
 
 // `lanes` threads of a warp (this one is number `rank`) copy a line
 // together: each iteration moves lanes*16 bytes per load instruction and
-// keeps four of them in flight.
+// keeps four of them in flight. A full warp (the common case) strides by
+// a constant 512 bytes, so the four loads share one address register pair
+// (immediate offsets): the miss path's copies are what set its register
+// count.
 __device__ inline void copy_line_warp(void* dst, const void* src, uint64_t bytes, uint32_t rank, uint32_t lanes)
 {
-  uint4* d = static_cast<uint4*>(dst);
-  const uint4* s = static_cast<const uint4*>(src);
-  const uint64_t n = bytes / sizeof(uint4);
-  const uint64_t step = lanes;
-  uint64_t i = rank;
-#pragma unroll 1
-  for (; i + 3 * step < n; i += 4 * step) {
-    uint4 a = s[i], b = s[i + step], c = s[i + 2 * step], e = s[i + 3 * step];
-    d[i] = a;
-    d[i + step] = b;
-    d[i + 2 * step] = c;
-    d[i + 3 * step] = e;
+  const uint32_t n = uint32_t(bytes / sizeof(uint4)); // lines are far below 2^35 bytes
+  uint4* d = static_cast<uint4*>(dst) + rank;
+  const uint4* s = static_cast<const uint4*>(src) + rank;
+  if (lanes == 32) {
+BAM_NO_UNROLL
+    for (uint32_t i = rank; i < n; i += 128, d += 128, s += 128) {
+      const uint4 a = s[0];
+      const uint4 b = i + 32 < n ? s[32] : a;
+      const uint4 c = i + 64 < n ? s[64] : a;
+      const uint4 e = i + 96 < n ? s[96] : a;
+      d[0] = a;
+      if (i + 32 < n)
+        d[32] = b;
+      if (i + 64 < n)
+        d[64] = c;
+      if (i + 96 < n)
+        d[96] = e;
+    }
+    return;
   }
-  for (; i < n; i += step)
-    d[i] = s[i];
+BAM_NO_UNROLL
+  for (uint32_t i = rank; i < n; i += 2 * lanes, d += 2 * lanes, s += 2 * lanes) { // two loads in flight
+    const uint4 a = s[0];
+    const uint4 b = i + lanes < n ? s[lanes] : a;
+    d[0] = a;
+    if (i + lanes < n)
+      d[lanes] = b;
+  }
 }
 
 // Address of a line in a pointer backend.
@@ -72,7 +89,7 @@ struct device_io {
       copy_line_thread(dst, backing_line(c, m, line), c.line_bytes());
       return 0;
     }
-    return c.queues->read(m.base + (line << c.line_shift), uint32_t(c.line_bytes()), dst);
+    return storage_read(c.queues, m.base + (line << c.line_shift), uint32_t(c.line_bytes()), dst);
   }
   __device__ __noinline__ int write(const cache_ctx& c, const array_meta& m, uint64_t line, const void* src) const
   {
@@ -81,7 +98,7 @@ struct device_io {
       __threadfence(); // the line's next fetcher must see the written-back bytes
       return 0;
     }
-    return c.queues->write(m.base + (line << c.line_shift), uint32_t(c.line_bytes()), src);
+    return storage_write(c.queues, m.base + (line << c.line_shift), uint32_t(c.line_bytes()), src);
   }
 };
 

@@ -45,4 +45,33 @@ struct queue_set {
 BAM_NAMESPACE_END // namespace bam
 #endif
 
+#if BAM_HAS_DEVICE_CODE
+#include <bam/version.h>
+
+BAM_NAMESPACE_BEGIN
+namespace detail {
+// The cache's entry points into the queue layer. Inline: the queue's io
+// is a few checks around its two out-of-line halves (submit, finish; see
+// BAM_NVME_COLD in nvme/queue.cuh), and every indirect level costs stack
+// (the callee-saved registers it saves), which adds up along the miss
+// path's calls against the default 1 KiB per-thread stack.
+__device__ __forceinline__ int storage_read(const nvme::queue_set* q, uint64_t byte_offset, uint32_t bytes,
+                                                void* dst)
+{
+  return q->read(byte_offset, bytes, dst);
+}
+__device__ __forceinline__ int storage_write(const nvme::queue_set* q, uint64_t byte_offset, uint32_t bytes,
+                                                 const void* src)
+{
+  return q->write(byte_offset, bytes, src);
+}
+__device__ __forceinline__ int storage_read_held(const nvme::queue_set* q, uint64_t byte_offset, uint32_t bytes,
+                                                     void* dst, nvme::queue_hold& hold)
+{
+  return q->read_held(byte_offset, bytes, dst, hold);
+}
+} // namespace detail
+BAM_NAMESPACE_END // namespace bam
+#endif
+
 #endif // BAM_DETAIL_STORAGE_CUH

@@ -23,6 +23,7 @@
 
 #include <bam/detail/cache_core.cuh>
 #include <bam/detail/cache_types.cuh>
+#include <bam/detail/cold_call.cuh>
 #include <bam/detail/config.cuh>
 #include <bam/detail/device_io.cuh>
 
@@ -70,13 +71,62 @@ __device__ __forceinline__ fill_plan shfl_plan(uint32_t mask, const fill_plan& p
   return fill_plan{shfl_ptr(mask, p.dst, src_lane), shfl_ptr(mask, p.src, src_lane), shfl_ptr(mask, p.wb, src_lane)};
 }
 
+// The leader's part of a fill, kept in memory so the out-of-line steps
+// below need few registers each.
+struct fill_job {
+  fill_plan plan{nullptr, nullptr, nullptr};
+  victim v;
+  uint32_t slot = no_slot;
+  int status = 0;           // storage read status
+  nvme::queue_hold hold{};  // storage: the queue slot holding the data
+};
+
+// Pointer backends, leader: take a slot (or, with may_bypass and none
+// free, none) and say what the group copies.
+__device__ __noinline__ inline void fill_claim_pointer(const cache_ctx& c, const array_meta& m, uint64_t line,
+                                                       bool may_bypass, fill_job& j)
+{
+  j.slot = may_bypass ? try_allocate_slot(c, j.v) : allocate_slot(c, j.v, m.id, line);
+  j.plan.src = backing_line(c, m, line);
+  j.plan.dst = j.slot == no_slot ? nullptr : c.slot_data(j.slot);
+  j.plan.wb = nullptr;
+  if (j.slot != no_slot && j.v.present && j.v.dirty)
+    j.plan.wb = backing_line(c, c.arrays[j.v.array_id], j.v.line);
+}
+
+// Pointer backends, leader, after the group's copies: retire the victim
+// and publish the line.
+__device__ __noinline__ inline void fill_publish_pointer(const cache_ctx& c, const array_meta& m, uint64_t line,
+                                                         const fill_job& j, bool write)
+{
+  __threadfence(); // the warp's copies (both directions) before the line states change
+  if (j.v.present) {
+    if (j.v.dirty) {
+      stat_add(c, stat::writebacks, 1);
+      stat_add(c, stat::io_writes, 1);
+      stat_add(c, stat::io_write_bytes, c.line_bytes());
+    }
+    finish_evict(c, j.v);
+  }
+  stat_add(c, stat::io_reads, 1);
+  stat_add(c, stat::io_read_bytes, c.line_bytes());
+  install(c, m, line, j.slot, write);
+}
+
+// The lanes of `mask` copy a line together (out of line).
+__device__ __noinline__ inline void copy_line_group(void* dst, const void* src, uint64_t bytes, uint32_t mask)
+{
+  const uint32_t lane = lane_id();
+  copy_line_warp(dst, src, bytes, __popc(mask & ((1u << lane) - 1u)), __popc(mask));
+}
+
 // Pointer backends: the group's leader f (it claimed the line) takes a
 // slot, the group's lanes copy the line in (after writing a dirty victim
 // out), and f publishes it. Returns the line's data to every lane.
 //
-// Out of line, like the other miss-path functions: one copy per program
-// instead of one per access site keeps kernels small and builds fast; a miss
-// costs microseconds, the call nanoseconds.
+// Out of line, like the other miss-path functions, and each step called
+// through BAM_COLD (bam/detail/cold_call.cuh), so no step's registers add
+// to another's or to the accessing kernel's.
 //
 // Forward progress: with `may_bypass` (element accesses, which drop their
 // pins before returning), a leader that finds no free slot in one sweep of
@@ -90,19 +140,12 @@ __device__ __noinline__ unsigned char* group_fill(const cache_ctx& c, const arra
                                                   warp_group& g, uint32_t& slot, bool may_bypass)
 {
   const uint32_t mask = g.peers, f = g.leader;
-  const uint32_t lane = lane_id();
-  const uint32_t rank = __popc(mask & ((1u << lane) - 1u));
-  const uint32_t lanes = __popc(mask);
-  victim v;
-  fill_plan plan{nullptr, nullptr, nullptr};
-  if (lane == f) {
-    slot = may_bypass ? try_allocate_slot(c, v) : allocate_slot(c, v, m.id, line);
-    plan.src = backing_line(c, m, line);
-    plan.dst = slot == no_slot ? nullptr : c.slot_data(slot);
-    if (slot != no_slot && v.present && v.dirty)
-      plan.wb = backing_line(c, c.arrays[v.array_id], v.line);
+  fill_job j;
+  if (lane_id() == f) {
+    BAM_COLD(fill_claim_pointer)(c, m, line, may_bypass, j);
+    slot = j.slot;
   }
-  plan = shfl_plan(mask, plan, f);
+  const fill_plan plan = shfl_plan(mask, j.plan, f);
   if (plan.dst == nullptr) { // bypass: the line stays claimed by this group until warp_release
     g.bypass = true;
     __syncwarp(mask);
@@ -110,27 +153,82 @@ __device__ __noinline__ unsigned char* group_fill(const cache_ctx& c, const arra
   }
   __syncwarp(mask); // orders f's eviction CAS (acquire) before the lanes read the victim
   if (plan.wb != nullptr) {
-    copy_line_warp(plan.wb, plan.dst, c.line_bytes(), rank, lanes);
+    BAM_COLD(copy_line_group)(plan.wb, plan.dst, c.line_bytes(), mask);
     __syncwarp(mask); // the write-back has read the slot before anyone overwrites it
   }
-  copy_line_warp(plan.dst, plan.src, c.line_bytes(), rank, lanes);
+  BAM_COLD(copy_line_group)(plan.dst, plan.src, c.line_bytes(), mask);
   __syncwarp(mask);
-  if (lane == f) {
-    __threadfence(); // the warp's copies (both directions) before the line states change
-    if (v.present) {
-      if (v.dirty) {
-        stat_add(c, stat::writebacks, 1);
-        stat_add(c, stat::io_writes, 1);
-        stat_add(c, stat::io_write_bytes, c.line_bytes());
-      }
-      finish_evict(c, v);
-    }
-    stat_add(c, stat::io_reads, 1);
-    stat_add(c, stat::io_read_bytes, c.line_bytes());
-    install(c, m, line, slot, Write);
-  }
+  if (lane_id() == f)
+    BAM_COLD(fill_publish_pointer)(c, m, line, j, Write);
   __syncwarp(mask); // published before any lane uses it: an array_ref writer marks it dirty at once
   return plan.dst;
+}
+
+// Storage backends, leader: take a slot, write a dirty victim back, and
+// read the line (the data stays in the queue's bounce buffer, j.hold).
+__device__ __noinline__ inline void fill_claim_storage(const cache_ctx& c, const array_meta& m, uint64_t line,
+                                                       fill_job& j)
+{
+  device_io io;
+  j.slot = allocate_slot(c, j.v, m.id, line);
+  if (j.v.present)
+    evict_victim(c, j.v, j.slot, io);
+  j.plan.dst = c.slot_data(j.slot);
+  j.status = storage_read_held(c.queues, m.base + (line << c.line_shift), uint32_t(c.line_bytes()),
+                                            j.plan.dst, j.hold);
+  j.plan.src = j.status == 0 ? j.hold.src : nullptr;
+}
+
+// Storage backends, leader, after the group's copy: give the queue slot
+// back, zero-fill a failed line, publish.
+__device__ __noinline__ inline void fill_publish_storage(const cache_ctx& c, const array_meta& m, uint64_t line,
+                                                         fill_job& j, bool write)
+{
+  c.queues->retire(j.hold);
+  if (j.status != 0) {
+    record_fault(c, fault_kind::read, j.status, m.id, line);
+    zero_fill(j.plan.dst, c.line_bytes());
+  }
+  stat_add(c, stat::io_reads, 1);
+  stat_add(c, stat::io_read_bytes, c.line_bytes());
+  __threadfence(); // the lanes' copies before the line state changes
+  install(c, m, line, j.slot, write);
+}
+
+// The lanes of `mask` copy a line out of a queue's bounce buffer: four
+// loads in flight per lane, __ldcv because the buffer is reused.
+__device__ __noinline__ inline void copy_bounce_group(void* dst, const void* src, uint64_t bytes, uint32_t mask)
+{
+  const uint32_t lane = lane_id();
+  const uint32_t rank = __popc(mask & ((1u << lane) - 1u)), lanes = __popc(mask);
+  const uint32_t n = uint32_t(bytes / sizeof(uint4));
+  const uint4* sv = static_cast<const uint4*>(src) + rank;
+  uint4* dv = static_cast<uint4*>(dst) + rank;
+  if (lanes == 32) { // constant stride: one address pair for four loads in flight
+BAM_NO_UNROLL
+    for (uint32_t i = rank; i < n; i += 128, dv += 128, sv += 128) {
+      const uint4 a = __ldcv(sv);
+      const uint4 b = i + 32 < n ? __ldcv(sv + 32) : a;
+      const uint4 x = i + 64 < n ? __ldcv(sv + 64) : a;
+      const uint4 y = i + 96 < n ? __ldcv(sv + 96) : a;
+      dv[0] = a;
+      if (i + 32 < n)
+        dv[32] = b;
+      if (i + 64 < n)
+        dv[64] = x;
+      if (i + 96 < n)
+        dv[96] = y;
+    }
+    return;
+  }
+BAM_NO_UNROLL
+  for (uint32_t i = rank; i < n; i += 2 * lanes, dv += 2 * lanes, sv += 2 * lanes) {
+    const uint4 a = __ldcv(sv);
+    const uint4 b = i + lanes < n ? __ldcv(sv + lanes) : a;
+    dv[0] = a;
+    if (i + lanes < n)
+      dv[lanes] = b;
+  }
 }
 
 // Storage backends: the group's leader f (it claimed the line) takes a
@@ -145,51 +243,19 @@ __device__ __noinline__ unsigned char* group_fill_storage(const cache_ctx& c, co
                                                           const warp_group& g, uint32_t& slot)
 {
   const uint32_t mask = g.peers, f = g.leader;
-  const uint32_t lane = lane_id();
-  int status = 0;
-  nvme::queue_hold hold;
-  unsigned char* dst = nullptr;
-  if (lane == f) {
-    device_io io;
-    victim v;
-    slot = allocate_slot(c, v, m.id, line);
-    if (v.present)
-      evict_victim(c, v, slot, io);
-    dst = c.slot_data(slot);
-    status = c.queues->read_held(m.base + (line << c.line_shift), uint32_t(c.line_bytes()), dst, hold);
+  fill_job j;
+  if (lane_id() == f) {
+    BAM_COLD(fill_claim_storage)(c, m, line, j);
+    slot = j.slot;
   }
-  dst = shfl_ptr(mask, dst, f);
-  const uint8_t* src = shfl_ptr(mask, status == 0 ? hold.src : static_cast<const uint8_t*>(nullptr), f);
+  unsigned char* dst = shfl_ptr(mask, j.plan.dst, f);
+  const unsigned char* src = shfl_ptr(mask, j.plan.src, f);
   __syncwarp(mask); // f's acquire of the completion before the lanes read the bounce buffer
-  if (src != nullptr) {
-    const uint32_t rank = __popc(mask & ((1u << lane) - 1u)), lanes = __popc(mask);
-    const uint4* sv = reinterpret_cast<const uint4*>(src);
-    uint4* dv = reinterpret_cast<uint4*>(dst);
-    const uint64_t n = c.line_bytes() / sizeof(uint4);
-    uint64_t i = rank;
-    for (; i + 3 * lanes < n; i += 4 * lanes) { // four loads in flight per lane; __ldcv: the buffer is reused
-      const uint4 a = __ldcv(sv + i), b = __ldcv(sv + i + lanes), x = __ldcv(sv + i + 2 * lanes),
-                  y = __ldcv(sv + i + 3 * lanes);
-      dv[i] = a;
-      dv[i + lanes] = b;
-      dv[i + 2 * lanes] = x;
-      dv[i + 3 * lanes] = y;
-    }
-    for (; i < n; i += lanes)
-      dv[i] = __ldcv(sv + i);
-  }
+  if (src != nullptr)
+    BAM_COLD(copy_bounce_group)(dst, src, c.line_bytes(), mask);
   __syncwarp(mask); // the copy is done before the slot is retired and the line published
-  if (lane == f) {
-    c.queues->retire(hold);
-    if (status != 0) {
-      record_fault(c, fault_kind::read, status, m.id, line);
-      zero_fill(dst, c.line_bytes());
-    }
-    stat_add(c, stat::io_reads, 1);
-    stat_add(c, stat::io_read_bytes, c.line_bytes());
-    __threadfence(); // the lanes' copies before the line state changes
-    install(c, m, line, slot, Write);
-  }
+  if (lane_id() == f)
+    BAM_COLD(fill_publish_storage)(c, m, line, j, Write);
   __syncwarp(mask);
   return dst;
 }
@@ -276,14 +342,14 @@ __device__ unsigned char* warp_resolve(const cache_ctx& c, const array_meta& m, 
 {
   if (p == probe::wait) {
     if (lane_id() == g.leader)
-      p = leader_wait<Write>(c, m, line, __popc(g.peers), slot);
+      p = BAM_COLD(leader_wait<Write>)(c, m, line, __popc(g.peers), slot);
     p = probe(__shfl_sync(g.peers, uint32_t(p), g.leader));
   }
   if (p == probe::hit)
     return group_data(c, g, slot);
   if (is_pointer_access(c.access))
-    return group_fill<Write>(c, m, line, g, slot, may_bypass);
-  return group_fill_storage<Write>(c, m, line, g, slot);
+    return BAM_COLD(group_fill<Write>)(c, m, line, g, slot, may_bypass);
+  return BAM_COLD(group_fill_storage<Write>)(c, m, line, g, slot);
 }
 
 // Pin `line` for every calling lane and return its data; each lane then
@@ -324,7 +390,7 @@ __device__ __forceinline__ auto warp_access(const cache_ctx& c, const array_meta
                                             uint32_t elem_bytes, F f, uint32_t mask)
 {
   warp_group g;
-  unsigned char* data = warp_pin<Write>(c, m, line, elem_bytes, g, mask);
+  unsigned char* data = BAM_COLD(warp_pin<Write>)(c, m, line, elem_bytes, g, mask);
   auto r = f(data);
   warp_release(m, line, g);
   return r;
@@ -439,16 +505,30 @@ __device__ __forceinline__ bool hit_read(const array_meta& m, const unsigned cha
 }
 
 // Counters for hits served by hit_read (`mask`: the lanes that hit): one
-// lane per warp access adds them.
-__device__ __forceinline__ void hit_stats(const cache_ctx& c, uint32_t elem_bytes, uint32_t mask)
+// lane per warp access adds them. `rows`/`n_rows`: the cache's counter
+// rows (cache_ctx::stats, nullptr when off), loaded by the caller before
+// the hit path's acquire so the load overlaps the map entry's instead of
+// following the fill-number check (the acquire invalidates L1, so a load
+// of the context after it is an L2 round trip on every access).
+__device__ __forceinline__ void hit_stats(stats_row* rows, uint32_t n_rows, uint32_t elem_bytes, uint32_t mask)
 {
-  if (c.stats == nullptr)
+  if (rows == nullptr)
     return;
   if (lane_id() == uint32_t(__ffs(mask) - 1)) {
     const uint32_t n = __popc(mask);
-    stat_add(c, stat::accesses, n);
-    stat_add(c, stat::bytes, uint64_t(n) * elem_bytes);
-    stat_add(c, stat::hits, 1);
+#if BAM_IS_DEVICE
+    uint32_t sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    stats_row& r = rows[sm < n_rows ? sm : sm % n_rows];
+    atomicAdd(&r.accesses, (unsigned long long)n);
+    atomicAdd(&r.bytes, (unsigned long long)n * elem_bytes);
+    atomicAdd(&r.hits, 1ull);
+#else
+    (void)n_rows;
+    atomic_fetch_add(&rows[0].accesses, (unsigned long long)n, order::relaxed);
+    atomic_fetch_add(&rows[0].bytes, (unsigned long long)n * elem_bytes, order::relaxed);
+    atomic_fetch_add(&rows[0].hits, 1ull, order::relaxed);
+#endif
   }
 }
 
@@ -475,15 +555,17 @@ template <class V>
 __device__ __forceinline__ V element_read(const cache_ctx* c, const array_meta& m, const unsigned char* slots,
                                           uint32_t line_shift, uint64_t line, uint64_t sub)
 {
+  stats_row* const rows = c->stats; // before the acquire (hit_stats)
+  const uint32_t n_rows = c->n_stat_rows;
   V v;
   const bool hit = hit_read(m, slots, line_shift, line, sub, v);
   const uint32_t active = __activemask();
   const uint32_t missed = __ballot_sync(active, !hit) & active; // bits outside `active` are undefined
   if (hit) {
-    hit_stats(*c, uint32_t(sizeof(V)), active & ~missed);
+    hit_stats(rows, n_rows, uint32_t(sizeof(V)), active & ~missed);
     return v;
   }
-  return read_slow<V>(*c, m.id, line, sub, missed);
+  return BAM_COLD(read_slow<V>)(*c, m.id, line, sub, missed);
 }
 
 // Release for lanes that each hold their own reference (array_ref): lanes

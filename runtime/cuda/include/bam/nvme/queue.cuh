@@ -63,6 +63,10 @@
 #  if __has_include(<bam/detail/config.cuh>)
 #    include <bam/detail/config.cuh>
 #  endif
+#  if __has_include(<bam/detail/cold_call.cuh>)
+#    include <bam/detail/cold_call.cuh>
+#    define BAM_NVME_HAVE_COLD_CALL 1
+#  endif
 #endif
 #ifndef BAM_HD
 #  if defined(__CUDACC__)
@@ -72,10 +76,26 @@
 #  endif
 #endif
 #define BAM_NVME_HD BAM_HD inline
+// BAM_NVME_COLD(f): call the queue's rarely used helpers (polling the CQ,
+// ringing the doorbell, PRP lists, bounce copies) out of line through an
+// indirect call on the GPU, so their registers are not added to the
+// caller's (bam/detail/cold_call.cuh); a plain call elsewhere.
+#if defined(__CUDA_ARCH__) && defined(BAM_NVME_HAVE_COLD_CALL)
+#  define BAM_NVME_COLD(f) ::bam::detail::cold_ptr<&f>()
+#else
+#  define BAM_NVME_COLD(f) f
+#endif
+#if defined(__CUDACC__)
+#  define BAM_NVME_NOINLINE __noinline__
+#else
+#  define BAM_NVME_NOINLINE
+#endif
 #if defined(__CUDACC__)
 #  define BAM_NVME_UNROLL _Pragma("unroll")
+#  define BAM_NVME_NO_UNROLL _Pragma("unroll 1")
 #else
 #  define BAM_NVME_UNROLL
+#  define BAM_NVME_NO_UNROLL
 #endif
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
@@ -290,18 +310,24 @@ BAM_NVME_HD void copy_data(void* dst, const void* src, uint32_t bytes, bool from
 		uint4* d = (uint4*)dst;
 		const uint4* s = (const uint4*)src;
 		uint32_t n = bytes / 16, i = 0;
-		// Eight independent 16-byte loads in flight per round trip.
-		for (; i + 8 <= n; i += 8) {
-			uint4 v[8];
+		// Four independent 16-byte loads in flight per round trip, not
+		// unrolled further: on the GPU this copy is called out of line
+		// (BAM_NVME_COLD) and its registers set the count of every kernel
+		// that reads a storage array.
+BAM_NVME_NO_UNROLL
+		for (; i + 4 <= n; i += 4) {
+			uint4 v[4];
 BAM_NVME_UNROLL
-			for (int k = 0; k < 8; k++) v[k] = from_shared ? __ldcv(s + i + k) : s[i + k];
+			for (int k = 0; k < 4; k++) v[k] = from_shared ? __ldcv(s + i + k) : s[i + k];
 BAM_NVME_UNROLL
-			for (int k = 0; k < 8; k++) d[i + k] = v[k];
+			for (int k = 0; k < 4; k++) d[i + k] = v[k];
 		}
+BAM_NVME_NO_UNROLL
 		for (; i < n; i++) d[i] = from_shared ? __ldcv(s + i) : s[i];
 	} else {
 		volatile const uint8_t* s = (volatile const uint8_t*)src;
 		uint8_t* d = (uint8_t*)dst;
+BAM_NVME_NO_UNROLL
 		for (uint32_t i = 0; i < bytes; i++) d[i] = s[i];
 	}
 #else
@@ -315,7 +341,7 @@ BAM_NVME_HD void store_sqe(bam_nvme_sqe* dst, const bam_nvme_sqe& sqe)
 #if defined(__CUDA_ARCH__)
 	const uint4* s = (const uint4*)&sqe;
 	uint4* d = (uint4*)dst;
-BAM_NVME_UNROLL
+BAM_NVME_NO_UNROLL // 16 bytes at a time: registers (see copy_data)
 	for (int k = 0; k < 4; k++) d[k] = s[k];
 #else
 	memcpy((void*)dst, &sqe, sizeof sqe);
@@ -471,8 +497,33 @@ struct queue {
 		    ((uintptr_t)buf & 3))
 			return BAM_NVME_STATUS_BAD_ARGS;
 		if (ld_rlx_gpu(&ctr.failed)) return BAM_NVME_STATUS_QUEUE_FAILED;
+		// The two halves run out of line on the GPU (BAM_NVME_COLD), so
+		// neither's registers add to the other's or to the cache's.
+		io_op op;
+		const int st = BAM_NVME_COLD(submit_of)(this, opcode, byte_offset, bytes, buf, &op);
+		if (st != 0) return st;
+		return BAM_NVME_COLD(finish_of)(this, opcode, bytes, buf, hold, &op);
+	}
+
+	// A submitted command, between io's two halves.
+	struct io_op {
+		uint64_t t0, t1, t2; // profiling timestamps
+		uint8_t* slot_buf;   // BOUNCE: the slot's bounce buffer
+		uint32_t t, s;       // ticket and slot
+	};
+
+	// io, steps 1-4: take a slot, write the command, ring the doorbell.
+	// Returns 0 or a status (nothing to wait for).
+	static BAM_HD BAM_NVME_NOINLINE int submit_of(queue* q, uint8_t opcode, uint64_t byte_offset, uint32_t bytes,
+						      void* buf, io_op* op)
+	{
+		return q->submit(opcode, byte_offset, bytes, buf, *op);
+	}
+	BAM_NVME_HD int submit(uint8_t opcode, uint64_t byte_offset, uint32_t bytes, void* buf, io_op& op)
+	{
+		using namespace detail;
 		const bool profiling = flags & QUEUE_FLAG_PROFILE;
-		uint64_t t0 = profiling ? now_ns() : 0, t1 = 0, t2 = 0, t3 = 0;
+		uint64_t t0 = profiling ? now_ns() : 0, t1 = 0, t2 = 0;
 
 		uint32_t t = fetch_add_gpu(&sq_ticket, 1);
 		uint32_t s = t & mask;
@@ -480,58 +531,58 @@ struct queue {
 		uint32_t n = 0;
 		// 1 + 2: slot free and room in the SQ.
 		while (ld_acq_gpu(&seq[s]) != t || diff(ld_acq_gpu(&sq_head_mono), t + 2 - depth) < 0) {
-			drain_cq();
+			BAM_NVME_COLD(drain_cq_of)(this);
 			if (pw.stalled(*this)) return fail();
 			backoff(n);
 		}
 		st_rlx_gpu(&tick[s], t);
 		if (profiling) t1 = now_ns();
 
-		// 3: the command.
-		bam_nvme_sqe sqe;
-		memset(&sqe, 0, sizeof sqe);
-		sqe.opcode = opcode;
-		sqe.cid = (uint16_t)s;
-		sqe.nsid = nsid;
-		uint64_t slba = byte_offset >> lba_shift;
-		sqe.cdw10 = (uint32_t)slba;
-		sqe.cdw11 = (uint32_t)(slba >> 32);
-		sqe.cdw12 = (bytes >> lba_shift) - 1;
-		uint64_t data_va;
-		const dma_region* map;
+		// 3: the command (built and stored out of line: the SQE is 64 bytes).
 		uint8_t* slot_buf = mode == QUEUE_MODE_BOUNCE ? bounce + (uint64_t)s * max_bytes : nullptr;
-		if (mode == QUEUE_MODE_BOUNCE) {
-			if (opcode == BAM_NVME_CMD_WRITE) copy_data(slot_buf, buf, bytes, false);
-			data_va = (uint64_t)(uintptr_t)slot_buf;
-			map = &bounce_map;
-		} else {
-			data_va = (uint64_t)(uintptr_t)buf;
-			map = &data_map;
-		}
-		if (!map->contains(data_va, bytes)) {
-			release_unsubmitted(t, s);
+		if (mode == QUEUE_MODE_BOUNCE && opcode == BAM_NVME_CMD_WRITE)
+			BAM_NVME_COLD(copy_data_of)(slot_buf, buf, bytes, false);
+		if (!BAM_NVME_COLD(write_sqe_of)(this, opcode, s, byte_offset, bytes,
+						   mode == QUEUE_MODE_BOUNCE ? (void*)slot_buf : buf)) {
+			BAM_NVME_COLD(release_unsubmitted_of)(this, t, s);
 			return BAM_NVME_STATUS_BAD_ARGS;
 		}
-		build_prp(sqe, s, data_va, bytes, *map);
-		store_sqe(&sq[s], sqe);
 		// SQE, PRP list and write data before the doorbell: either a full
 		// system fence here, or release stores on ready[] and the doorbell.
 		if (!(flags & QUEUE_FLAG_LIGHT_FENCE)) fence_sys();
 		st_rel_gpu(&ready[s], t);
-		if (!ring(t)) return fail();
+		if (!BAM_NVME_COLD(ring_of)(this, t)) return fail();
 		if (profiling) t2 = now_ns();
 
+		op = io_op{t0, t1, t2, slot_buf, t, s};
+		return 0;
+	}
+
+	// io, steps 5-6: wait for the completion and copy the data out (or
+	// hand the slot to `hold`).
+	static BAM_HD BAM_NVME_NOINLINE int finish_of(queue* q, uint8_t opcode, uint32_t bytes, void* buf,
+						      queue_hold* hold, const io_op* op)
+	{
+		return q->finish(opcode, bytes, buf, hold, *op);
+	}
+	BAM_NVME_HD int finish(uint8_t opcode, uint32_t bytes, void* buf, queue_hold* hold, const io_op& op)
+	{
+		using namespace detail;
+		const bool profiling = flags & QUEUE_FLAG_PROFILE;
+		const uint32_t t = op.t, s = op.s;
+		uint8_t* const slot_buf = op.slot_buf;
+		uint64_t t3 = 0;
+		uint32_t n = 0;
 		// 5 + 6: wait for the completion, copy the data out.
 		const bool copy_out = mode == QUEUE_MODE_BOUNCE && opcode == BAM_NVME_CMD_READ &&
 				      !(flags & QUEUE_FLAG_NO_COPY) && hold == nullptr;
 		bool copied = false;
 		uint64_t deadline = now_ns() + timeout_ns;
 		uint32_t d;
-		n = 0;
 		for (;;) {
 			d = ld_acq_gpu(&done[s]);
 			if (!(d & DONE)) {
-				drain_cq();
+				BAM_NVME_COLD(drain_cq_of)(this);
 				d = ld_acq_gpu(&done[s]);
 			}
 			bool fin = d & DONE;
@@ -546,7 +597,7 @@ struct queue {
 #if defined(__CUDA_ARCH__)
 			if (flags & QUEUE_FLAG_WARP_COPY) {
 				bool want = fin && copy_out && (d & 0x7fffu) == 0;
-				if (warp_copy(want, buf, slot_buf, bytes)) copied = want;
+				if (BAM_NVME_COLD(warp_copy_of)(this, want, buf, slot_buf, bytes)) copied = want;
 			}
 #endif
 			if (fin) break;
@@ -554,22 +605,71 @@ struct queue {
 		}
 		if (profiling) t3 = now_ns();
 		int status = (int)(d & 0x7fffu);
-		if (status == 0 && copy_out && !copied) copy_data(buf, slot_buf, bytes, true);
+		if (status == 0 && copy_out && !copied) BAM_NVME_COLD(copy_data_of)(buf, slot_buf, bytes, true);
 		if (hold) {
 			*hold = queue_hold{this, slot_buf, t, true};
 			return status;
 		}
 		retire_slot(s, t);
-		if (profiling) {
-			uint64_t t4 = now_ns();
-			add64(&prof.ops, 1);
-			add64(&prof.slot_ns, t1 - t0);
-			add64(&prof.ring_ns, t2 - t1);
-			add64(&prof.wait_ns, t3 - t2);
-			add64(&prof.copy_ns, t4 - t3);
-		}
+		if (profiling) BAM_NVME_COLD(profile_of)(this, &op, t3);
 		return status;
 	}
+
+	// io's rarely taken or bulky steps, out of line (BAM_NVME_COLD): static
+	// functions, so the indirect call needs a plain function address.
+	static BAM_HD BAM_NVME_NOINLINE void drain_cq_of(queue* q) { q->drain_cq(); }
+	static BAM_HD BAM_NVME_NOINLINE bool ring_of(queue* q, uint32_t t) { return q->ring(t); }
+	// The SQE for slot s (data at va: the bounce buffer or the caller's),
+	// PRP list included, stored into the SQ; false if va is outside the
+	// region the controller can reach.
+	static BAM_HD BAM_NVME_NOINLINE bool write_sqe_of(queue* q, uint8_t opcode, uint32_t s, uint64_t byte_offset,
+							  uint32_t bytes, void* data)
+	{
+		const uint64_t data_va = (uint64_t)(uintptr_t)data;
+		const dma_region* map = q->mode == QUEUE_MODE_BOUNCE ? &q->bounce_map : &q->data_map;
+		if (!map->contains(data_va, bytes)) return false;
+		bam_nvme_sqe sqe;
+		memset(&sqe, 0, sizeof sqe);
+		sqe.opcode = opcode;
+		sqe.cid = (uint16_t)s;
+		sqe.nsid = q->nsid;
+		uint64_t slba = byte_offset >> q->lba_shift;
+		sqe.cdw10 = (uint32_t)slba;
+		sqe.cdw11 = (uint32_t)(slba >> 32);
+		sqe.cdw12 = (bytes >> q->lba_shift) - 1;
+		BAM_NVME_COLD(build_prp_of)(q, &sqe, s, data_va, bytes, map);
+		detail::store_sqe(&q->sq[s], sqe);
+		return true;
+	}
+	static BAM_HD BAM_NVME_NOINLINE void build_prp_of(queue* q, bam_nvme_sqe* sqe, uint32_t s, uint64_t va,
+							  uint32_t bytes, const dma_region* map)
+	{
+		q->build_prp(*sqe, s, va, bytes, *map);
+	}
+	static BAM_HD BAM_NVME_NOINLINE void profile_of(queue* q, const io_op* op, uint64_t t3)
+	{
+		using namespace detail;
+		uint64_t t4 = now_ns();
+		add64(&q->prof.ops, 1);
+		add64(&q->prof.slot_ns, op->t1 - op->t0);
+		add64(&q->prof.ring_ns, op->t2 - op->t1);
+		add64(&q->prof.wait_ns, t3 - op->t2);
+		add64(&q->prof.copy_ns, t4 - t3);
+	}
+	static BAM_HD BAM_NVME_NOINLINE void release_unsubmitted_of(queue* q, uint32_t t, uint32_t s)
+	{
+		q->release_unsubmitted(t, s);
+	}
+	static BAM_HD BAM_NVME_NOINLINE void copy_data_of(void* dst, const void* src, uint32_t bytes, bool from_shared)
+	{
+		detail::copy_data(dst, src, bytes, from_shared);
+	}
+#if defined(__CUDA_ARCH__)
+	static __device__ __noinline__ bool warp_copy_of(queue* q, bool want, void* dst, const void* src, uint32_t bytes)
+	{
+		return q->warp_copy(want, dst, src, bytes);
+	}
+#endif
 
 	// End of a held read (see io): the slot goes to the ticket depth later.
 	BAM_NVME_HD void retire(const queue_hold& h)
@@ -612,14 +712,13 @@ struct queue {
 			const uint4* sp = (const uint4*)__shfl_sync(act, (unsigned long long)(uintptr_t)src, L);
 			uint32_t nv = __shfl_sync(act, bytes, L) / 16;
 			uint32_t i = rank;
-			for (; i + 3 * nl < nv; i += 4 * nl) {
-				uint4 v0 = __ldcv(sp + i), v1 = __ldcv(sp + i + nl), v2 = __ldcv(sp + i + 2 * nl),
-				      v3 = __ldcv(sp + i + 3 * nl);
+BAM_NVME_NO_UNROLL
+			for (; i + nl < nv; i += 2 * nl) { // two loads in flight (registers: see copy_data)
+				uint4 v0 = __ldcv(sp + i), v1 = __ldcv(sp + i + nl);
 				d[i] = v0;
 				d[i + nl] = v1;
-				d[i + 2 * nl] = v2;
-				d[i + 3 * nl] = v3;
 			}
+BAM_NVME_NO_UNROLL
 			for (; i < nv; i += nl) d[i] = __ldcv(sp + i);
 		}
 		__syncwarp(act); // copies visible to the owning lanes
