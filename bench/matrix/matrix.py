@@ -15,15 +15,18 @@ Rows, per program and size class (fit / nofit):
                       `--auto --opt auto` (opt auto); emu as an SSD
                       (10 us, 1 M IOPS); hbm only where the data fits
 
-nofit runs (except the reference) hold all but BUDGET_MIB of GPU memory with
-bench/matrix/blocker; ported runs get BAM_GPU_BUDGET. The reference of the
+nofit runs (except the reference) run under bench/matrix/blocker, which holds
+all but --budget-mib (640) of GPU memory as a new process sees it; each
+blocked ported job measures what is free once its context exists and sets
+BAM_GPU_BUDGET = free - cache - reserve (forkpoint.h). The reference of the
 nofit class is the original in GPU memory *without* the blocker (the GPU has
 room), marked gpu-unblocked.
 
 Every row's checksum is compared with the original-in-GPU-memory run of the
-same program and size. Output: OUTDIR/results.csv, OUTDIR/meta.json, logs
-under OUTDIR/logs. Exit status 1 when any row's checksum differs or a run
-failed. Only the Python standard library is used.
+same program and size. Output: OUTDIR/results.csv, jobs.csv, meta.json,
+summary.txt, logs under OUTDIR/logs; --export DIR: results.csv, summary.txt
+and matrix.tgz (all of it but the binaries) in DIR. Exit status 1 when any
+row's checksum differs, a run failed or was not run (--deadline-s). Only the Python standard library is used.
 """
 import argparse
 import concurrent.futures as cf
