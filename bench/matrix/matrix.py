@@ -15,15 +15,18 @@ Rows, per program and size class (fit / nofit):
                       `--auto --opt auto` (opt auto); emu as an SSD
                       (10 us, 1 M IOPS); hbm only where the data fits
 
-nofit runs (except the reference) hold all but BUDGET_MIB of GPU memory with
-bench/matrix/blocker; ported runs get BAM_GPU_BUDGET. The reference of the
+nofit runs (except the reference) run under bench/matrix/blocker, which holds
+all but --budget-mib (640) of GPU memory as a new process sees it; each
+blocked ported job measures what is free once its context exists and sets
+BAM_GPU_BUDGET = free - cache - reserve (forkpoint.h). The reference of the
 nofit class is the original in GPU memory *without* the blocker (the GPU has
 room), marked gpu-unblocked.
 
 Every row's checksum is compared with the original-in-GPU-memory run of the
-same program and size. Output: OUTDIR/results.csv, OUTDIR/meta.json, logs
-under OUTDIR/logs. Exit status 1 when any row's checksum differs or a run
-failed. Only the Python standard library is used.
+same program and size. Output: OUTDIR/results.csv, jobs.csv, meta.json,
+summary.txt, logs under OUTDIR/logs; --export DIR: results.csv, summary.txt
+and matrix.tgz (all of it but the binaries) in DIR. Exit status 1 when any
+row's checksum differs, a run failed or was not run (--deadline-s). Only the Python standard library is used.
 """
 import argparse
 import concurrent.futures as cf
@@ -272,6 +275,9 @@ class Matrix:
         self.dry = a.dry_run
         self.quick = a.quick
         self.reps = a.reps if a.reps else (1 if a.quick else 2)
+        # nofit rows: the ported runs read ~1 GB from host memory or the
+        # emulated SSD, seconds each; one run keeps the matrix in its time
+        self.nofit_reps = a.nofit_reps if a.nofit_reps else (a.reps if a.reps else 1)
         # what a new process sees free under the blocker, its own context made
         self.budget = (a.budget_mib if a.budget_mib else (384 if a.quick else 640)) << 20
         self.cache = a.cache if a.cache else ("16M" if a.quick else "64M")
@@ -689,16 +695,16 @@ class Matrix:
                 ok = lambda b: self.status.get((prog, b)) == "ok" or self.dry
                 if ok("orig"):
                     ref = [self.job(prog, size, "original", "gpu" if size == "fit" else "gpu-unblocked", "-", "orig",
-                                    self.env_for(prog, "gpu", size, False, log), r) for r in range(self.reps)]
+                                    self.env_for(prog, "gpu", size, False, log), r) for r in range(self.reps_of(size))]
                     if size == "fit":
                         rest = [self.job(prog, size, "original", b, "-", "orig", self.env_for(prog, b, size, False, log), r)
-                                for b in ("uvm", "zerocopy") for r in range(self.reps)]
+                                for b in ("uvm", "zerocopy") for r in range(self.reps_of(size))]
                         A.append((prog, size, "orig", ref + rest))
                     else:
                         A.append((prog, size, "orig", ref))
                         B.append((prog, size, "orig", [
                             self.job(prog, size, "original", "zerocopy", "-", "orig",
-                                     self.env_for(prog, "zerocopy", size, True, log), r) for r in range(self.reps)]))
+                                     self.env_for(prog, "zerocopy", size, True, log), r) for r in range(self.reps_of(size))]))
                         self.skipped.append((prog, size, "original", "uvm", "-",
                                              "skipped: the data does not fit the free GPU memory; managed memory is never oversubscribed"))
                 else:
@@ -713,12 +719,15 @@ class Matrix:
                         continue
                     backends = ("hbm", "host", "emu") if size == "fit" else ("host", "emu")
                     jobs = [self.job(prog, size, "port", b, opt, binary, self.env_for(prog, b, size, size == "nofit"), r)
-                            for b in backends for r in range(self.reps)]
+                            for b in backends for r in range(self.reps_of(size))]
                     (A if size == "fit" else B).append((prog, size, binary, jobs))
                     if size == "nofit":
                         self.skipped.append((prog, size, "port", "hbm", opt,
                                              "skipped: the hbm backend keeps the data in GPU memory, which it does not fit"))
         return A, B
+
+    def reps_of(self, size):
+        return self.reps if size == "fit" else self.nofit_reps
 
     def gen_s(self, prog, size):
         """Guessed input generation time on one core of the GPU host (R-MAT
@@ -874,7 +883,7 @@ class Matrix:
             say("matrix: slowest jobs: " + ", ".join("%s %.1f s" % (j["id"], j["wall"]) for j in slow))
             self.meta["gpu_s_per_program"] = {p: round(v, 1) for p, v in per.items()}
         self.meta.update(dict(finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                              total_s=round(time.time() - self.t0, 1), reps=self.reps, quick=self.quick,
+                              total_s=round(time.time() - self.t0, 1), reps=self.reps, nofit_reps=self.nofit_reps, quick=self.quick,
                               budget_bytes=self.budget, blocked_free_bytes=getattr(self, "blocked_free", None),
                               free_at_start_bytes=getattr(self, "free0", None),
                               total_bytes=getattr(self, "total", None), cache=self.cache, arch=self.arch,
@@ -1051,6 +1060,7 @@ def main():
     ap.add_argument("--dry-run", action="store_true", help="print the build commands and jobs, run nothing")
     ap.add_argument("--programs", help="comma-separated subset (default: %s)" % ",".join(DEFAULT_PROGRAMS))
     ap.add_argument("--reps", type=int, help="runs per row (median); default 2, --quick 1")
+    ap.add_argument("--nofit-reps", type=int, help="runs per row of the nofit class (default 1, or --reps if given)")
     ap.add_argument("--budget-mib", type=int,
                     help="GPU memory a new process sees free (its context made) in the nofit runs (default 640, "
                          "--quick 384); the blocker leaves this plus one context")
