@@ -25,6 +25,12 @@ type Edit struct {
 	// rejects it otherwise. (Apply numbers the lines after any edit that
 	// changes the line count, Reline or not: see ApplyLines.)
 	Reline bool
+	// Follows says an insertion of whole lines at the start of a line
+	// adds a statement after the one on the line before: its first line
+	// shows that line (a `#line` directive gives it that line's number,
+	// so an error in it, and __LINE__, name the statement it follows);
+	// its other lines show no original line.
+	Follows bool
 }
 
 // EditError reports an edit that cannot be applied; it is always a bamgen bug.

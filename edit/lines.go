@@ -16,7 +16,10 @@ import (
 //	           #line directive may go
 //	Directive  a `#line` directive Apply wrote
 //
-// A replacement that keeps the line count maps its lines one to one onto
+// Lines an edit inserts as whole lines (an insertion at the start of a
+// line whose text ends with a newline) are inserted lines (0), except the
+// first line of an edit that Follows (the line before). A
+// replacement that keeps the line count maps its lines one to one onto
 // the lines it replaced; the first line of an edit's text takes the line
 // the edit starts on, its last line the line the edit ends on, and the
 // lines in between the replaced lines in order while there are any (then
@@ -76,10 +79,17 @@ func (b *lineBuilder) insert(e Edit) {
 	first, last := b.lineOf(e.Start), b.lineOf(e.End)
 	k := strings.Count(e.New, "\n")
 	text := e.New
+	// Whole lines inserted before a line (a statement on a line of its
+	// own, the runtime include) show no original line.
+	whole := e.Start == e.End && strings.HasSuffix(text, "\n") && (e.Start == 0 || b.src[e.Start-1] == '\n')
 	for j := 0; text != ""; j++ {
 		if b.atLineStart() {
 			o := 0
 			switch {
+			case whole:
+				if e.Follows && j == 0 {
+					o = first - 1
+				}
 			case j == 0:
 				o = first
 			case j == k:

@@ -41,7 +41,7 @@ func TestApplyLines(t *testing.T) {
 		{"unchanged", nil, src, Lines{1, 2, 3, 4, 5}},
 		{"changed in place", []Edit{{Start: 2, End: 3, New: "B"}}, "a\nB\nc\nd\ne\n", Lines{1, 2, 3, 4, 5}},
 		{"lines inserted", []Edit{{Start: 4, End: 4, New: "x\ny\n"}},
-			"a\nb\nx\ny\n#line 3 \"f.cu\"\nc\nd\ne\n", Lines{1, 2, 3, 0, Directive, 3, 4, 5}},
+			"a\nb\nx\ny\n#line 3 \"f.cu\"\nc\nd\ne\n", Lines{1, 2, 0, 0, Directive, 3, 4, 5}},
 		{"lines removed", []Edit{{Start: 2, End: 6}}, "a\n#line 4 \"f.cu\"\nd\ne\n", Lines{1, Directive, 4, 5}},
 		{"statement kept on its lines", []Edit{{Start: 2, End: 5, New: "X,\nY"}}, "a\nX,\nY\nd\ne\n", Lines{1, 2, 3, 4, 5}},
 		{"statement shrunk", []Edit{{Start: 2, End: 7, New: "X,\nY"}}, "a\nX,\n#line 4 \"f.cu\"\nY\ne\n", Lines{1, 2, Directive, 4, 5}},
@@ -49,7 +49,7 @@ func TestApplyLines(t *testing.T) {
 			"a\nX,\nY,\n#line 3 \"f.cu\"\nZ\nd\ne\n", Lines{1, 2, 0, Directive, 3, 4, 5}},
 		{"a line broken mid-way", []Edit{{Start: 3, End: 3, New: "\n  s;\n#x\n"}},
 			"a\nb\n  s;\n#x\n#line 2 \"f.cu\"\n\nc\nd\ne\n", Lines{1, 2, 0, 0, Directive, 2, 3, 4, 5}},
-		{"no final newline", []Edit{{Start: 8, End: 8, New: "z\n"}, {Start: 9, End: 10}}, "a\nb\nc\nd\nz\n#line 5 \"f.cu\"\ne", Lines{1, 2, 3, 4, 5, Directive, 5}},
+		{"no final newline", []Edit{{Start: 8, End: 8, New: "z\n"}, {Start: 9, End: 10}}, "a\nb\nc\nd\nz\n#line 5 \"f.cu\"\ne", Lines{1, 2, 3, 4, 0, Directive, 5}},
 	} {
 		s := src
 		if tc.name == "no final newline" {
@@ -179,5 +179,16 @@ func TestDirectives(t *testing.T) {
 	}
 	if got, want := string(Directives(out, lines, "/abs/k.cu")), "#line 1 \"/abs/k.cu\"\n#include <x>\n#line 1 \"/abs/k.cu\"\na\nb\n"; got != want {
 		t.Errorf("the port's own directive is replaced:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A statement inserted after a line shows that line (so __LINE__ in it
+// names the statement it follows); the lines after it are renumbered.
+func TestApplyLinesFollows(t *testing.T) {
+	src := "a\nb\nc\n"
+	out, lines, err := ApplyLines([]byte(src), []Edit{{Start: 4, End: 4, New: "x\ny\n", Follows: true}}, "f.cu")
+	want := "a\nb\n#line 2 \"f.cu\"\nx\ny\n#line 3 \"f.cu\"\nc\n"
+	if err != nil || string(out) != want || fmt.Sprint(lines) != fmt.Sprint(Lines{1, 2, Directive, 2, 0, Directive, 3}) {
+		t.Errorf("got %q %v %v\nwant %q", out, lines, err, want)
 	}
 }

@@ -52,10 +52,10 @@ func TestBfsModesPortsWithOdt(t *testing.T) {
 	for _, want := range []string{
 		"bam::odt_tile bam_tile(edges);", // odt applied to the walk over edges
 		"bam::odt_plan_of(rowptr_d_bam, n, edges_d_bam)",
-		"bam::array<uint32_t> edges_d_bam; switch (mode) {",
+		"bam::array<uint32_t> edges_d_bam;\n", // on a line of its own before the switch
 		"edges_d_bam = bam_rt.array_from_host<uint32_t>(h_edges.data(), edge_bytes / sizeof(uint32_t));",
-		"edges_d_bam = bam_rt.array_from_host<uint32_t>(edges_d, edge_bytes / sizeof(uint32_t)); cudaFree(edges_d); break;",
-		"edges_d_bam = bam_rt.array_from_host<uint32_t>(edges_d, edge_bytes / sizeof(uint32_t)); cudaFreeHost(edges_d); break;",
+		"edges_d_bam = bam_rt.array_from_host<uint32_t>(edges_d, edge_bytes / sizeof(uint32_t));\n    cudaFree(edges_d);\n",
+		"edges_d_bam = bam_rt.array_from_host<uint32_t>(edges_d, edge_bytes / sizeof(uint32_t));\n    cudaFreeHost(edges_d);\n",
 		"edges_d_bam = bam_rt.array_from_host<uint32_t>(edges_h, edge_bytes / sizeof(uint32_t));",
 		"CUDA_CHECK(cudaFreeHost(edges_h));", // the device view's host buffer is the program's to free
 		"bam_rt.drop_cache(); /* bamgen: edges_d_bam keeps its contents; moving edges_d to edges_tmp only emptied the cache */",

@@ -18,7 +18,19 @@
 // or 128 + signal). Then the parent exits with status 0 without touching
 // CUDA. The parent must not have initialised CUDA before this point: a child
 // of a process with a CUDA context cannot use CUDA.
+//
+// BENCH_GPU_BUDGET_AUTO="CACHE_BYTES RESERVE_BYTES" (the ported runs under
+// the blocker): the job measures the GPU memory free to it once its own
+// CUDA context exists (cudaMemGetInfo, at the fork point, before the
+// program's first CUDA call: the context is the one the program then uses)
+// and sets BAM_GPU_BUDGET = free - CACHE_BYTES - RESERVE_BYTES (the reserve
+// covers the runtime's own small allocations and the program's arrays that
+// stay plain cudaMalloc), printing "forkpoint: free_bytes=N gpu_budget=N"
+// on stderr. When free memory does not cover cache + reserve it stops with
+// status 4 and says so (no run with a budget the GPU does not have).
 #pragma once
+
+#include <cuda_runtime.h>
 
 #include <chrono>
 #include <csignal>
@@ -92,6 +104,37 @@ inline int redirect(int fd, const std::string& path)
   return 0;
 }
 
+// BENCH_GPU_BUDGET_AUTO: see the top of this file.
+inline void apply_budget()
+{
+  const char* v = std::getenv("BENCH_GPU_BUDGET_AUTO");
+  if (!v || !*v)
+    return;
+  unsigned long long cache = 0, reserve = 0;
+  if (std::sscanf(v, "%llu %llu", &cache, &reserve) != 2) {
+    std::fprintf(stderr, "forkpoint: error: BENCH_GPU_BUDGET_AUTO=%s: expected \"CACHE_BYTES RESERVE_BYTES\"\n", v);
+    std::_Exit(3);
+  }
+  size_t free_b = 0, total_b = 0;
+  const cudaError_t e = cudaMemGetInfo(&free_b, &total_b);
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "forkpoint: error: cudaMemGetInfo: %s\n", cudaGetErrorString(e));
+    std::_Exit(4);
+  }
+  if (free_b < cache + reserve) {
+    std::fprintf(stderr,
+                 "forkpoint: error: %zu MiB free on the GPU at the job's start (its context made), less than the "
+                 "cache (%llu MiB) + reserve (%llu MiB); leave more with --budget-mib\n",
+                 free_b >> 20, cache >> 20, reserve >> 20);
+    std::_Exit(4);
+  }
+  const unsigned long long budget = free_b - cache - reserve;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%llu", budget);
+  setenv("BAM_GPU_BUDGET", buf, 1);
+  std::fprintf(stderr, "forkpoint: free_bytes=%zu gpu_budget=%llu\n", free_b, budget);
+}
+
 inline void point()
 {
   static bool done = false;
@@ -99,8 +142,10 @@ inline void point()
     return;
   done = true;
   const char* path = std::getenv("BENCH_JOBS");
-  if (!path || !*path)
+  if (!path || !*path) { // one process per job (--no-fork): its environment is already set
+    apply_budget();
     return;
+  }
   // A child of a process with a CUDA context cannot use CUDA: refuse when
   // the CUDA driver is already loaded here.
   if (FILE* maps = std::fopen("/proc/self/maps", "r")) {
@@ -152,6 +197,7 @@ inline void point()
         std::fprintf(stderr, "forkpoint: error: cannot open %s or %s\n", j.out.c_str(), j.err.c_str());
         std::_Exit(3);
       }
+      apply_budget();
       return;
     }
     int status = 0, rc = -1;

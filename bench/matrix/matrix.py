@@ -15,15 +15,18 @@ Rows, per program and size class (fit / nofit):
                       `--auto --opt auto` (opt auto); emu as an SSD
                       (10 us, 1 M IOPS); hbm only where the data fits
 
-nofit runs (except the reference) hold all but BUDGET_MIB of GPU memory with
-bench/matrix/blocker; ported runs get BAM_GPU_BUDGET. The reference of the
+nofit runs (except the reference) run under bench/matrix/blocker, which holds
+all but --budget-mib (640) of GPU memory as a new process sees it; each
+blocked ported job measures what is free once its context exists and sets
+BAM_GPU_BUDGET = free - cache - reserve (forkpoint.h). The reference of the
 nofit class is the original in GPU memory *without* the blocker (the GPU has
 room), marked gpu-unblocked.
 
 Every row's checksum is compared with the original-in-GPU-memory run of the
-same program and size. Output: OUTDIR/results.csv, OUTDIR/meta.json, logs
-under OUTDIR/logs. Exit status 1 when any row's checksum differs or a run
-failed. Only the Python standard library is used.
+same program and size. Output: OUTDIR/results.csv, jobs.csv, meta.json,
+summary.txt, logs under OUTDIR/logs; --export DIR: results.csv, summary.txt
+and matrix.tgz (all of it but the binaries) in DIR. Exit status 1 when any
+row's checksum differs, a run failed or was not run (--deadline-s). Only the Python standard library is used.
 """
 import argparse
 import concurrent.futures as cf
@@ -49,55 +52,55 @@ HERE = os.path.join(ROOT, "bench", "matrix")
 # bench/difftest/configs/pagerank.tol).
 PROGRAMS = {
     "bfs_thread": dict(
-        fit="1048573 1 16", nofit="4194301 1 16",
-        qfit="262139 1 16", qnofit="2097143 1 16",
+        fit="1048573 1 16", nofit="13631477 1 16",
+        qfit="262139 1 16", qnofit="9437167 1 16",
         time=[r"bfs: \d+ levels, ([0-9.]+) ms"],
         timed="the level loop (chrono, every launch and flag copy)"),
     "bfs_warp": dict(
-        fit="1048573 42 -d 16", nofit="4194301 42 -d 16",
-        qfit="262139 42 -d 16", qnofit="2097143 42 -d 16",
+        fit="4194301 42 -d 16", nofit="13107197 42 -d 16",
+        qfit="1048573 42 -d 16", qnofit="8388593 42 -d 16",
         time=[r"levels \d+ time ([0-9.]+) ms"],
         timed="the level loop (cudaEvents)"),
     "bfs_chunk": dict(
-        fit="1048573 2024 16", nofit="4194301 2024 16",
-        qfit="262139 2024 16", qnofit="2097143 2024 16",
+        fit="4194301 2024 16", nofit="13107197 2024 16",
+        qfit="1048573 2024 16", qnofit="8388593 2024 16",
         time=[r"levels=\d+ time=([0-9.]+) ms"],
         timed="the level loop (chrono)"),
     "cc": dict(
-        fit="1048573 99 8", nofit="4194301 99 8",
-        qfit="262139 99 8", qnofit="2097143 99 8",
+        fit="4194301 99 8", nofit="23068667 99 8",
+        qfit="1048573 99 8", qnofit="15099493 99 8",
         time=[r"sweeps=([0-9.]+) ms"],
         gpu_seqs="2",  # labels: cudaMallocManaged like the graph, but filled by cc_init on the GPU
         timed="the propagation launches (chrono, each followed by a synchronisation; the port's per-sweep array_from_host/copy_to_host of labels included)"),
     "sssp": dict(
-        fit="1048573 5 8", nofit="4194301 5 8",
-        qfit="262139 5 8", qnofit="2097143 5 8",
+        fit="1048573 5 8", nofit="12582917 5 8",
+        qfit="262139 5 8", qnofit="8388593 5 8",
         time=[r"rounds=\d+ time=([0-9.]+) ms"],
         timed="the relaxation rounds (chrono)"),
     "pagerank": dict(
-        fit="1048573 3 16 10", nofit="4194301 3 16 10",
-        qfit="262139 3 16 5", qnofit="2097143 3 16 5",
+        fit="1048573 3 16 10", nofit="11534329 3 16 3",
+        qfit="262139 3 16 5", qnofit="7340009 3 16 3",
         time=[r"^time=([0-9.]+) ms"],
         timed="the iterations (chrono; the port's array_from_host of the in-edge list included)",
         tol=1e-6),
     "spmv": dict(
-        fit="1048573 11", nofit="4194301 11",
-        qfit="262139 11", qnofit="2097143 11",
+        fit="1048573 11", nofit="7340033 11",
+        qfit="262139 11", qnofit="4718579 11",
         time=[r"scalar ([0-9.]+) ms", r"vector<32> ([0-9.]+) ms", r"vector<4> ([0-9.]+) ms"],
         timed="the three SpMV kernels, summed (cudaEvents)"),
     "query": dict(
-        fit="8388617 17", nofit="33554467 17",
-        qfit="2097143 17", qnofit="8388617 17",
+        fit="67108879 17", nofit="75497467 17",
+        qfit="16777259 17", qnofit="50331653 17",
         time=[r"q1 ([0-9.]+) ms", r"q2 ([0-9.]+) ms"],
         timed="Q1 + Q2 (chrono)"),
     "embedding": dict(
-        fit="250003 65536 128", nofit="1000003 65536 128",
-        qfit="65537 16384 128", qnofit="262147 16384 128",
+        fit="1000003 1048576 128", nofit="2000003 262144 128",
+        qfit="250003 262144 128", qnofit="1350001 131072 128",
         time=[r"dim=\d+\s+([0-9.]+) ms"],
         timed="gather_rows + gather_sum (chrono)"),
     "vectoradd": dict(
-        fit="8388608", nofit="33554432",
-        qfit="2097152", qnofit="8388608",
+        fit="67108864", nofit="89478485",
+        qfit="16777216", qnofit="60397977",
         time=[r"vector_add ([0-9.]+) ms", r"gridstride ([0-9.]+) ms"],
         timed="vector_add + vector_add_gridstride (chrono each)"),
     "reduction": dict(
@@ -114,11 +117,22 @@ DECL = "bam::runtime& bam_rt = bam::default_runtime();"
 # ---------------------------------------------------------------- helpers
 
 _print_lock = threading.Lock()
+_console = []  # every line said, for OUTDIR/summary.txt
 
 
 def say(*a):
     with _print_lock:
-        print(*a, flush=True)
+        line = " ".join(str(x) for x in a)
+        _console.append(line)
+        print(line, flush=True)
+
+
+def parse_bytes(v):
+    """'64M' / '1G' / '4096' -> bytes."""
+    m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", str(v), re.I)
+    if not m:
+        sys.exit("matrix: %r: expected a size like 64M" % v)
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2).upper()]
 
 
 def mib(b):
@@ -260,9 +274,16 @@ class Matrix:
         self.src = os.path.join(self.out, "src")
         self.dry = a.dry_run
         self.quick = a.quick
-        self.reps = a.reps if a.reps else (1 if a.quick else 3)
-        self.budget = (a.budget_mib if a.budget_mib else (64 if a.quick else 192)) << 20
+        self.reps = a.reps if a.reps else (1 if a.quick else 2)
+        # nofit rows: the ported runs read ~1 GB from host memory or the
+        # emulated SSD, seconds each; one run keeps the matrix in its time
+        self.nofit_reps = a.nofit_reps if a.nofit_reps else (a.reps if a.reps else 1)
+        # what a new process sees free under the blocker, its own context made
+        self.budget = (a.budget_mib if a.budget_mib else (384 if a.quick else 640)) << 20
         self.cache = a.cache if a.cache else ("16M" if a.quick else "64M")
+        self.cache_bytes = parse_bytes(self.cache)
+        self.reserve = (a.reserve_mib if a.reserve_mib is not None else 192) << 20
+        self.deadline = a.deadline_s
         self.timeout = a.timeout if a.timeout else (60 if a.quick else 120)
         self.programs = a.programs.split(",") if a.programs else list(DEFAULT_PROGRAMS)
         for p in self.programs:
@@ -274,6 +295,10 @@ class Matrix:
         self.jobs = a.jobs or os.cpu_count() or 4
         self.gen_parallel = a.gen_parallel
         self.lock = os.path.join(self.out, "gpu.lock")
+        self.gate = os.path.join(self.out, "gpu.lock.B")  # phase B's GPU lock, held by the runner until then
+        self.gate_opened = None
+        self.phase_ends = {}
+        self.procs = set()  # program processes running now
         self.status = {}        # (prog, binary) -> "ok" or why not
         self.identical = {}     # prog -> True when --opt auto made the same source as --auto
         self.jobs_run = []      # job records
@@ -413,6 +438,27 @@ class Matrix:
             leave += self.budget - seen
         return None, self.budget
 
+    def check_contexts(self, blk):
+        """Before the blocked phase: the processes holding GPU memory (a CUDA
+        context) besides the blocker, as nvidia-smi lists them. No process of
+        this runner holds one then (input generation happens before the fork
+        point, the phase A blocker is gone, each job's child exits before the
+        next starts); anything else listed here eats the budget."""
+        if self.dry:
+            return
+        try:
+            p = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=20)
+        except Exception as e:
+            say("matrix: nvidia-smi --query-compute-apps: %s" % e)
+            return
+        apps = [l.strip() for l in p.stdout.splitlines() if l.strip()] if p.returncode == 0 else []
+        others = [a for a in apps if blk is None or a.split(",")[0].strip() != str(blk.pid)]
+        self.meta["compute_apps_phase_B"] = apps
+        say("matrix: processes on the GPU before phase B: %s" % ("; ".join(apps) or "none listed"))
+        if others and blk is not None and len(apps) > 1:
+            say("matrix: *** other processes than the blocker hold GPU memory: %s ***" % "; ".join(others))
+
     def stop_blocker(self, p):
         if p is None:
             return
@@ -448,7 +494,9 @@ class Matrix:
             env.update(EMU_ENV)
             env["BAM_EMU_DIR"] = self.a.emu_dir
         if blocked:
-            env["BAM_GPU_BUDGET"] = str(self.blocked_free)
+            # the job measures what is free once its context exists and sets
+            # BAM_GPU_BUDGET = free - cache - reserve (forkpoint.h)
+            env["BENCH_GPU_BUDGET_AUTO"] = "%d %d" % (self.cache_bytes, self.reserve)
         return env
 
     def args_of(self, prog, size):
@@ -456,16 +504,29 @@ class Matrix:
         key = ("q" if self.quick else "") + size
         return c[key].split() + ["--no-verify"]
 
-    def run_parent(self, prog, size, binary, jobs):
+    def run_parent(self, prog, size, binary, jobs, phase="A"):
         """One process: generates the input, then forks each job (forkpoint.h);
-        or one process per job where the binary has no fork point."""
+        or one process per job where the binary has no fork point. Phase B
+        processes may start (and generate their input) while phase A runs:
+        their GPU lock is the gate, which the runner holds until the blocker
+        is in place."""
         exe = os.path.join(self.bin, "%s.%s" % (prog, binary))
         args = self.args_of(prog, size)
         fork = binary == "orig" or self.status.get((prog, binary + ".fork")) == "ok"
         if self.a.no_fork:
             fork = False
+        lock = self.gate if phase == "B" else self.lock
+        phase_end = self.phase_ends.get(phase)
+        if phase_end and not self.dry:
+            left = phase_end - time.time()
+            if left < 5:
+                for j in jobs:
+                    j["rc"] = 126
+                    j["note"] = (j["note"] + "; " if j["note"] else "") + "not run: --deadline-s reached"
+                say("matrix: %-34s not run (--deadline-s)" % ("%s.%s.%s" % (prog, size, binary)))
+                return
         if not fork:
-            return self.run_unforked(prog, size, binary, exe, args, jobs)
+            return self.run_unforked(prog, size, binary, exe, args, jobs, lock)
         for g in [jobs]:
             name = "%s.%s.%s.%s" % (prog, size, binary, g[0]["rep"] if len(g) == 1 else "all")
             jf = os.path.join(self.logs, name + ".jobs")
@@ -474,7 +535,7 @@ class Matrix:
             for j in g:
                 envs = ["%s=%s" % kv for kv in sorted(j["env"].items())]
                 lines.append("\t".join([j["id"], j["out"], j["err"], str(self.timeout)] + envs))
-            env = dict(os.environ, BENCH_JOBS=jf, BENCH_JOBS_RESULT=rf, BENCH_GPU_LOCK=self.lock)
+            env = dict(os.environ, BENCH_JOBS=jf, BENCH_JOBS_RESULT=rf, BENCH_GPU_LOCK=lock)
             if self.dry:
                 say("  # %s: %d job(s) from one input (%s)" % (name, len(g), "fork" if fork else "own process"))
                 for j in g:
@@ -487,13 +548,35 @@ class Matrix:
                 os.remove(rf)
             gen_log = os.path.join(self.logs, name + ".gen.log")
             total_timeout = self.timeout * len(g) + self.a.gen_timeout
+            why = "input generation: see %s" % os.path.basename(gen_log)
             with open(gen_log, "w") as glog:
-                try:
-                    p = subprocess.run([exe] + args, cwd=ROOT, env=env, stdout=glog, stderr=subprocess.STDOUT,
-                                       timeout=total_timeout)
-                    prc = p.returncode
-                except subprocess.TimeoutExpired:
-                    prc = 124
+                # its own process group: a timeout kills the parent and the
+                # job it forked, so nothing is left on the GPU
+                p = subprocess.Popen([exe] + args, cwd=ROOT, env=env, stdout=glog, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+                self.procs.add(p)
+                t_start = time.time()
+                prc = None
+                while prc is None:
+                    # the time limit counts from the gate's opening in phase B
+                    opened = self.gate_opened if phase == "B" else t_start
+                    limit = (opened + total_timeout) if opened else None
+                    if phase_end:
+                        limit = min(limit, phase_end) if limit else phase_end
+                    step = 1.0 if limit is None else max(0.0, min(1.0, limit - time.time()))
+                    try:
+                        prc = p.wait(timeout=step)
+                    except subprocess.TimeoutExpired:
+                        if limit is not None and time.time() >= limit:
+                            try:
+                                os.killpg(p.pid, 9)
+                            except OSError:
+                                pass
+                            p.wait()
+                            prc = 124
+                            if phase_end and time.time() >= phase_end - 1:
+                                why = "killed at --deadline-s"
+                self.procs.discard(p)
             results = {}
             if os.path.exists(rf):
                 for line in open(rf):
@@ -505,11 +588,10 @@ class Matrix:
                     j["rc"], j["wall"] = results[j["id"]]
                 else:
                     j["rc"] = prc if prc != 0 else 125  # the parent never ran it
-                    j["note"] = (j["note"] + "; " if j["note"] else "") + "not run (input generation: see %s)" % (
-                        os.path.basename(gen_log))
+                    j["note"] = (j["note"] + "; " if j["note"] else "") + "not run (%s)" % why
             say("matrix: %-34s %s" % (name, " ".join("%s=%s" % (j["backend"], j["rc"]) for j in g)))
 
-    def run_unforked(self, prog, size, binary, exe, args, jobs):
+    def run_unforked(self, prog, size, binary, exe, args, jobs, lock):
         """One process per job, its environment set here, one at a time on
         the GPU (the same lock file as the fork point's)."""
         import fcntl
@@ -521,7 +603,7 @@ class Matrix:
             env = dict(os.environ)
             env.pop("BENCH_JOBS", None)
             env.update(j["env"])
-            with open(self.lock, "a+") as lk, open(j["out"], "w") as o, open(j["err"], "w") as e:
+            with open(lock, "a+") as lk, open(j["out"], "w") as o, open(j["err"], "w") as e:
                 fcntl.flock(lk, fcntl.LOCK_EX)
                 t = time.time()
                 try:
@@ -533,18 +615,75 @@ class Matrix:
         say("matrix: %-34s %s (one process per job)" % ("%s.%s.%s" % (prog, size, binary),
                                                         " ".join("%s=%s" % (j["backend"], j["rc"]) for j in jobs)))
 
-    def phase(self, name, parents):
-        say("matrix: phase %s: %d processes, %d jobs" % (name, len(parents), sum(len(p[3]) for p in parents)))
+    def phases(self, A, B):
+        """Phase A (no blocker), then phase B (under the blocker). All
+        processes share one pool of --gen-parallel: A's first, then B's, so
+        that B's inputs are generated while A's jobs run; B's processes wait
+        at the gate (their GPU lock, held here) until the blocker is in place.
+        Returns nothing; self.blocked_free is what a new process saw free."""
+        import fcntl
         t = time.time()
+        self.phase_ends = {}
+        if self.deadline:
+            left = self.deadline - (t - self.t0)
+            # phase A (no blocker) may use 55% of what is left, so that the
+            # blocked runs of phase B always get their turn
+            self.phase_ends = {"A": t + 0.55 * left, "B": t + left}
+        say("matrix: phase A: %d processes, %d jobs; phase B: %d processes, %d jobs" % (
+            len(A), sum(len(p[3]) for p in A), len(B), sum(len(p[3]) for p in B)))
         if self.dry:
-            for p in parents:
-                self.run_parent(*p)
-        else:
-            # the longest input generations first, so that short ones fill in
-            parents = sorted(parents, key=lambda p: -self.gen_s(p[0], p[1]))
-            with cf.ThreadPoolExecutor(max_workers=self.gen_parallel) as ex:
-                list(ex.map(lambda p: self.run_parent(*p), parents))
-        self.meta["phase_%s_s" % name] = round(time.time() - t, 1)
+            for p in A:
+                self.run_parent(*p, phase="A")
+            blk, self.blocked_free = self.start_blocker()
+            for p in B:
+                self.run_parent(*p, phase="B")
+            return
+        gate = open(self.gate, "a+")
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        self.gate_opened = None
+        # A process that holds a context (and no memory) through phase A, so
+        # that the driver stays initialised between the jobs' processes
+        # (without persistence mode each first context would pay for it).
+        keep = subprocess.Popen([os.path.join(self.bin, "blocker"), str(1 << 30)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        keep.stdout.readline()
+        blk = None
+        # the longest input generations first, so that short ones fill in
+        order = lambda ps: sorted(ps, key=lambda p: -self.gen_s(p[0], p[1]))
+        ex = cf.ThreadPoolExecutor(max_workers=self.gen_parallel)
+        try:
+            fa = [ex.submit(self.run_parent, *p, phase="A") for p in order(A)]
+            fb = [ex.submit(self.run_parent, *p, phase="B") for p in order(B)]
+            for f in fa:
+                f.result()
+            self.meta["phase_A_s"] = round(time.time() - t, 1)
+            self.stop_blocker(keep)
+            keep = None
+            blk, self.blocked_free = self.start_blocker()
+            self.check_contexts(blk)
+            self.gate_opened = time.time()
+            fcntl.flock(gate, fcntl.LOCK_UN)
+            for f in fb:
+                f.result()
+            self.meta["phase_B_s"] = round(time.time() - self.gate_opened, 1)
+        except BaseException:
+            # an error or ^C: no program may stay behind (B's would wait at
+            # the gate for ever)
+            try:
+                ex.shutdown(wait=False, cancel_futures=True)
+            except TypeError:  # Python < 3.9
+                pass
+            for p in list(self.procs):
+                try:
+                    os.killpg(p.pid, 9)
+                except OSError:
+                    pass
+            raise
+        finally:
+            ex.shutdown(wait=True)
+            gate.close()
+            self.stop_blocker(keep)
+            self.stop_blocker(blk)
 
     def plan(self):
         """The jobs of both phases: A without the blocker, B with it."""
@@ -556,16 +695,16 @@ class Matrix:
                 ok = lambda b: self.status.get((prog, b)) == "ok" or self.dry
                 if ok("orig"):
                     ref = [self.job(prog, size, "original", "gpu" if size == "fit" else "gpu-unblocked", "-", "orig",
-                                    self.env_for(prog, "gpu", size, False, log), r) for r in range(self.reps)]
+                                    self.env_for(prog, "gpu", size, False, log), r) for r in range(self.reps_of(size))]
                     if size == "fit":
                         rest = [self.job(prog, size, "original", b, "-", "orig", self.env_for(prog, b, size, False, log), r)
-                                for b in ("uvm", "zerocopy") for r in range(self.reps)]
+                                for b in ("uvm", "zerocopy") for r in range(self.reps_of(size))]
                         A.append((prog, size, "orig", ref + rest))
                     else:
                         A.append((prog, size, "orig", ref))
                         B.append((prog, size, "orig", [
                             self.job(prog, size, "original", "zerocopy", "-", "orig",
-                                     self.env_for(prog, "zerocopy", size, True, log), r) for r in range(self.reps)]))
+                                     self.env_for(prog, "zerocopy", size, True, log), r) for r in range(self.reps_of(size))]))
                         self.skipped.append((prog, size, "original", "uvm", "-",
                                              "skipped: the data does not fit the free GPU memory; managed memory is never oversubscribed"))
                 else:
@@ -580,21 +719,24 @@ class Matrix:
                         continue
                     backends = ("hbm", "host", "emu") if size == "fit" else ("host", "emu")
                     jobs = [self.job(prog, size, "port", b, opt, binary, self.env_for(prog, b, size, size == "nofit"), r)
-                            for b in backends for r in range(self.reps)]
+                            for b in backends for r in range(self.reps_of(size))]
                     (A if size == "fit" else B).append((prog, size, binary, jobs))
                     if size == "nofit":
                         self.skipped.append((prog, size, "port", "hbm", opt,
                                              "skipped: the hbm backend keeps the data in GPU memory, which it does not fit"))
         return A, B
 
+    def reps_of(self, size):
+        return self.reps if size == "fit" else self.nofit_reps
+
     def gen_s(self, prog, size):
         """Guessed input generation time on one core of the GPU host (R-MAT
         graphs ~0.25 us per edge, the others a second or two at most)."""
         n = float(self.args_of(prog, size)[0])
         if prog in ("bfs_thread", "bfs_warp", "bfs_chunk", "pagerank"):
-            return n * 16 * 0.25e-6 * (1 if prog != "pagerank" else 1.3)
+            return n * 16 * 0.3e-6 * (1 if prog != "pagerank" else 1.3)
         if prog in ("cc", "sssp"):
-            return n * 8 * 0.25e-6 * 1.3
+            return n * 8 * 0.3e-6 * 1.3
         return n * 1e-7 + 0.3
 
     def estimate(self, A, B):
@@ -618,6 +760,7 @@ class Matrix:
         for key, js in groups.items():
             prog, size, variant, backend, opt = key
             times, sums, notes, footprint = [], [], [], ""
+            gpu_free, gpu_budget = "", ""
             rc_bad = []
             for j in js:
                 out = open(j["out"], errors="replace").read() if os.path.exists(j["out"]) else ""
@@ -628,7 +771,12 @@ class Matrix:
                 m = re.search(r"memmode: mode=\S+ data_allocs=\d+ peak_data_bytes=(\d+)", err)
                 if m:
                     footprint = m.group(1)
-                if j["rc"] == 77:
+                m = re.search(r"forkpoint: free_bytes=(\d+) gpu_budget=(\d+)", err)
+                if m and not gpu_free:
+                    gpu_free, gpu_budget = str(int(m.group(1)) >> 20), str(int(m.group(2)) >> 20)
+                if j["rc"] == 126 and "not run: --deadline-s" in j["note"]:
+                    pass
+                elif j["rc"] == 77:
                     notes.append("skipped by the shim: " + (re.search(r"memmode: skip: (.*)", err).group(1)
                                                             if "memmode: skip:" in err else "exit 77"))
                 elif j["rc"] != 0:
@@ -643,8 +791,10 @@ class Matrix:
                        reps=len(times), ms_median=("%.3f" % statistics.median(times)) if times else "",
                        ms_min=("%.3f" % min(times)) if times else "", ms_max=("%.3f" % max(times)) if times else "",
                        checksum=next((s for s in sums if s), "") or "", data_bytes=footprint,
+                       job_free_mib=gpu_free, gpu_budget_mib=gpu_budget,
                        detail=js[0].get("detail", ""), note="; ".join(dict.fromkeys(notes + rc_bad)),
-                       _sums=sums, _failed=bool(rc_bad), _skipped=any(j["rc"] == 77 for j in js))
+                       _sums=sums, _failed=bool(rc_bad), _skipped=any(j["rc"] == 77 for j in js),
+                       _notrun=not times and any(j["rc"] == 126 and "--deadline-s" in j["note"] for j in js))
             rows.append(row)
             if variant == "original" and backend in ("gpu", "gpu-unblocked"):
                 ref[(prog, size)] = row
@@ -659,6 +809,8 @@ class Matrix:
             want = rr["checksum"] if rr else None
             if r["_skipped"]:
                 r["checksum_ok"] = "skipped"
+            elif r["_notrun"]:
+                r["checksum_ok"] = "NOT-RUN"
             elif r["_failed"] or not r["ms_median"]:
                 r["checksum_ok"] = "FAILED"
             elif not want:
@@ -676,7 +828,8 @@ class Matrix:
         for prog, size, variant, backend, opt, why in self.skipped:
             rows.append(dict(program=prog, size_class=size, variant=variant, backend=backend, opt=opt, reps=0,
                              ms_median="", ms_min="", ms_max="", ratio_to_gpu="", ratio_to_zerocopy="",
-                             checksum="", checksum_ok="skipped", data_bytes="", detail="", note=why))
+                             checksum="", checksum_ok="skipped", data_bytes="", job_free_mib="",
+                             gpu_budget_mib="", detail="", note=why))
         order = {p: i for i, p in enumerate(self.programs)}
         vorder = {"gpu": 0, "gpu-unblocked": 0, "uvm": 1, "zerocopy": 2, "hbm": 3, "host": 4, "emu": 5, "*": 6}
         oorder = {"-": 0, "none": 1, "auto": 2}
@@ -687,7 +840,7 @@ class Matrix:
     def write(self, rows):
         cols = ["program", "size_class", "variant", "backend", "opt", "ms_median", "ratio_to_gpu",
                 "ratio_to_zerocopy", "checksum_ok", "reps", "ms_min", "ms_max", "checksum", "data_bytes",
-                "detail", "note"]
+                "job_free_mib", "gpu_budget_mib", "detail", "note"]
         path = os.path.join(self.out, "results.csv")
         with open(path, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
@@ -705,13 +858,13 @@ class Matrix:
             "program", "size", "variant", "backend", "opt", "ms", "x gpu", "x zc", "checksum"))
         for r in rows:
             flag = r["checksum_ok"]
-            if flag in ("MISMATCH", "FAILED"):
+            if flag in ("MISMATCH", "FAILED", "NOT-RUN"):
                 flag = "*** %s ***" % flag
             say("%-10s %-5s %-8s %-13s %-4s %10s %8s %8s  %s%s" % (
                 r["program"], r["size_class"], r["variant"], r["backend"], r["opt"], r["ms_median"] or "-",
                 r["ratio_to_gpu"] or "-", r["ratio_to_zerocopy"] or "-", flag,
                 ("  (" + r["note"][:90] + ")") if r["note"] and flag != "yes" else ""))
-        bad = [r for r in rows if r["checksum_ok"] in ("MISMATCH", "FAILED", "no-reference")]
+        bad = [r for r in rows if r["checksum_ok"] in ("MISMATCH", "FAILED", "no-reference", "NOT-RUN")]
         good = [r for r in rows if r["checksum_ok"] == "yes"]
         self.meta["bars"] = self.bars(rows)
         walls = [j["wall"] for j in self.jobs_run if j.get("wall")]
@@ -720,15 +873,17 @@ class Matrix:
                                      wall_max_s=round(max(walls), 1), wall_sum_s=round(sum(walls), 1))
             say("matrix: %d jobs, %.2f s each on average (max %.1f s), %.0f s on the GPU in all" % (
                 len(walls), sum(walls) / len(walls), max(walls), sum(walls)))
-            if self.quick:
-                per_rep = len(self.jobs_run) / max(1, self.reps)
-                guess = 2.0 * sum(walls) / len(walls)  # the full sizes are about four times larger
-                reps = max(1, min(3, int(360 / (per_rep * guess))))
-                say("matrix: for the full run: %d jobs per repetition; at twice this run's mean job time, "
-                    "--reps %d keeps the GPU part near 6 min (guess)" % (per_rep, reps))
-                self.meta["suggested_full_reps"] = reps
+            per = {}
+            for j in self.jobs_run:
+                if j.get("wall"):
+                    per[j["prog"]] = per.get(j["prog"], 0.0) + j["wall"]
+            say("matrix: GPU seconds per program (jobs' wall time, context and teardown included): " +
+                ", ".join("%s %.1f" % (p, per[p]) for p in self.programs if p in per))
+            slow = sorted((j for j in self.jobs_run if j.get("wall")), key=lambda j: -j["wall"])[:6]
+            say("matrix: slowest jobs: " + ", ".join("%s %.1f s" % (j["id"], j["wall"]) for j in slow))
+            self.meta["gpu_s_per_program"] = {p: round(v, 1) for p, v in per.items()}
         self.meta.update(dict(finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                              total_s=round(time.time() - self.t0, 1), reps=self.reps, quick=self.quick,
+                              total_s=round(time.time() - self.t0, 1), reps=self.reps, nofit_reps=self.nofit_reps, quick=self.quick,
                               budget_bytes=self.budget, blocked_free_bytes=getattr(self, "blocked_free", None),
                               free_at_start_bytes=getattr(self, "free0", None),
                               total_bytes=getattr(self, "total", None), cache=self.cache, arch=self.arch,
@@ -777,33 +932,13 @@ class Matrix:
         self.blocked_free = self.budget  # refined when the blocker runs
         A, B = self.plan()
         self.estimate(A, B)
-        # A process that holds a context (and no memory) through phase A, so
-        # that the driver stays initialised between the jobs' processes
-        # (without persistence mode each first context would pay for it).
-        keep = None
-        if not self.dry:
-            keep = subprocess.Popen([os.path.join(self.bin, "blocker"), str(1 << 30)], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            keep.stdout.readline()
-        try:
-            self.phase("A", A)
-        finally:
-            self.stop_blocker(keep)
-        blk, self.blocked_free = self.start_blocker()
-        # the ported runs of phase B were planned with the budget; set the measured one
-        for j in self.jobs_run:
-            if "BAM_GPU_BUDGET" in j["env"]:
-                j["env"]["BAM_GPU_BUDGET"] = str(self.blocked_free)
-        # uvm at nofit: run it after all if the data would fit (sizes too small for the budget)
-        try:
-            self.phase("B", B)
-        finally:
-            self.stop_blocker(blk)
+        self.phases(A, B)
         if self.dry:
             say("matrix: dry run: nothing was built or run")
             return 0
         self.check_nofit()
         rc = self.write(self.collect())
+        self.write_summary()
         if self.a.export:
             self.export(self.a.export)
         return rc
@@ -823,6 +958,26 @@ class Matrix:
                     return get(prog, size, variant, backend, "none")
             return None
         out = {}
+        say("")
+        # per program: the two ratios issue 18's bars are about
+        cols = [("fit", "hbm", "gpu", "none"), ("fit", "hbm", "gpu", "auto"),
+                ("fit", "host", "zerocopy", "none"), ("fit", "host", "zerocopy", "auto"),
+                ("nofit", "host", "zerocopy", "none"), ("nofit", "host", "zerocopy", "auto")]
+        say("matrix: per program (rows with the original's checksum only; '-': no such pair)")
+        say("%-10s %12s %12s %14s %14s %16s %16s" % (
+            "program", "hbm/gpu", "hbm/gpu", "host/zc fit", "host/zc fit", "host/zc nofit", "host/zc nofit"))
+        say("%-10s %12s %12s %14s %14s %16s %16s" % ("", "opt none", "opt auto", "opt none", "opt auto",
+                                                     "opt none", "opt auto"))
+        table = {}
+        for p in self.programs:
+            cells = []
+            for size, pb, ob, opt in cols:
+                o, h = get(p, size, "original", ob, "-"), get(p, size, "port", pb, opt)
+                v = h / o if o and h else None
+                table.setdefault(p, {})["%s_%s_over_%s_opt_%s" % (size, pb, ob, opt)] = round(v, 3) if v else None
+                cells.append("%.2fx" % v if v else "-")
+            say("%-10s %12s %12s %14s %14s %16s %16s" % tuple([p] + cells))
+        out["per_program"] = table
         say("")
         for opt in ("none", "auto"):
             fit = {}
@@ -859,18 +1014,32 @@ class Matrix:
         return out
 
     def export(self, dest):
-        """Copies what a report needs (not the binaries) to dest: the CSVs,
-        meta.json, the plot where matplotlib is installed, and a tarball of the
-        logs and the ported sources."""
+        """Writes three files to dest (a tool that brings back only a few
+        files gets them all): results.csv, summary.txt (the console: table,
+        per-program ratios, bars) and matrix.tgz with results.csv, jobs.csv,
+        meta.json, summary.txt, the plot (PNG + SVG, where matplotlib is
+        installed), the logs and the ported sources (not the binaries)."""
         os.makedirs(dest, exist_ok=True)
-        for name in ("results.csv", "jobs.csv", "meta.json"):
-            if os.path.exists(os.path.join(self.out, name)):
-                shutil.copy(os.path.join(self.out, name), dest)
-        subprocess.run(["tar", "czf", os.path.join(dest, "logs.tgz"), "-C", self.out, "logs", "src"])
         p = subprocess.run([sys.executable, os.path.join(HERE, "plot.py"), os.path.join(self.out, "results.csv"),
-                            os.path.join(dest, "benchmarks")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            os.path.join(self.out, "benchmarks")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True)
-        say("matrix: exported to %s%s" % (dest, "" if p.returncode == 0 else " (no plot: " + p.stdout.strip()[-200:] + ")"))
+        say("matrix: plot: %s" % ("benchmarks.png, benchmarks.svg" if p.returncode == 0
+                                  else "none (" + p.stdout.strip()[-200:] + ")"))
+        say("matrix: exported to %s: results.csv, summary.txt, matrix.tgz" % dest)
+        self.write_summary()
+        members = [n for n in ("results.csv", "jobs.csv", "meta.json", "summary.txt", "benchmarks.png",
+                               "benchmarks.svg", "logs", "src") if os.path.exists(os.path.join(self.out, n))]
+        rc = subprocess.run(["tar", "czf", os.path.join(dest, "matrix.tgz"), "-C", self.out] + members).returncode
+        if rc != 0:
+            say("matrix: *** tar of %s failed (status %d) ***" % (dest, rc))
+        for name in ("results.csv", "summary.txt"):
+            shutil.copy(os.path.join(self.out, name), dest)
+
+    def write_summary(self):
+        with _print_lock:
+            text = "\n".join(_console) + "\n"
+        with open(os.path.join(self.out, "summary.txt"), "w") as f:
+            f.write(text)
 
     def check_nofit(self):
         """Loud note when a nofit size would have fit in the budget."""
@@ -890,13 +1059,23 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smaller sizes, 1 repetition (a first trial, ~3 min)")
     ap.add_argument("--dry-run", action="store_true", help="print the build commands and jobs, run nothing")
     ap.add_argument("--programs", help="comma-separated subset (default: %s)" % ",".join(DEFAULT_PROGRAMS))
-    ap.add_argument("--reps", type=int, help="runs per row (median); default 3, --quick 1")
-    ap.add_argument("--budget-mib", type=int, help="GPU memory left free for the nofit runs (default 192, --quick 64)")
+    ap.add_argument("--reps", type=int, help="runs per row (median); default 2, --quick 1")
+    ap.add_argument("--nofit-reps", type=int, help="runs per row of the nofit class (default 1, or --reps if given)")
+    ap.add_argument("--budget-mib", type=int,
+                    help="GPU memory a new process sees free (its context made) in the nofit runs (default 640, "
+                         "--quick 384); the blocker leaves this plus one context")
+    ap.add_argument("--reserve-mib", type=int,
+                    help="of what a blocked ported job sees free, what is not given to BAM_GPU_BUDGET besides the "
+                         "cache: the runtime's own allocations, the program's plain cudaMalloc arrays and local "
+                         "memory a first launch may add (default 192)")
+    ap.add_argument("--deadline-s", type=int, default=0,
+                    help="stop starting programs after this many seconds from the start (build included): phase A "
+                         "gets 55%% of what is left, the blocked phase B the rest; rows not run are NOT-RUN")
     ap.add_argument("--cache", help="BAM_CACHE_BYTES of the ported runs (default 64M, --quick 16M)")
     ap.add_argument("--timeout", type=int, help="seconds per job (default 120, --quick 60)")
     ap.add_argument("--gen-timeout", type=int, default=300, help="seconds for a process's input generation")
-    ap.add_argument("--gen-parallel", type=int, default=4,
-                    help="processes generating their input at once while one uses the GPU (default 4)")
+    ap.add_argument("--gen-parallel", type=int, default=10,
+                    help="processes generating their input at once while one uses the GPU (default 10)")
     ap.add_argument("--no-fork", action="store_true", help="one process per job (each generates its input)")
     ap.add_argument("--bamgen", help="the bamgen binary (or BAMGEN=...)")
     ap.add_argument("--nvcc")
@@ -905,7 +1084,8 @@ def main():
     ap.add_argument("--emu-dir", default=os.environ.get("BAM_EMU_DIR", "/tmp"))
     ap.add_argument("--skip-build", action="store_true", help="use OUTDIR/bin from an earlier --build-only")
     ap.add_argument("--build-only", action="store_true")
-    ap.add_argument("--export", help="also copy the results, logs (tgz) and plot, not the binaries, to this folder")
+    ap.add_argument("--export", help="also write results.csv, summary.txt and matrix.tgz (CSVs, meta.json, plot, "
+                                     "logs, ported sources; not the binaries) to this folder")
     a = ap.parse_args()
     sys.exit(Matrix(a).run())
 

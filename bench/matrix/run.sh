@@ -5,8 +5,10 @@
 # auto), at a size that fits in GPU memory and one that does not fit a
 # GPU-memory budget, checksums compared on every row.
 #
-#   BAMGEN=/path/to/bamgen bench/matrix/run.sh OUTDIR            # full (~8 min on an H100)
-#   BAMGEN=/path/to/bamgen bench/matrix/run.sh OUTDIR --quick    # first trial (~3 min)
+#   BAMGEN=/path/to/bamgen bench/matrix/run.sh OUTDIR --deadline-s 500 --export DIR
+#                                      # full, bounded (build + runs <= ~8.5 min); DIR gets
+#                                      # results.csv, summary.txt, matrix.tgz
+#   BAMGEN=/path/to/bamgen bench/matrix/run.sh OUTDIR --quick    # a smaller trial
 #   bench/matrix/run.sh OUTDIR --dry-run                         # print what would run
 #   python3 bench/matrix/plot.py OUTDIR/results.csv docs/benchmarks   # PNG + SVG
 #

@@ -16,7 +16,9 @@ import (
 // nvccLinesInput has an odt kernel, a claware kernel and host code with a
 // multi-line statement, and a deliberate compile error (an undefined
 // name, undefined_*) inside each kernel's body, in a kernel after the
-// rewritten ones and in main after the rewritten allocation.
+// rewritten ones, in an unbraced loop body that gets braces and a launch
+// check, and in main after the rewritten allocation and a synchronization
+// check (statements bamgen inserts on lines of their own).
 const nvccLinesInput = `#include <cuda_runtime.h>
 
 __global__ void walk(const unsigned *rowptr, const unsigned *colidx, unsigned *level, unsigned n, unsigned cur)
@@ -48,6 +50,9 @@ int main()
     cudaMalloc(&level, n * sizeof(unsigned));
     walk<<<n / 256, 256>>>(rowptr, colidx, level, n, 0);
     scale<<<n / 256, 256>>>(x, n);
+    for (int r = 0; r < 2; r++)
+        scale<<<n / 256, 256>>>(x, undefined_in_loop_body);
+    cudaDeviceSynchronize();
     int bad = undefined_in_main;
     return 0;
 }

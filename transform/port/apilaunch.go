@@ -270,8 +270,8 @@ func apiLaunchStmt(l *launchSite) (*parse.ExprStmt, bool) {
 // wrapEntryMessage: host-visible buffers get their bam::array right before
 // each launch, after the argument array took the buffer's address.
 func wrapEntryMessage(v *hostVar, op hostOp) string {
-	return fmt.Sprintf("%s is host-visible memory, which bamgen wraps around each launch with a bam::array made right before it, but %s takes &%s earlier, where that array does not exist; pass %s directly (cudaLaunchKernelEx(&cfg, %s, %s, ...) or <<<>>>), or allocate it with cudaMalloc",
-		v.sym.Name, op.entry.sym.Name, v.sym.Name, v.sym.Name, op.launch.kernelName(), v.sym.Name)
+	return fmt.Sprintf("%s is host-visible memory, whose bam::array bamgen makes right after its allocation (managed or pinned memory, in the same block as every launch and free) or else right before each launch, but %s takes &%s earlier, where that array does not exist; declare %s after the allocation, pass %s directly (cudaLaunchKernelEx(&cfg, %s, %s, ...) or <<<>>>), or allocate it with cudaMalloc",
+		v.sym.Name, op.entry.sym.Name, v.sym.Name, op.entry.sym.Name, v.sym.Name, op.launch.kernelName(), v.sym.Name)
 }
 
 func plural(n int, one, many string) string {

@@ -3,6 +3,7 @@ package port
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/bamgen/bamgen/analysis"
@@ -81,6 +82,10 @@ func (c *portCtx) examineForwarder(f *forwarder) string {
 	}
 	if _, bad := c.unparsedFn(fn); bad {
 		return fmt.Sprintf("%s has code bamgen's parser did not understand", fn.Name)
+	}
+	switch strings.ToLower(filepath.Ext(c.file.Src.Name)) {
+	case ".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc":
+		return fmt.Sprintf("%s is defined in a header, which other files include and call it from", fn.Name)
 	}
 	if h := c.headerDeclaring(fn.Name); h != "" {
 		return fmt.Sprintf("%s is declared in the local header %s, which other files may include; bamgen does not change a function other files call", fn.Name, h)
@@ -163,6 +168,9 @@ func (c *portCtx) forwardUse(f *forwarder, id *parse.Ident, parents []parse.Node
 		if g := c.forwarderOf(callee, j); g.why != "" {
 			return fmt.Sprintf("%s passes %s to %s, which cannot take a bam::array there: %s", fn.Name, id.Name, callee.Name, g.why)
 		}
+		if deducesConst(callee, j, x) && !fn.Params[f.key.idx].Type.Const {
+			return fmt.Sprintf("%s passes %s to the template %s, whose const parameter would not deduce its type from a bam::array of non-const elements", fn.Name, id.Name, callee.Name)
+		}
 		f.next = append(f.next, paramKey{callee, j})
 		return ""
 	}
@@ -221,6 +229,11 @@ func (c *portCtx) forwarderCalls(f *forwarder) string {
 		}
 		return fmt.Sprintf("%s is used other than by a direct call (at `%s`)", fn.Name, c.lineText(t.Start))
 	}
+	for _, m := range c.file.Macros {
+		if mentions(codeOnly(m.Body), fn.Name) { // a call bamgen cannot see in the expansion
+			return fmt.Sprintf("macro %s refers to %s; calls through it are hidden from bamgen", m.Name, fn.Name)
+		}
+	}
 	if len(f.calls) == 0 {
 		return fmt.Sprintf("%s is not called in this file; its callers are elsewhere", fn.Name)
 	}
@@ -230,6 +243,18 @@ func (c *portCtx) forwarderCalls(f *forwarder) string {
 		}
 	}
 	return ""
+}
+
+// deducesConst: a call of the template function g without explicit
+// template arguments, whose parameter j is const T *: bam::array<const T>
+// does not deduce T from bam::array<float> (a conversion is not considered
+// in deduction), so the argument must be converted explicitly.
+func deducesConst(g *parse.FuncDecl, j int, call *parse.CallExpr) bool {
+	if g.Template == nil || j >= len(g.Params) || g.Params[j].Type == nil || !g.Params[j].Type.Const {
+		return false
+	}
+	_, explicit := parse.Unparen(call.Fun).(*parse.TemplateIdent)
+	return !explicit
 }
 
 // calleeNamePos is where the called function's name starts.
@@ -269,7 +294,7 @@ func (c *portCtx) headerDeclaring(name string) string {
 		c.headerTexts = map[string]string{}
 		for _, h := range analysis.LocalHeaders(c.file.Src.Name, c.src, analysis.IncludeDirs) {
 			if b, err := os.ReadFile(h); err == nil {
-				c.headerTexts[h] = string(b)
+				c.headerTexts[h] = codeOnly(string(b))
 			}
 		}
 	}
@@ -279,6 +304,47 @@ func (c *portCtx) headerDeclaring(name string) string {
 		}
 	}
 	return ""
+}
+
+// codeOnly blanks the comments and string and character literals of C++
+// text, so that a name in `#define VARIANT "pull_vector"` or in a comment
+// is not taken for a use.
+func codeOnly(s string) string {
+	b := []byte(s)
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
+			for ; i < len(b) && b[i] != '\n'; i++ {
+				b[i] = ' '
+			}
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
+			b[i], b[i+1] = ' ', ' '
+			j := i + 2
+			for ; j < len(b) && !(b[j] == '*' && j+1 < len(b) && b[j+1] == '/'); j++ {
+				if b[j] != '\n' {
+					b[j] = ' '
+				}
+			}
+			for k := j; k < len(b) && k < j+2; k++ {
+				b[k] = ' '
+			}
+			i = j + 1
+		case b[i] == '"' || (b[i] == '\'' && (i == 0 || !isIdentByte(b[i-1]))): // not a digit separator (1'000)
+			q := b[i]
+			b[i] = ' '
+			for i++; i < len(b) && b[i] != q && b[i] != '\n'; i++ {
+				if b[i] == '\\' && i+1 < len(b) {
+					b[i] = ' '
+					i++
+				}
+				b[i] = ' '
+			}
+			if i < len(b) && b[i] == q {
+				b[i] = ' '
+			}
+		}
+	}
+	return string(b)
 }
 
 // forwardedKeys lists the kernel parameters a forwarder's buffer reaches,

@@ -167,6 +167,33 @@ func (c *portCtx) planHost() *hostPlan {
 	wraps := map[*launchSite][]templates.Array{}
 	hoists := hoistLoops{}
 	groups := map[*hostVar][]*hostVar{}
+	// A host-visible buffer is wrapped around its launches and keeps its
+	// pointer, so it cannot be passed to a forwarding function whose
+	// parameter becomes a bam::array: nor can any buffer passed there with
+	// it (one parameter type).
+	mixed := map[*hostVar]*hostVar{}
+	for _, v := range vars {
+		if isModeAllocated(v.root()) || !c.isHostVisible(v) {
+			continue
+		}
+		for _, op := range v.ops {
+			if op.kind == opForward && mixed[v.root()] == nil {
+				mixed[v.root()] = v
+			}
+		}
+	}
+	for root, hv := range mixed {
+		var keys []paramKey
+		for _, v := range vars {
+			if v.root() == root {
+				for _, k := range v.keys {
+					keys = appendKey(keys, k)
+				}
+			}
+		}
+		c.hostDrop(hp, keys, hv.sym.Decl, CodeHostUse, fmt.Sprintf(
+			"%s is host-visible memory passed to a host function that takes the buffers passed with it as a bam::array; bamgen makes such a buffer's bam::array around each launch, so the launch must be in the function that holds it", hv.sym.Name))
+	}
 	modeGroups := map[*hostVar][]*hostVar{} // a per-mode buffer with the temporaries it is re-allocated through (realloc.go)
 	for _, v := range vars {
 		if isModeAllocated(v.root()) {
@@ -174,6 +201,9 @@ func (c *portCtx) planHost() *hostPlan {
 		}
 	}
 	for _, v := range vars {
+		if mixed[v.root()] != nil {
+			continue
+		}
 		if g := modeGroups[v.root()]; g != nil {
 			if v.root() == v {
 				c.planModes(hp, v, groupKeys(g))
@@ -260,14 +290,28 @@ func (c *portCtx) planWrapped(hp *hostPlan, v *hostVar, wraps map[*launchSite][]
 		c.hostDrop(hp, v.keys, v.sym.Decl, CodeNoElemType, noElemMessage(v))
 		return
 	}
-	alloc, src := findAllocation(v), v.sym.Name
+	own := findAllocation(v)
+	alloc, src, owner := own, v.sym.Name, v
 	if alloc.kind == opDevPtr {
 		h, at, why := c.devPtrSource(v, alloc)
 		if why != "" {
 			c.hostDrop(hp, v.keys, at, CodeHostUse, why)
 			return
 		}
-		alloc, src = findAllocation(h), h.sym.Name
+		alloc, src, owner = findAllocation(h), h.sym.Name, h
+	}
+	if p, ok := c.planWrapOnce(v, own, owner); ok {
+		count := c.wrapCount(v, alloc, elem)
+		readOnly := true
+		for _, k := range v.keys {
+			readOnly = readOnly && k.fn.Params[k.idx].Type.Const
+		}
+		if stage := c.planStage(v, owner, p, count); readOnly && stage != nil {
+			c.emitStage(hp, v, p, stage, elem, src, count)
+			return
+		}
+		c.emitWrapOnce(hp, v, p, elem, count)
+		return
 	}
 	c.planWrapVar(hp, v, elem, alloc, src, wraps, hoists)
 }

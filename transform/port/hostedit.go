@@ -252,9 +252,13 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	case opForeign:
 		d := data
 		d.Src = v.sym.Name
-		hp.edits = append(hp.edits, edit.Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " " + templates.Render("from_device", d), Rewrite: HostMemory.String()})
+		hp.edits = append(hp.edits, c.insertAfter(op.stmt, nil, templates.Render("from_device", d), false, HostMemory.String())...)
 	case opFree:
 		if p.adopted { // release the array, then the program's own buffer as before
+			if _, _, own := c.lineBefore(op.stmt.Pos()); own && op.block != nil {
+				hp.edits = append(hp.edits, c.insertBefore(op.stmt, templates.Render("free", data), HostMemory.String()))
+				return
+			}
 			hp.edits = append(hp.edits,
 				edit.Edit{Start: op.stmt.Pos(), End: op.stmt.Pos(), New: "{ " + templates.Render("free", data) + " ", Rewrite: HostMemory.String()},
 				edit.Edit{Start: op.stmt.End(), End: op.stmt.End(), New: " }", Rewrite: HostMemory.String()})
@@ -299,7 +303,11 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		emitLaunchArg(hp, op, bamName(v), data.Elem)
 	case opForward:
 		arg := op.call.Args[op.arg]
-		hp.edits = append(hp.edits, edit.Edit{Start: arg.Pos(), End: arg.End(), New: bamName(v), Rewrite: Launches.String()})
+		text := bamName(v)
+		if deducesConst(c.hostCallee(op.call), op.arg, op.call) {
+			text = "bam::array<const " + data.Elem + ">(" + text + ")"
+		}
+		hp.edits = append(hp.edits, edit.Edit{Start: arg.Pos(), End: arg.End(), New: text, Rewrite: Launches.String()})
 		c.addForwarder(hp, c.forwarderOf(c.hostCallee(op.call), op.arg))
 	case opNone, opManaged, opPinned, opDevPtr, opOther:
 		// refused before any edit (deviceOpProblem)
@@ -353,13 +361,7 @@ func emitLaunchArg(hp *hostPlan, op hostOp, bam, elem string) {
 // itself, or for a device view (`cudaHostGetDevicePointer(&v, h, 0)`) h,
 // whose allocation alloc then is.
 func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *hostOp, src string, wraps map[*launchSite][]templates.Array, hoists hoistLoops) {
-	count := c.countFor(v, alloc.bytes, elem)
-	if alloc.other != nil { // new T[n]: the count itself
-		count = oneLine(c.text(alloc.other))
-		if e := c.countOverride(v); e != "" {
-			count = e
-		}
-	}
+	count := c.wrapCount(v, alloc, elem)
 	for _, op := range v.ops {
 		if op.kind == opForward {
 			c.hostDrop(hp, v.keys, op.call, CodeHostUse, fmt.Sprintf(
@@ -397,6 +399,20 @@ func (c *portCtx) planWrapVar(hp *hostPlan, v *hostVar, elem string, alloc *host
 		emitLaunchArg(hp, op, bamName(v), elem)
 	}
 	hp.fns[v.fn] = true
+}
+
+// wrapCount is the element count of a host-visible buffer's array: from
+// the allocation's byte size, or for `new T[n]` n itself (--count and the
+// config override both).
+func (c *portCtx) wrapCount(v *hostVar, alloc *hostOp, elem string) string {
+	count := c.countFor(v, alloc.bytes, elem)
+	if alloc.other != nil { // new T[n]: the count itself
+		count = oneLine(c.text(alloc.other))
+		if e := c.countOverride(v); e != "" {
+			count = e
+		}
+	}
+	return count
 }
 
 // launchStmt returns the expression statement that is exactly the launch.
@@ -451,8 +467,7 @@ func (c *portCtx) runtimeEdits(hp *hostPlan) []edit.Edit {
 	}
 	for _, fn := range c.funcs {
 		if hp.fns[fn] && fn.Body != nil && !strings.Contains(c.text(fn.Body), "bam::runtime& "+rtName+" =") {
-			open := fn.Body.Pos() + 1
-			edits = append(edits, edit.Edit{Start: open, End: open, New: templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Rewrite: Runtime.String()})
+			edits = append(edits, c.insertAtTop(fn.Body, templates.Render("runtime_setup", templates.Runtime{RT: rtName}), Runtime.String()))
 		}
 	}
 	return edits
@@ -469,8 +484,7 @@ func (c *portCtx) statsEdit() (edit.Edit, bool) {
 		if _, bad := c.unparsedFn(fn); bad {
 			return edit.Edit{}, false
 		}
-		open := fn.Body.Pos() + 1
-		return edit.Edit{Start: open, End: open, New: templates.Render("stats", nil), Rewrite: Runtime.String()}, true
+		return c.insertAtTop(fn.Body, templates.Render("stats", nil), Runtime.String()), true
 	}
 	return edit.Edit{}, false
 }

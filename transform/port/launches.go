@@ -104,7 +104,7 @@ func (c *portCtx) emitLaunchChecks(hp *hostPlan, wraps map[*launchSite][]templat
 			continue
 		}
 		s, ok := launchStmt(l)
-		if !ok {
+		if !ok || c.followedBy(s, "check_launch") { // checked by a port before
 			continue
 		}
 		d := templates.Check{RT: rtName, Kernel: l.kernel.Name}
@@ -119,13 +119,19 @@ func (c *portCtx) emitLaunchChecks(hp *hostPlan, wraps map[*launchSite][]templat
 			}
 		}
 		check := templates.Render("check_launch", d)
-		if n := len(l.parents); len(wraps[l]) == 0 && (n < 2 || !isBlock(l.parents[n-2])) {
+		switch n := len(l.parents); {
+		case len(wraps[l]) > 0: // inside the wrap block, on the launch's line
+			hp.edits = append(hp.edits, edit.Edit{Start: s.End(), End: s.End(), New: " " + check, Rewrite: Launches.String()})
+		case n < 2 || !isBlock(l.parents[n-2]):
 			// the body of an if/for/while without braces: keep the check in it
-			// (a wrapped launch has its braces already)
-			hp.edits = append(hp.edits, edit.Edit{Start: s.Pos(), End: s.Pos(), New: "{ ", Rewrite: Launches.String()})
-			check += " }"
+			var parent parse.Node
+			if n >= 2 {
+				parent = l.parents[n-2]
+			}
+			hp.edits = append(hp.edits, c.insertAfter(s, parent, check, true, Launches.String())...)
+		default:
+			hp.edits = append(hp.edits, c.insertAfter(s, nil, check, false, Launches.String())...)
 		}
-		hp.edits = append(hp.edits, edit.Edit{Start: s.End(), End: s.End(), New: check, Rewrite: Launches.String()})
 		hp.fns[l.fn] = true
 	}
 }

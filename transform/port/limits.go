@@ -34,7 +34,7 @@ import (
 // chooses it, and the port then refuses it with the warning as before.
 
 // libraryCallPrefixes are host API families that take raw device memory.
-var libraryCallPrefixes = []string{"thrust::", "cub::", "cufft", "cublas", "cusparse", "curand", "nccl", "cudnn", "cusolver", "nvshmem"}
+var libraryCallPrefixes = []string{"thrust::", "cub::", "cufft", "cublas", "cusparse", "curand", "nccl", "cudnn", "cusolver", "nvshmem", "cudaBindTexture"}
 
 // neverPortable says why the kernel parameter key can never become a
 // bam::array (see above), or "". Memoised per file.
@@ -54,7 +54,7 @@ func (c *portCtx) neverPortableUncached(key paramKey) string {
 		return fmt.Sprintf("its type %s has no bam::array form (%s)", typeText(p.Type), why)
 	}
 	if key.fn.Body != nil {
-		if why := c.rawKernelUse(key.fn, p); why != "" {
+		if why := c.rawKernelUse(key.fn, p, map[*parse.FuncDecl]bool{}); why != "" {
 			return why
 		}
 	}
@@ -95,8 +95,13 @@ func (c *portCtx) copyGroupOf(vars []*hostVar) []*hostVar {
 }
 
 // rawKernelUse finds a raw address into the parameter's array given to a
-// library function or cast to a pointer to another type.
-func (c *portCtx) rawKernelUse(fn *parse.FuncDecl, p *parse.Param) string {
+// library function or cast to a pointer to another type, in fn or in a
+// __device__ helper of this file the address is passed to.
+func (c *portCtx) rawKernelUse(fn *parse.FuncDecl, p *parse.Param, seen map[*parse.FuncDecl]bool) string {
+	if seen[fn] || fn.Body == nil || p.Type == nil {
+		return ""
+	}
+	seen[fn] = true
 	elem := strings.TrimSpace(p.Type.Base)
 	names := map[*parse.Symbol]bool{}
 	if sym := fn.Scope.Lookup(p.Name, p.NameSpan.Stop); sym != nil {
@@ -133,8 +138,14 @@ func (c *portCtx) rawKernelUse(fn *parse.FuncDecl, p *parse.Param) string {
 				why = fmt.Sprintf("%s reads or writes %s's memory as %s (`%s`)", fn.Name, p.Name, x.Type.Text, oneLine(c.text(x)))
 			}
 		case *parse.CallExpr:
-			if indexOf(x.Args, at) >= 0 && c.isLibraryCall(x) {
+			j := indexOf(x.Args, at)
+			if j >= 0 && c.isLibraryCall(x) {
 				why = fmt.Sprintf("%s gives a raw address into %s to %s, a library function (`%s`)", fn.Name, p.Name, oneLine(c.text(x.Fun)), oneLine(c.text(x)))
+			}
+			if defs := c.deviceDefs(parse.ShortFuncName(x.Fun)); j >= 0 && why == "" && len(defs) == 1 && j < len(defs[0].Params) {
+				if w := c.rawKernelUse(defs[0], defs[0].Params[j], seen); w != "" {
+					why = fmt.Sprintf("%s passes an address into %s to %s, where %s", fn.Name, p.Name, defs[0].Name, w)
+				}
 			}
 		}
 		return why == ""
@@ -204,7 +215,7 @@ func (c *portCtx) addressBase(fn *parse.FuncDecl, e parse.Expr) *parse.Symbol {
 // macro is not a library function either).
 func (c *portCtx) isLibraryCall(call *parse.CallExpr) bool {
 	name := parse.ShortFuncName(call.Fun)
-	if name == "" || atomicMethods[name] != "" || name == "__ldg" || c.macros[name] != nil || len(c.byName[name]) > 0 {
+	if name == "" || atomicMethods[name] != "" || cacheHintLoads[name] || cacheHintStores[name] || c.macros[name] != nil || len(c.byName[name]) > 0 {
 		return false
 	}
 	for _, fd := range c.funcs {
@@ -231,8 +242,41 @@ func (c *portCtx) isLibraryCall(call *parse.CallExpr) bool {
 var deviceLibraryNamespaces = []string{"wmma::", "nvcuda::", "cuda::", "cooperative_groups::", "cg::", "cub::", "thrust::", "std::"}
 
 // libraryHostUse finds a host statement giving the buffer v to a library
-// call.
+// call, also inside a host function of this file v is passed to.
 func (c *portCtx) libraryHostUse(v *hostVar) string {
+	return c.libraryUseIn(v, map[*parse.Symbol]bool{})
+}
+
+func (c *portCtx) libraryUseIn(v *hostVar, seen map[*parse.Symbol]bool) string {
+	if seen[v.sym] {
+		return ""
+	}
+	seen[v.sym] = true
+	for _, op := range v.ops {
+		if op.kind != opOther || op.where == nil {
+			continue
+		}
+		why := ""
+		parse.Inspect(op.where, func(n parse.Node) bool {
+			call, ok := n.(*parse.CallExpr)
+			if !ok || why != "" {
+				return why == ""
+			}
+			g, j := c.hostCallee(call), indexOf(call.Args, op.node)
+			if g == nil || j < 0 || g.Body == nil {
+				return true
+			}
+			if sym := g.Scope.Lookup(g.Params[j].Name, g.Params[j].NameSpan.Stop); sym != nil && sym.Param {
+				if w := c.libraryUseIn(c.hostVarFor(g, sym), seen); w != "" {
+					why = fmt.Sprintf("the buffer %s is passed to %s, where %s", v.sym.Name, g.Name, w)
+				}
+			}
+			return why == ""
+		})
+		if why != "" {
+			return why
+		}
+	}
 	for _, op := range v.ops {
 		if op.kind != opOther || op.where == nil {
 			continue

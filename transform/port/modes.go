@@ -372,7 +372,7 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar, keys []paramKey) {
 	// Emit: the array before the mode statement, each branch's creation,
 	// then the uses after it.
 	data := templates.Array{RT: rtName, Bam: bamName(v), Elem: elem}
-	hp.edits = append(hp.edits, edit.Edit{Start: ms.stmt.Pos(), End: ms.stmt.Pos(), New: templates.Render("mode_decl", data), Rewrite: HostMemory.String()})
+	hp.edits = append(hp.edits, c.insertBefore(ms.stmt, templates.Render("mode_decl", data), HostMemory.String()))
 	var what []string
 	for _, s := range stages {
 		d := data
@@ -387,7 +387,9 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar, keys []paramKey) {
 			if b.alloc.call != nil && parse.ShortFuncName(b.alloc.call.Fun) != "cudaMallocManaged" {
 				st.Free = "cudaFreeHost"
 			}
-			hp.edits = append(hp.edits, stageEdit(b, templates.Render("stage", st)))
+			text := templates.Render("stage", st) // the copy into the array, then the free
+			i := strings.Index(text, "; "+st.Free+"(")
+			hp.edits = append(hp.edits, c.stageEdit(b, []string{text[:i+1], text[i+2:]}))
 			what = append(what, fmt.Sprintf("%s (%s) fills %s on the host as before, then copies it into the array and frees it",
 				b.label, parse.ShortFuncName(b.alloc.call.Fun), v.sym.Name))
 		case opDevPtr:
@@ -419,12 +421,15 @@ func (c *portCtx) planModes(hp *hostPlan, v *hostVar, keys []paramKey) {
 			v.sym.Name, bamName(v), stmtWord(ms.stmt), strings.Join(what, "; "), bamName(v), rtName, bamName(v))})
 }
 
-// stageEdit puts text (a staging buffer copied into the array) after the
-// branch's last use of the buffer: on the line of the next statement of the
-// branch (its break); when there is none, after that last statement on its
-// line if it is a simple one, else before the branch's closing brace, so
-// that it never reads as part of a loop or if body written without braces.
-func stageEdit(b *modeBranch, text string) edit.Edit {
+// stageEdit puts stmts (a staging buffer copied into the array, then
+// freed) after the branch's last use of the buffer: before the next
+// statement of the branch (its break); when there is none, after that last
+// statement if it is a simple one, else before the branch's closing brace,
+// so that they never read as part of a loop or if body written without
+// braces. They go on lines of their own where the statement next to them
+// has its line (layout.go), else on its line.
+func (c *portCtx) stageEdit(b *modeBranch, stmts []string) edit.Edit {
+	text := strings.Join(stmts, " ")
 	last := b.alloc.stmt.End()
 	var lastStmt parse.Stmt = b.alloc.stmt
 	for _, op := range b.ops {
@@ -436,14 +441,24 @@ func stageEdit(b *modeBranch, text string) edit.Edit {
 	}
 	for _, s := range b.stmts {
 		if s.Pos() >= last {
-			return edit.Edit{Start: s.Pos(), End: s.Pos(), New: text + " ", Rewrite: HostMemory.String()}
+			if _, indent, ok := c.lineBefore(s.Pos()); ok {
+				text = strings.Join(stmts, "\n"+indent)
+			}
+			return c.insertBefore(s, text, HostMemory.String())
 		}
 	}
 	switch lastStmt.(type) {
-	case *parse.ExprStmt, *parse.DeclStmt: // a simple statement ends the branch: on its line
-		return edit.Edit{Start: last, End: last, New: " " + text, Rewrite: HostMemory.String()}
+	case *parse.ExprStmt, *parse.DeclStmt: // a simple statement ends the branch: after it
+		if _, ok := c.lineAfter(last); ok {
+			text = strings.Join(stmts, "\n"+c.indentAt(lastStmt.Pos()))
+		}
+		return c.insertAfter(lastStmt, nil, text, false, HostMemory.String())[0]
 	}
 	if b.closeAt >= 0 {
+		if start, _, ok := c.lineBefore(b.closeAt); ok {
+			indent := c.indentAt(lastStmt.Pos())
+			return edit.Edit{Start: start, End: start, New: indent + strings.Join(stmts, "\n"+indent) + "\n", Rewrite: HostMemory.String()}
+		}
 		return edit.Edit{Start: b.closeAt, End: b.closeAt, New: text + " ", Rewrite: HostMemory.String()}
 	}
 	return edit.Edit{Start: last, End: last, New: " " + text, Rewrite: HostMemory.String()}

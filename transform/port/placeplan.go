@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bamgen/bamgen/edit"
 	"github.com/bamgen/bamgen/parse"
 	"github.com/bamgen/bamgen/templates"
 )
@@ -63,8 +62,8 @@ func (c *portCtx) emitPlacementPlans(hp *hostPlan) {
 		if len(sizes) < 2 {
 			continue
 		}
-		text := templates.Render("plan_arrays", templates.Plan{RT: rtName, Sizes: sizes}) + " "
-		hp.edits = append(hp.edits, edit.Edit{Start: first.stmt.Pos(), End: first.stmt.Pos(), New: text, Rewrite: HostMemory.String()})
+		text := templates.Render("plan_arrays", templates.Plan{RT: rtName, Sizes: sizes})
+		hp.edits = append(hp.edits, c.insertBefore(first.stmt, text, HostMemory.String()))
 	}
 }
 

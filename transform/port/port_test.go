@@ -164,3 +164,46 @@ func TestPrototypesFollow(t *testing.T) {
 		"__global__ void k(const float* p, int n);\n__global__ void k(const float* p, int n) { float x = p[n]; }\n",
 		"__global__ void k(bam::array<const float> p, int n);\n__global__ void k(bam::array<const float> p, int n) { float x = p[n]; }\n")
 }
+
+// TestChecksOnceInSteps ports one array, then another of the same kernels in
+// a second run: the launch and synchronization checks of the first run (on
+// lines of their own after a #line directive, or on the statement's line)
+// are not inserted again.
+func TestChecksOnceInSteps(t *testing.T) {
+	src := `#include <cuda_runtime.h>
+__global__ void k(int* a, float* b, int n) { int i = threadIdx.x; if (i < n) b[i] += a[i]; }
+int main(int argc, char** argv)
+{
+    int n = 256;
+    int* a;
+    float* b;
+    cudaMalloc(&a, n * sizeof(int));
+    cudaMalloc(&b, n * sizeof(float));
+    k<<<1, 256>>>(a, b, n);
+    for (int r = 0; r < 2; r++)
+        k<<<1, 256>>>(a, b, n);
+    switch (argc) {
+    case 1: k<<<1, 256>>>(a, b, n); break;
+    }
+    cudaDeviceSynchronize();
+    if (argc > 2)
+        cudaDeviceSynchronize();
+    cudaDeviceSynchronize(); n++;
+    cudaFree(a);
+    cudaFree(b);
+    return 0;
+}
+`
+	first, diags := portForTest(t, []byte(src), Options{Arrays: []string{"a"}})
+	second, diags2 := portForTest(t, first.Output, Options{Arrays: []string{"b"}})
+	out1, out2 := string(first.Output), string(second.Output)
+	for _, call := range []string{".check_launch(", ".check_sync("} {
+		n1, n2 := strings.Count(out1, call), strings.Count(out2, call)
+		if n1 != 3 || n2 != n1 {
+			t.Errorf("%s: %d after the first port (want 3), %d after the second (want the same)\n%s%s\n%s", call, n1, n2, diags, diags2, out2)
+		}
+	}
+	if !strings.Contains(out2, "bam::array<float> b") {
+		t.Errorf("second port did not port b:\n%s", out2)
+	}
+}

@@ -21,9 +21,9 @@ type Rewrite struct {
 // matters for insertions at the same offset, which Apply keeps in order.
 var Rewrites = []*Rewrite{
 	{Kind: KernelParams, Doc: "T *p becomes bam::array<T> p, const T *p becomes bam::array<const T> p (__restrict__ dropped)", Run: runKernelParams},
-	{Kind: Deref, Doc: "*(p + i) becomes p[i], *p becomes p[0]", Run: bodyEditsOf(Deref)},
+	{Kind: Deref, Doc: "*(p + i) becomes p[i], *p becomes p[0]; cache-hint stores __stcs(&p[i], v) (__stcg, __stwb, __stwt) become p.write(i, v)", Run: bodyEditsOf(Deref)},
 	{Kind: Atomics, Doc: "atomicAdd(&p[i], v) and the other CUDA atomics become p.atomic_add(i, v) etc.", Run: bodyEditsOf(Atomics)},
-	{Kind: Reads, Doc: "p[i] where a proxy would leak (auto, call arguments, ?:, members, sizeof) and __ldg(&p[i]) become p.read(i)", Run: bodyEditsOf(Reads)},
+	{Kind: Reads, Doc: "p[i] where a proxy would leak (auto, call arguments, ?:, members, sizeof) and __ldg(&p[i]) (and the other cache-hint loads, __ldcs ...) become p.read(i)", Run: bodyEditsOf(Reads)},
 	{Kind: Aliases, Doc: "T *q = p + off becomes an element offset; q[i] becomes p[q + (i)]", Run: bodyEditsOf(Aliases)},
 	{Kind: Refs, Doc: "with --ref: a read-only array a thread scans in a loop is read through bam::array_ref NAME_ref in a block around the loop", Run: runRefs},
 	{Kind: Helpers, Doc: "__device__ helpers receiving arrays are ported too; cloned as NAME_bam when also called with plain pointers", Run: runHelpers},
@@ -259,6 +259,28 @@ func (c *portCtx) runRewrites() ([]diag.Diagnostic, []edit.Edit) {
 		diags = append(diags, d...)
 		edits = append(edits, e...)
 	}
-	sort.SliceStable(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
+	// At one offset, a statement added after the line before goes first,
+	// then the runtime set-up (bam_rt is declared before a statement
+	// inserted before the body's first line uses it), then the rest in
+	// the order of Rewrites.
+	// (Replacements starting there come after the insertions, as
+	// edit.ApplyLines orders them.)
+	rank := func(e edit.Edit) int {
+		switch {
+		case e.Start != e.End:
+			return 3
+		case e.Follows:
+			return 0
+		case e.Rewrite == Runtime.String():
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(edits, func(i, j int) bool {
+		if edits[i].Start != edits[j].Start {
+			return edits[i].Start < edits[j].Start
+		}
+		return rank(edits[i]) < rank(edits[j])
+	})
 	return diags, edits
 }

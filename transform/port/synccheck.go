@@ -126,11 +126,8 @@ func (c *portCtx) emitSyncChecks(hp *hostPlan) {
 				}
 			}
 			check := templates.Render("check_sync", d)
-			if !isBlock(parent) { // the body of an if/else/for/while without braces
-				hp.edits = append(hp.edits, edit.Edit{Start: stmt.Pos(), End: stmt.Pos(), New: "{ ", Rewrite: Launches.String()})
-				check += " }"
-			}
-			hp.edits = append(hp.edits, edit.Edit{Start: stmt.End(), End: stmt.End(), New: check, Rewrite: Launches.String()})
+			// the body of an if/else/for/while without braces gets braces
+			hp.edits = append(hp.edits, c.insertAfter(stmt, parent, check, !isBlock(parent), Launches.String())...)
 			return true
 		})
 	}
@@ -147,12 +144,8 @@ func rewritten(edits []edit.Edit, stmt parse.Node) bool {
 	return false
 }
 
-// checkedAfter reports whether the statement is already followed by a check
-// on its line (a file ported before).
+// checkedAfter reports whether the statement is already followed by a
+// check (a file ported before).
 func (c *portCtx) checkedAfter(stmt parse.Node) bool {
-	rest := c.src[stmt.End():]
-	if i := strings.IndexByte(string(rest), '\n'); i >= 0 {
-		rest = rest[:i]
-	}
-	return strings.Contains(string(rest), ".check_sync(")
+	return c.followedBy(stmt, "check_sync")
 }

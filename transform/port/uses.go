@@ -393,12 +393,24 @@ func (s *useScanner) knownPointerBuiltin(call *parse.CallExpr, index parse.Expr)
 		s.rewriteCallToMethod(call, index, Atomics, method, call.Args[1].Pos())
 		return true
 	}
-	if name == "__ldg" && len(call.Args) == 1 {
+	if cacheHintLoads[name] && len(call.Args) == 1 {
 		s.rewriteCallToMethod(call, index, Reads, "read", call.Rparen)
+		return true
+	}
+	if cacheHintStores[name] && len(call.Args) == 2 {
+		s.rewriteCallToMethod(call, index, Deref, "write", call.Args[1].Pos())
 		return true
 	}
 	return false
 }
+
+// cacheHintLoads and cacheHintStores are the CUDA loads and stores that
+// only add a cache hint to a plain element read or write (__ldg through
+// the read-only path, __ldcs streaming, __stcs ...): on a bam::array they
+// are p.read(i) and p.write(i, v), the array's cache deciding where the
+// line lives.
+var cacheHintLoads = map[string]bool{"__ldg": true, "__ldca": true, "__ldcg": true, "__ldcs": true, "__ldlu": true, "__ldcv": true}
+var cacheHintStores = map[string]bool{"__stwb": true, "__stcg": true, "__stcs": true, "__stwt": true}
 
 // rewriteCallToMethod turns `f(&p[i], rest)` into `p.method(i, rest)`.
 // restPos is where the arguments after the address start (or the `)`).

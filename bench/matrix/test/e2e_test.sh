@@ -51,7 +51,7 @@ check() { # DESC GOT WANT
 
 # 1. a clean run
 FAKE_STATE=$tmp/state python3 "$here/../matrix.py" "$out" --skip-build --quick --reps 2 --programs bfs_warp,cc,vectoradd \
-	--gen-parallel 2 >"$tmp/run1.log" 2>&1
+	--gen-parallel 2 --export "$tmp/exp" >"$tmp/run1.log" 2>&1
 check "clean run exits 0" "$?" 0
 check "bfs_warp fit gpu ok" "$(field bfs_warp fit original gpu - checksum_ok)" yes
 check "bfs_warp fit gpu reps" "$(field bfs_warp fit original gpu - reps)" 2
@@ -66,9 +66,32 @@ check "nofit uvm skipped" "$(field cc nofit original uvm - checksum_ok)" skipped
 check "nofit hbm skipped" "$(field cc nofit port hbm none checksum_ok)" skipped
 check "nofit emu ok" "$(field cc nofit port emu auto checksum_ok)" yes
 check "identical --opt auto is not run again" "$(field vectoradd fit port '*' auto checksum_ok)" skipped
-if grep -q 'BAM_GPU_BUDGET=' "$out"/logs/cc.nofit.auto.all.jobs && ! grep -q 'BAM_GPU_BUDGET=' "$out"/logs/cc.fit.auto.all.jobs; then ok; else bad "BAM_GPU_BUDGET only on nofit ports"; fi
-# the blocker left 192 MiB + a 500 MiB context; the fake query then reports 192 MiB
-if grep -q 'BAM_GPU_BUDGET=67108864' "$out"/logs/cc.nofit.auto.all.jobs; then ok; else bad "BAM_GPU_BUDGET is the measured free memory"; grep -h BAM_GPU_BUDGET "$out"/logs/cc.nofit.auto.all.jobs | head -2; fi
+# nofit ports measure the free memory at their start (forkpoint.h): cache 16 MiB (--quick) + reserve 192 MiB
+if grep -q 'BENCH_GPU_BUDGET_AUTO=16777216 201326592' "$out"/logs/cc.nofit.auto.all.jobs &&
+	! grep -q 'BUDGET' "$out"/logs/cc.fit.auto.all.jobs; then ok; else bad "the budget check only on nofit ports"; fi
+# phase B's processes start early but run their jobs only under the blocker (the gate), phase A's without it
+nb=$(cat "$out"/logs/*.nofit.port.*.err "$out"/logs/*.nofit.original.zerocopy.*.err | grep -c "fake: blocker_free=$((384 << 20))\$")
+nbw=$(ls "$out"/logs/*.nofit.port.*.err "$out"/logs/*.nofit.original.zerocopy.*.err | wc -l)
+na=$(cat "$out"/logs/*.fit.*.err "$out"/logs/*.nofit.original.gpu-unblocked.*.err | grep -c "fake: blocker_free=$((384 << 20))\$")
+check "jobs under the blocker: all of phase B's, none of phase A's" "$nb/$nbw $na" "$nbw/$nbw 0"
+# the mock's cudaMemGetInfo says 1024 MiB free: BAM_GPU_BUDGET = 1024 - 16 - 192 MiB
+if grep -q 'fake: BAM_GPU_BUDGET=855638016' "$out"/logs/cc.nofit.port.emu.auto.0.err &&
+	grep -q 'forkpoint: free_bytes=1073741824 gpu_budget=855638016' "$out"/logs/cc.nofit.port.host.none.0.err &&
+	! grep -q 'BAM_GPU_BUDGET' "$out"/logs/cc.fit.port.host.none.0.err; then ok; else
+	bad "BAM_GPU_BUDGET = free at the job's start - cache - reserve"; cat "$out"/logs/cc.nofit.port.emu.auto.0.err; fi
+check "the CSV says what the job saw" "$(field cc nofit port host none job_free_mib)/$(field cc nofit port host none gpu_budget_mib)" "1024/816"
+# the blocker left 384 MiB (--quick) + a 500 MiB context; the fake query then reports 384 MiB
+check "meta: measured free memory under the blocker" \
+	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["blocked_free_bytes"])' "$out/meta.json")" $((384 << 20))
+if grep -q '^cc  *1.10x  *1.10x  *1.20x  *1.20x  *1.20x  *1.20x$' "$tmp/run1.log"; then ok; else
+	bad "per-program ratio table"; grep -A5 'per program' "$tmp/run1.log"; fi
+# --export: three files, the rest in one archive
+ls "$tmp/exp" >"$tmp/exp.ls" 2>&1
+check "--export writes 3 files" "$(tr '\n' ' ' <"$tmp/exp.ls")" "matrix.tgz results.csv summary.txt "
+tar tzf "$tmp/exp/matrix.tgz" >"$tmp/tgz.ls" 2>&1
+if grep -qx 'results.csv' "$tmp/tgz.ls" && grep -qx 'jobs.csv' "$tmp/tgz.ls" && grep -qx 'meta.json' "$tmp/tgz.ls" &&
+	grep -qx 'summary.txt' "$tmp/tgz.ls" && grep -q '^logs/cc.nofit.port.emu.auto.0.err$' "$tmp/tgz.ls" &&
+	grep -q 'bar: data fits' "$tmp/exp/summary.txt"; then ok; else bad "matrix.tgz holds the CSVs, meta, summary and logs"; head "$tmp/tgz.ls"; fi
 if grep -q 'BENCH_HOST_SEQS=@' "$out"/logs/bfs_warp.nofit.orig.all.jobs; then ok; else bad "zero-copy gets the allocation log"; fi
 if grep -q 'BENCH_GPU_SEQS=2' "$out"/logs/cc.fit.orig.all.jobs && ! grep -q 'BENCH_GPU_SEQS' "$out"/logs/bfs_warp.fit.orig.all.jobs; then ok; else
 	bad "cc's labels named as filled on the GPU"; fi
@@ -106,6 +129,46 @@ check "bfs_warp emu failed" "$(field bfs_warp fit port emu none checksum_ok)" FA
 if grep -q '\*\*\* MISMATCH \*\*\*' "$tmp/run2.log" && grep -q 'ROWS WITHOUT A MATCHING CHECKSUM' "$tmp/run2.log"; then ok; else
 	bad "the table shouts"; tail -20 "$tmp/run2.log"; fi
 
+# 2b. too little free memory at a blocked port's start: a clear failure, not a run with a wrong budget
+rm -rf "$out/logs" "$out/results.csv"
+FAKE_STATE=$tmp/state MOCK_FREE_MIB=100 python3 "$here/../matrix.py" "$out" --skip-build --quick --programs cc \
+	>"$tmp/run2b.log" 2>&1
+check "too little free memory exits 1" "$?" 1
+check "nofit port failed" "$(field cc nofit port host none checksum_ok)" FAILED
+if grep -q 'exit 4: forkpoint: error: 100 MiB free on the GPU at the job.s start' "$out/results.csv"; then ok; else
+	bad "the note says why"; field cc nofit port host none note; fi
+check "fit port unaffected" "$(field cc fit port host none checksum_ok)" yes
+
+# 2c. --deadline-s: what did not start in time is NOT-RUN (loud), the rest is reported
+rm -rf "$out/logs" "$out/results.csv"
+FAKE_STATE=$tmp/state python3 "$here/../matrix.py" "$out" --skip-build --quick --programs cc --deadline-s 1 \
+	>"$tmp/run2c.log" 2>&1
+check "a deadline exits 1" "$?" 1
+check "row not run" "$(field cc fit port host none checksum_ok)" NOT-RUN
+if grep -q '\*\*\* NOT-RUN \*\*\*' "$tmp/run2c.log"; then ok; else bad "NOT-RUN shouted"; tail "$tmp/run2c.log"; fi
+
+# 2d. a program still running at the deadline is killed with the job it forked (nothing left on the GPU)
+rm -rf "$out/logs" "$out/results.csv"
+FAKE_STATE=$tmp/state FAKE_SLEEP=cc.gpu timeout 60 python3 "$here/../matrix.py" "$out" --skip-build --quick \
+	--programs cc --deadline-s 16 >"$tmp/run2d.log" 2>&1
+check "a deadline with jobs running exits 1" "$?" 1
+sleep 1
+left=$(ps -eo args | grep -c "^$out/bin/cc\.")
+check "no program or job left running" "$left" 0
+if grep -q 'cc,fit,original,gpu,-,.*FAILED,.*not run (killed at --deadline-s); exit 124' "$out/results.csv" &&
+	grep -q 'cc,nofit,port,emu,auto,90.000,' "$out/results.csv"; then ok; else
+	bad "the killed jobs are FAILED (exit 124), the blocked phase still ran"; cat "$out/results.csv"; fi
+
+# 2e. the blocker fails to start: the runner stops at once, no phase-B program is left waiting at the gate
+rm -rf "$out/logs" "$out/results.csv"
+FAKE_STATE=$tmp/state FAKE_BLOCKER_FAIL=1 timeout 60 python3 "$here/../matrix.py" "$out" --skip-build --quick \
+	--programs cc,vectoradd >"$tmp/run2e.log" 2>&1
+rc=$?
+sleep 1
+check "a failed blocker stops the run (not a hang)" "$([ $rc -ne 0 ] && [ $rc -ne 124 ] && echo stopped || echo "rc=$rc")" stopped
+check "no program left after a failed blocker" "$(ps -eo args | grep -c "^$out/bin/")" 0
+if grep -q 'blocker did not start' "$tmp/run2e.log"; then ok; else bad "says the blocker failed"; tail -3 "$tmp/run2e.log"; fi
+
 # 3. --no-fork: one process per job, each with its job's environment
 rm -rf "$out/logs" "$out/results.csv"
 FAKE_STATE=$tmp/state python3 "$here/../matrix.py" "$out" --skip-build --quick --programs bfs_warp --no-fork \
@@ -113,6 +176,8 @@ FAKE_STATE=$tmp/state python3 "$here/../matrix.py" "$out" --skip-build --quick -
 check "--no-fork exits 0" "$?" 0
 check "--no-fork: uvm ran as uvm" "$(field bfs_warp fit original uvm - ratio_to_gpu)" 2.000
 check "--no-fork: emu port ran on emu" "$(field bfs_warp nofit port emu auto ratio_to_gpu)" 9.000
+if grep -q 'forkpoint: free_bytes=1073741824 gpu_budget=855638016' "$out"/logs/bfs_warp.nofit.port.emu.auto.0.err; then ok; else
+	bad "--no-fork: the budget is measured too"; fi
 
 # 4. --dry-run runs nothing
 rm -rf "$tmp/dry"

@@ -9,6 +9,10 @@ if [ "$1" = --query ]; then
 	echo "free_bytes=$free total_bytes=$((80 * 1024 * 1024 * 1024))"
 	exit 0
 fi
+if [ -n "${FAKE_BLOCKER_FAIL:-}" ] && [ "$1" != $((1 << 30)) ]; then # the budget blocker fails (not the keeper)
+	echo "blocker: cudaMalloc: out of memory"
+	exit 1
+fi
 echo $((($1 - 500) * 1024 * 1024)) >"$state"
 echo "blocker: ready held_bytes=1 free_bytes=$(($1 * 1024 * 1024))"
 cat >/dev/null

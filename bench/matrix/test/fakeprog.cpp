@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <vector>
+#include <unistd.h>
 #ifdef FAKE_PORT
 #include <cuda_runtime.h>
 #endif
@@ -27,6 +28,8 @@ int main(int argc, char** argv)
 #ifdef FAKE_PORT
   bench_fork::point();
   const char* be = std::getenv("BAM_BACKEND");
+  if (const char* g = std::getenv("BAM_GPU_BUDGET")) // what the runtime would get
+    std::fprintf(stderr, "fake: BAM_GPU_BUDGET=%s\n", g);
   void* d = nullptr;
   cudaMalloc(&d, 64); // the runtime's own small allocations
   cudaFree(d);
@@ -39,8 +42,20 @@ int main(int argc, char** argv)
   const char* be = std::getenv("BENCH_MEM");
 #endif
   const std::string me = name + "." + (be ? be : "?");
+  if (const char* st = std::getenv("FAKE_STATE")) { // what the fake blocker leaves free now (empty: none runs)
+    char buf[64] = "";
+    if (FILE* f = std::fopen(st, "r")) {
+      if (!std::fgets(buf, sizeof buf, f))
+        buf[0] = 0;
+      std::fclose(f);
+    }
+    buf[std::strcspn(buf, "\n")] = 0;
+    std::fprintf(stderr, "fake: blocker_free=%s\n", buf);
+  }
   if (const char* f = std::getenv("FAKE_FAIL"); f && me == f)
     return 1;
+  if (const char* f = std::getenv("FAKE_SLEEP"); f && me == f) // a job that hangs
+    sleep(120);
   // kernel time: depends on the backend, so ratios are not all 1
   double ms = 10.0;
   if (be && !std::strcmp(be, "uvm")) ms = 20;

@@ -212,6 +212,8 @@ bam::config cfg(bam::backend b, size_t cache_bytes)
   c.stats = std::getenv("BAM_STATS") ? c.stats : true;
   if (!std::getenv("BAM_EMU_THREADS"))
     c.emu_threads = 8;
+  if (c.line_bytes == 0)
+    c.line_bytes = 4096; // the tables (docs/runtime-performance.md) are in 4 KiB lines on every backend
   return c;
 }
 

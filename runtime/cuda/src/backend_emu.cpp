@@ -177,7 +177,7 @@ private:
 
 std::unique_ptr<backing_store> emu_backend::setup(const config& cfg)
 {
-  return std::make_unique<emu_store>(cfg, cfg.line_bytes);
+  return std::make_unique<emu_store>(cfg, cfg.line_size());
 }
 #else
 std::unique_ptr<backing_store> emu_backend::setup(const config&)

@@ -698,7 +698,7 @@ std::unique_ptr<backing_store> make_nvme_store(const config& cfg, uint64_t)
 
 std::unique_ptr<backing_store> nvme_backend::setup(const config& cfg)
 {
-  return make_nvme_store(cfg, cfg.line_bytes);
+  return make_nvme_store(cfg, cfg.line_size());
 }
 
 } // namespace detail

@@ -5,6 +5,12 @@
 //   name       what BAM_BACKEND accepts and print_stats shows
 //   access     how device code reaches its lines (detail::device_access):
 //              the one place a backend meets the device side
+//   default_line_bytes, min_line_bytes
+//              the cache line size when BAM_LINE_BYTES is not set, and the
+//              smallest it accepts (issue 18: memory backends are
+//              bandwidth-bound and want short lines, storage is
+//              request-bound and wants 4 KiB; a storage line is at least one
+//              512-byte block)
 //   parse_env  reads its own BAM_* variables into bam::config
 //   validate   checks its config fields (called for every backend; checks
 //              that only matter when it is the chosen one test c.kind)
@@ -41,6 +47,8 @@ class backing_store;
 struct hbm_backend {
   static constexpr backend kind = backend::hbm;
   static constexpr const char* name = "hbm";
+  static constexpr size_t default_line_bytes = 4096;
+  static constexpr size_t min_line_bytes = 128;
   static constexpr device_access access = device_access::gpu_memory;
   static void parse_env(config&) {}
   static void validate(const config&) {}
@@ -50,6 +58,8 @@ struct hbm_backend {
 struct host_backend {
   static constexpr backend kind = backend::host;
   static constexpr const char* name = "host";
+  static constexpr size_t default_line_bytes = 512;
+  static constexpr size_t min_line_bytes = 128;
   static constexpr device_access access = device_access::host_memory;
   static void parse_env(config&) {}
   static void validate(const config&) {}
@@ -59,6 +69,8 @@ struct host_backend {
 struct emu_backend {
   static constexpr backend kind = backend::emu;
   static constexpr const char* name = "emu";
+  static constexpr size_t default_line_bytes = 4096;
+  static constexpr size_t min_line_bytes = 512;
   static constexpr device_access access = device_access::queue;
 
   static void parse_env(config& c)
@@ -107,6 +119,8 @@ struct emu_backend {
 struct nvme_backend {
   static constexpr backend kind = backend::nvme;
   static constexpr const char* name = "nvme";
+  static constexpr size_t default_line_bytes = 4096;
+  static constexpr size_t min_line_bytes = 512;
   static constexpr device_access access = device_access::queue;
 
   static void parse_env(config& c)
@@ -149,6 +163,18 @@ struct backend_list {
       if (uint32_t(kinds[i]) != i)
         return false;
     return true;
+  }
+
+  // Line sizes of `b` (registered: is_registered(b)).
+  static constexpr size_t default_line_bytes(backend b)
+  {
+    const size_t v[] = {Entry::default_line_bytes...};
+    return v[uint32_t(b)];
+  }
+  static constexpr size_t min_line_bytes(backend b)
+  {
+    const size_t v[] = {Entry::min_line_bytes...};
+    return v[uint32_t(b)];
   }
 
   // The device access kind of `b` (the host and device enums meet here).

@@ -146,6 +146,7 @@ config config::from_env()
   if (const char* v = getenv_nonempty("BAM_LINE_BYTES")) c.line_bytes = parse_size(v, "BAM_LINE_BYTES");
   if (const char* v = getenv_nonempty("BAM_QUEUES")) c.queues = int(parse_int(v, "BAM_QUEUES", 0, 65536));
   if (const char* v = getenv_nonempty("BAM_QUEUE_DEPTH")) c.queue_depth = int(parse_int(v, "BAM_QUEUE_DEPTH", 2, 65536));
+  if (const char* v = getenv_nonempty("BAM_CACHE_POLICY")) c.cache_policy = v;
   if (const char* v = getenv_nonempty("BAM_STATS")) c.stats = parse_int(v, "BAM_STATS", 0, 1) != 0;
   if (const char* v = getenv_nonempty("BAM_STALL_TIMEOUT_S"))
     c.stall_timeout_s = parse_double(v, "BAM_STALL_TIMEOUT_S", min_stall_timeout_s, max_stall_timeout_s);
@@ -156,15 +157,38 @@ config config::from_env()
   return c;
 }
 
+size_t config::default_line_bytes(backend b) noexcept
+{
+  return detail::is_registered(b) ? detail::registry::default_line_bytes(b) : 0;
+}
+
+size_t config::min_line_bytes(backend b) noexcept
+{
+  return detail::is_registered(b) ? detail::registry::min_line_bytes(b) : 0;
+}
+
+size_t config::line_size() const noexcept
+{
+  return line_bytes != 0 ? line_bytes : default_line_bytes(kind);
+}
+
 void config::validate() const
 {
-  if (!is_pow2(line_bytes) || line_bytes < 512 || line_bytes > 65536)
-    throw error("BAM_LINE_BYTES: " + std::to_string(line_bytes) +
-                " is not a power of two between 512 and 65536 (64k); e.g. 4k");
-  if (cache_bytes < line_bytes)
+  if (!detail::is_registered(kind))
+    throw error("bam::config: backend " + std::to_string(uint32_t(kind)) + " is not a backend; use " +
+                backend_names());
+  const size_t lb = line_size(), lo = min_line_bytes(kind);
+  if (!is_pow2(lb) || lb < lo || lb > max_line_bytes)
+    throw error("BAM_LINE_BYTES: " + std::to_string(lb) + " is not a power of two between " + std::to_string(lo) +
+                " and 65536 (64k) for the " + backend_name(kind) + " backend; e.g. " +
+                std::to_string(default_line_bytes(kind)) + " (its default), or unset it");
+  if (!(cache_policy == "freq" || cache_policy == "fifo"))
+    throw error("BAM_CACHE_POLICY: '" + cache_policy +
+                "' is not a replacement policy; use freq (frequency-aware clock, the default) or fifo");
+  if (cache_bytes < lb)
     throw error("BAM_CACHE_BYTES: " + std::to_string(cache_bytes) + " is smaller than one line (" +
-                std::to_string(line_bytes) + " bytes); use e.g. 256M");
-  if (cache_bytes / line_bytes > 0xfffffffeull)
+                std::to_string(lb) + " bytes); use e.g. 256M");
+  if (cache_bytes / lb > 0xfffffffeull)
     throw error("BAM_CACHE_BYTES: more than 2^32-2 lines; use larger BAM_LINE_BYTES or a smaller cache");
   if (queue_depth < 2 || queue_depth > 65536 || !is_pow2(size_t(queue_depth)))
     throw error("BAM_QUEUE_DEPTH: " + std::to_string(queue_depth) + " is not a power of two in [2, 65536]");
@@ -172,9 +196,6 @@ void config::validate() const
     throw error("BAM_STALL_TIMEOUT_S: " + detail::format_number(stall_timeout_s) + " is not in [" +
                 detail::format_number(min_stall_timeout_s) + ", " + detail::format_number(max_stall_timeout_s) +
                 "] seconds");
-  if (!detail::is_registered(kind))
-    throw error("bam::config: backend " + std::to_string(uint32_t(kind)) + " is not a backend; use " +
-                backend_names());
   detail::registry::each([&](auto e) { e.validate(*this); });
 }
 

@@ -6,6 +6,7 @@
 #include "backing.h"
 #include "checked.h"
 #include "placement_plan.h"
+#include "wrap_check.h"
 #include "fatal.h"
 
 #include <bam/detail/cache_core.cuh>
@@ -100,6 +101,11 @@ struct array_rec {
   detail::backing_region region;
   std::string name; // what error messages call it: the name the port gave, else "#id"
   unsigned char* gpu = nullptr; // resident copy in GPU memory on a backend that keeps data elsewhere
+  // array_wrap: the program's own memory, reached in place through
+  // meta.direct; no region, no budget, nothing owned. wrap_host is its
+  // CPU-side address for host memory (range copies then run on the CPU).
+  bool wrapped = false;
+  unsigned char* wrap_host = nullptr;
   bool live = false;
 };
 
@@ -124,6 +130,9 @@ struct runtime::impl {
   dev_ptr<detail::error_block> d_err;
   host_ptr<uint32_t> h_fatal; // mapped host memory, 4 words
   dev_ptr<detail::array_meta> d_arrays;
+  dev_ptr<uint32_t> d_prio;            // per-slot replacement priorities (BAM_CACHE_POLICY=freq)
+  dev_ptr<uint32_t> d_protected;       // how many of them are above zero
+  dev_ptr<detail::array_io> d_array_io; // per-array lines read/written (statistics on)
   detail::cache_ctx h_ctx{};
   std::vector<array_rec> arrays;
   std::vector<uint32_t> free_ids;
@@ -181,6 +190,7 @@ constexpr size_t slot_align = size_t(64) << 10;
 runtime::impl::impl(const config& c) : cfg(c)
 {
   cfg.validate();
+  cfg.line_bytes = cfg.line_size(); // 0: the backend's default; from here on the size in use
   line_shift = log2u(cfg.line_bytes);
   n_slots = uint32_t(cfg.cache_bytes >> line_shift);
   int dev = 0;
@@ -210,6 +220,12 @@ runtime::impl::impl(const config& c) : cfg(c)
   d_err = dev_alloc<detail::error_block>(1, 0, "bam::runtime: allocating the error block");
   d_arrays = dev_alloc<detail::array_meta>(detail::max_arrays, 0, "bam::runtime: allocating the array table");
   d_ctx = dev_alloc<detail::cache_ctx>(1, 0, "bam::runtime: allocating the cache context");
+  if (cfg.cache_policy == "freq") {
+    d_prio = dev_alloc<uint32_t>(n_slots, 0, "bam::runtime: allocating slot priorities");
+    d_protected = dev_alloc<uint32_t>(1, 0, "bam::runtime: allocating the protected-slot count");
+  }
+  if (cfg.stats)
+    d_array_io = dev_alloc<detail::array_io>(detail::max_arrays, 0, "bam::runtime: allocating per-array counters");
   void* fatal_raw = nullptr;
   detail::cuda_check(cudaHostAlloc(&fatal_raw, 4 * sizeof(uint32_t), cudaHostAllocMapped),
                      "bam::runtime: cudaHostAlloc of the fatal-error word");
@@ -232,6 +248,15 @@ runtime::impl::impl(const config& c) : cfg(c)
   h_ctx.line_shift = line_shift;
   h_ctx.n_stat_rows = uint32_t(n_sms);
   h_ctx.access = detail::registry::access_of(cfg.kind);
+  h_ctx.slot_prio = d_prio.get();
+  h_ctx.n_protected = d_protected.get();
+  { // freq's protected share leaves room for the lines the GPU's running warps use
+    int per_sm = 2048;
+    if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev) != cudaSuccess)
+      per_sm = 2048;
+    h_ctx.protect_budget = detail::protect_budget_for(n_slots, uint64_t(n_sms) * uint64_t(per_sm / 32));
+  }
+  h_ctx.io_of = d_array_io.get();
   upload_ctx();
 
   // Placement knobs. The budget defaults to the GPU memory still free once
@@ -295,9 +320,11 @@ runtime::impl::~impl()
   cudaDeviceSynchronize();
   for (auto& r : arrays)
     if (r.live) {
-      store->release(r.region);
+      if (!r.wrapped)
+        store->release(r.region);
       cudaFree(r.meta.state);
       cudaFree(r.meta.slot_of);
+      cudaFree(r.meta.fetches);
       cudaFree(r.gpu);
     }
   if (store && !store->shutdown()) {
@@ -367,12 +394,20 @@ detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, cons
     }
     auto state = dev_alloc<uint32_t>(n_lines, 0, "bam::runtime: allocating line states");      // all invalid
     auto slot_of = dev_alloc<uint64_t>(n_lines, 0xff, "bam::runtime: allocating the line map"); // all line_map::none
+    dev_ptr<uint8_t> fetches;
+    if (p_->d_prio) // the frequency-aware policy's per-line fetch counts
+      fetches = dev_alloc<uint8_t>(n_lines, 0, "bam::runtime: allocating line fetch counts");
     r.meta.state = state.release();
     r.meta.slot_of = slot_of.release();
+    r.meta.fetches = fetches.release();
+    if (p_->d_array_io)
+      detail::cuda_check(cudaMemset(p_->d_array_io.get() + id, 0, sizeof(detail::array_io)),
+                         "bam::runtime: clearing per-array counters");
   } catch (...) {
     p_->store->release(r.region);
     cudaFree(r.meta.state);
     cudaFree(r.meta.slot_of);
+    cudaFree(r.meta.fetches);
     p_->free_ids.push_back(id);
     throw;
   }
@@ -424,6 +459,72 @@ detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, cons
   detail::cuda_check(cudaMemcpy(p_->d_arrays.get() + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice),
                      "bam::runtime: uploading the array table");
   p_->upload_ctx(); // storage backends may have new queues
+  return r.meta;
+}
+
+detail::array_meta runtime::create_wrapped(size_t n, size_t elem_bytes, void* ptr, const char* name)
+{
+  const uint64_t bytes = detail::checked_bytes(n, elem_bytes, "bam::runtime::array_wrap");
+  const std::string what = std::string("bam::runtime::array_wrap") + (name != nullptr && *name != '\0' ? "(\"" + std::string(name) + "\")" : "");
+  if (bytes == 0)
+    throw error(what + ": cannot make an empty array");
+  if (ptr == nullptr)
+    throw error(what + ": got a null pointer");
+  cudaPointerAttributes attr{};
+  const cudaError_t e = cudaPointerGetAttributes(&attr, ptr);
+  detail::wrap_pointer wp;
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError(); // CUDA before 11 reports unregistered memory as an error: pageable
+  } else {
+    switch (attr.type) {
+    case cudaMemoryTypeHost: wp.kind = detail::wrap_memory::host; break;
+    case cudaMemoryTypeDevice: wp.kind = detail::wrap_memory::device; break;
+    case cudaMemoryTypeManaged: wp.kind = detail::wrap_memory::managed; break;
+    default: wp.kind = detail::wrap_memory::unregistered; break;
+    }
+    wp.device_pointer = attr.devicePointer;
+    wp.host_pointer = attr.hostPointer;
+    wp.device = attr.device;
+  }
+  int cur = 0;
+  detail::cuda_check(cudaGetDevice(&cur), "bam::runtime::array_wrap");
+  const detail::wrap_result w = detail::check_wrap(wp, cur, what);
+  if (w.direct == nullptr)
+    throw error(w.why);
+  check(); // waits for the kernels; a trapped one is reported with its cause
+  const uint64_t lb = p_->cfg.line_bytes;
+  const uint64_t n_lines = bytes / lb + (bytes % lb != 0);
+  const uint32_t id = p_->new_id();
+  array_rec r;
+  try {
+    // Never read (a direct array skips the line states), but kept non-null
+    // like every other array's.
+    auto state = dev_alloc<uint32_t>(1, 0, "bam::runtime::array_wrap");
+    auto slot_of = dev_alloc<uint64_t>(1, 0xff, "bam::runtime::array_wrap");
+    r.meta.state = state.release();
+    r.meta.slot_of = slot_of.release();
+  } catch (...) {
+    cudaFree(r.meta.state);
+    p_->free_ids.push_back(id);
+    throw;
+  }
+  r.wrapped = true;
+  r.wrap_host = static_cast<unsigned char*>(w.host);
+  r.meta.data = static_cast<unsigned char*>(w.direct);
+  r.meta.base = 0;
+  r.meta.seq = p_->d_seq.get();
+  r.meta.placement = uint32_t(placement::resident);
+  r.meta.direct = static_cast<unsigned char*>(w.direct);
+  r.meta.n_lines = n_lines;
+  r.meta.id = id;
+  r.meta.live = 1;
+  r.live = true;
+  r.name = name != nullptr && *name != '\0'
+               ? "\"" + std::string(name) + "\" (#" + std::to_string(id) + ", wrapped)"
+               : "#" + std::to_string(id) + " (" + std::to_string(n) + " elements of " + std::to_string(elem_bytes) + " bytes, wrapped)";
+  p_->arrays[id] = r;
+  detail::cuda_check(cudaMemcpy(p_->d_arrays.get() + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice),
+                     "bam::runtime: uploading the array table");
   return r.meta;
 }
 
@@ -523,7 +624,9 @@ void runtime::copy_out(uint32_t id, void* dst, size_t n, size_t array_n, size_t 
                 std::to_string(array_n));
   const uint64_t bytes = detail::checked_bytes(n, elem_bytes, "bam::runtime::copy_to_host");
   flush();
-  if (unsigned char* gpu = p_->rec(id).gpu)
+  if (p_->rec(id).wrapped) // the program's own memory: any kind, so let UVA tell
+    detail::cuda_check(cudaMemcpy(dst, p_->rec(id).meta.direct, bytes, cudaMemcpyDefault), "bam::runtime::copy_to_host");
+  else if (unsigned char* gpu = p_->rec(id).gpu)
     detail::cuda_check(cudaMemcpy(dst, gpu, bytes, cudaMemcpyDeviceToHost), "bam::runtime::copy_to_host");
   else
     p_->store->read_to_host(p_->rec(id).region, dst, bytes);
@@ -545,8 +648,19 @@ void runtime::range_io(uint32_t id, size_t offset, size_t bytes, size_t array_by
     check();
   }
   array_rec& r = p_->rec(id);
-  if (r.gpu == nullptr && r.region.host != nullptr) { // host backend: the lines live in pinned host memory
-    unsigned char* at = r.region.host + offset;
+  if (r.wrapped && r.wrap_host == nullptr) { // wrapped device or managed memory: CUDA reaches it
+    unsigned char* at = static_cast<unsigned char*>(r.meta.direct) + offset;
+    if (src)
+      detail::cuda_check(cudaMemcpy(at, src, bytes, cudaMemcpyDefault), "bam::runtime::write_bytes");
+    else if (dst)
+      detail::cuda_check(cudaMemcpy(dst, at, bytes, cudaMemcpyDefault), "bam::runtime::read_bytes");
+    else
+      detail::cuda_check(cudaMemset(at, value, bytes), "bam::runtime::fill_bytes");
+    return;
+  }
+  if ((r.wrapped || r.gpu == nullptr) && (r.wrapped ? r.wrap_host : r.region.host) != nullptr) {
+    // host backend: the lines live in pinned host memory; or wrapped pinned host memory
+    unsigned char* at = (r.wrapped ? r.wrap_host : r.region.host) + offset;
     if (src)
       std::memcpy(at, src, bytes);
     else if (dst)
@@ -586,12 +700,15 @@ void runtime::release_array(uint32_t id)
   check(); // waits for the kernels; a trapped one is reported with its cause (no free slot, stalled line)
   detail::drop_kernel<<<p_->slot_blocks(), 256>>>(p_->d_ctx.get(), id);
   detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::free: dropping the array's lines");
-  p_->store->release(r.region);
+  if (!r.wrapped) // a wrapped array's memory is the program's
+    p_->store->release(r.region);
   cudaFree(r.meta.state);
   cudaFree(r.meta.slot_of);
+  cudaFree(r.meta.fetches);
+  r.meta.fetches = nullptr;
   cudaFree(r.gpu);
   r.gpu = nullptr;
-  if (placement(r.meta.placement) == placement::resident)
+  if (placement(r.meta.placement) == placement::resident && !r.wrapped)
     p_->budget.release(r.meta.n_lines * p_->cfg.line_bytes);
   r.live = false;
   r.meta.live = 0;
@@ -604,6 +721,32 @@ void runtime::drop_cache()
   flush();
   detail::drop_kernel<<<p_->slot_blocks(), 256>>>(p_->d_ctx.get(), 0xffffffffu);
   check();
+  // A cold cache forgets the replacement history too (fetch counts, priorities).
+  for (const auto& r : p_->arrays)
+    if (r.live && r.meta.fetches != nullptr)
+      detail::cuda_check(cudaMemset(r.meta.fetches, 0, r.meta.n_lines), "bam::runtime::drop_cache: fetch counts");
+  if (p_->d_prio) { // drop_slot zeroed the priorities of the slots it emptied; none is left
+    detail::cuda_check(cudaMemset(p_->d_prio.get(), 0, sizeof(uint32_t) * p_->n_slots), "bam::runtime::drop_cache: priorities");
+    detail::cuda_check(cudaMemset(p_->d_protected.get(), 0, sizeof(uint32_t)), "bam::runtime::drop_cache: priorities");
+  }
+}
+
+bam::array_stats runtime::array_stats_of(uint32_t id)
+{
+  const array_rec& r = p_->rec(id);
+  check();
+  bam::array_stats a;
+  a.id = r.meta.id;
+  if (p_->d_array_io) {
+    detail::array_io io{};
+    detail::cuda_check(cudaMemcpy(&io, p_->d_array_io.get() + id, sizeof io, cudaMemcpyDeviceToHost),
+                       "bam::runtime::stats_of: reading counters");
+    a.io_reads = io.reads;
+    a.io_writes = io.writes;
+    a.io_read_bytes = io.reads * p_->cfg.line_bytes;
+    a.io_write_bytes = io.writes * p_->cfg.line_bytes;
+  }
+  return a;
 }
 
 bam::stats runtime::stats()
@@ -634,15 +777,18 @@ void runtime::reset_stats()
 {
   detail::cuda_check(cudaDeviceSynchronize(), "bam::runtime::reset_stats");
   detail::cuda_check(cudaMemset(p_->d_stats.get(), 0, sizeof(detail::stats_row) * size_t(p_->n_sms)), "bam::runtime::reset_stats");
+  if (p_->d_array_io)
+    detail::cuda_check(cudaMemset(p_->d_array_io.get(), 0, sizeof(detail::array_io) * detail::max_arrays),
+                       "bam::runtime::reset_stats");
   p_->t0 = std::chrono::steady_clock::now();
 }
 
 void runtime::print_stats(FILE* out)
 {
   const bam::stats s = stats();
-  std::fprintf(out, "bam: backend %s, cache %u lines x %zu B (%.1f MiB)%s\n", backend_name(p_->cfg.kind), p_->n_slots,
-               p_->cfg.line_bytes, double(size_t(p_->n_slots) * p_->cfg.line_bytes) / (1 << 20),
-               p_->cfg.stats ? "" : " [BAM_STATS=0: counters off]");
+  std::fprintf(out, "bam: backend %s, cache %u lines x %zu B (%.1f MiB), replacement %s%s\n", backend_name(p_->cfg.kind),
+               p_->n_slots, p_->cfg.line_bytes, double(size_t(p_->n_slots) * p_->cfg.line_bytes) / (1 << 20),
+               p_->cfg.cache_policy.c_str(), p_->cfg.stats ? "" : " [BAM_STATS=0: counters off]");
   std::fprintf(out, "  accesses %llu (%.1f MB), line probes: %llu hits, %llu misses, hit rate %.2f%%\n",
                (unsigned long long)s.accesses, double(s.bytes) / 1e6, (unsigned long long)s.hits,
                (unsigned long long)s.misses, 100.0 * s.hit_rate());
@@ -651,10 +797,16 @@ void runtime::print_stats(FILE* out)
                (unsigned long long)s.io_reads, (unsigned long long)s.io_writes, double(s.io_read_bytes) / 1e6,
                double(s.io_write_bytes) / 1e6, (unsigned long long)s.io_errors);
   std::fprintf(out, "  over %.3f s: %.0f IOPS, %.2f GB/s\n", s.seconds, s.iops(), s.io_gbps());
-  for (const auto& r : p_->arrays) // placement per array (hits on direct arrays are not counted above)
-    if (r.live)
-      std::fprintf(out, "  array #%u: %.1f MiB, placement %s\n", r.meta.id,
-                   double(r.meta.n_lines * p_->cfg.line_bytes) / (1 << 20), placement_name(placement(r.meta.placement)));
+  for (const auto& r : p_->arrays) { // placement per array (hits on direct arrays are not counted above)
+    if (!r.live)
+      continue;
+    const bam::array_stats a = array_stats_of(r.meta.id);
+    const double mib = double(r.meta.n_lines * p_->cfg.line_bytes) / (1 << 20);
+    std::fprintf(out, "  array #%u: %.1f MiB, placement %s, %llu lines read (%.1f MB, %.2fx the array), %llu written\n",
+                 r.meta.id, mib, r.wrapped ? "wrapped (the program's memory)" : placement_name(placement(r.meta.placement)),
+                 (unsigned long long)a.io_reads, double(a.io_read_bytes) / 1e6,
+                 mib > 0 ? double(a.io_read_bytes) / (mib * (1 << 20)) : 0.0, (unsigned long long)a.io_writes);
+  }
   p_->store->print(out);
 }
 

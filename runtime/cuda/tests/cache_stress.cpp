@@ -61,10 +61,19 @@ struct fixture {
   std::vector<stats_row> stats = std::vector<stats_row>(1);
   error_block err{};
   cache_ctx ctx{};
+  // replacement::freq: slot priorities, the protected count, per-line fetch
+  // counts; per-array I/O counters; and, checked against them, the reads
+  // each line really got (written under the line's exclusive I/O).
+  bool freq;
+  std::vector<uint32_t> prio;
+  uint32_t n_protected = 0;
+  std::vector<std::vector<uint8_t>> fetches;
+  std::vector<array_io> io_counts;
+  std::vector<std::vector<uint64_t>> line_reads;
 
-  fixture(uint32_t arrays_, uint32_t lines, uint32_t slots_)
+  fixture(uint32_t arrays_, uint32_t lines, uint32_t slots_, bool freq_ = false)
       : n_arrays(arrays_), n_lines(lines), n_slots(slots_), slots(size_t(slots_) << line_shift),
-        tags(slots_, slot_tag::empty), seq(slots_, 0u)
+        tags(slots_, slot_tag::empty), seq(slots_, 0u), freq(freq_), prio(slots_, 0u), io_counts(arrays_)
   {
     for (uint32_t a = 0; a < n_arrays; ++a) {
       state.emplace_back(n_lines, 0u);
@@ -74,6 +83,8 @@ struct fixture {
       expected.emplace_back(new std::atomic<uint64_t>[size_t(n_lines) * words]());
       for (uint64_t l = 0; l < n_lines; ++l)
         backing[a][l * words] = stamp(a, l);
+      fetches.emplace_back(n_lines, uint8_t(0));
+      line_reads.emplace_back(n_lines, 0);
     }
     for (uint32_t a = 0; a < n_arrays; ++a) {
       array_meta m{};
@@ -83,6 +94,7 @@ struct fixture {
       m.n_lines = n_lines;
       m.id = a;
       m.live = 1;
+      m.fetches = freq ? fetches[a].data() : nullptr;
       arrays.push_back(m);
     }
     ctx.slots = slots.data();
@@ -97,6 +109,12 @@ struct fixture {
     ctx.line_shift = line_shift;
     ctx.n_stat_rows = 1;
     ctx.access = device_access::gpu_memory;
+    ctx.io_of = io_counts.data();
+    if (freq) {
+      ctx.slot_prio = prio.data();
+      ctx.n_protected = &n_protected;
+      ctx.protect_budget = protect_budget_for(n_slots, 0);
+    }
   }
 };
 
@@ -115,6 +133,7 @@ struct checking_io {
   {
     enter(m.id, line);
     std::memcpy(dst, &f->backing[m.id][line * words], size_t(1) << line_shift);
+    f->line_reads[m.id][line]++;
     leave(m.id, line);
     return 0;
   }
@@ -219,12 +238,38 @@ void verify(fixture& f)
       }
     }
   CHECK(f.err.count == 0, "unexpected fault kind %u", f.err.kind);
+  unsigned long long reads = 0, writes = 0;
+  for (uint32_t a = 0; a < f.n_arrays; ++a) {
+    reads += f.io_counts[a].reads;
+    writes += f.io_counts[a].writes;
+    uint64_t lines_read = 0;
+    for (uint64_t l = 0; l < f.n_lines; ++l) {
+      lines_read += f.line_reads[a][l];
+      if (f.freq)
+        CHECK(f.fetches[a][l] == std::min<uint64_t>(255, f.line_reads[a][l]),
+              "array %u line %llu: fetch count %u, but it was read %llu times", a, (unsigned long long)l,
+              f.fetches[a][l], (unsigned long long)f.line_reads[a][l]);
+    }
+    CHECK(f.io_counts[a].reads == lines_read, "array %u: %llu reads counted, %llu made", a, f.io_counts[a].reads,
+          (unsigned long long)lines_read);
+  }
+  CHECK(reads == f.stats[0].io_reads && writes == f.stats[0].io_writes,
+        "per-array counters (%llu reads, %llu writes) disagree with the totals (%llu, %llu)", reads, writes,
+        f.stats[0].io_reads, f.stats[0].io_writes);
+  if (f.freq) {
+    uint32_t prot = 0;
+    for (uint32_t s = 0; s < f.n_slots; ++s)
+      prot += f.prio[s] != 0 ? 1u : 0u;
+    CHECK(prot == f.n_protected, "%u slots have a priority, the protected count says %u", prot, f.n_protected);
+    CHECK(prot <= f.ctx.protect_budget + 8, "%u protected slots of %u: over the budget", prot, f.n_slots);
+  }
 }
 
-void run(const char* name, uint32_t arrays, uint32_t lines, uint32_t slots, unsigned threads, worker_opts o)
+void run(const char* name, uint32_t arrays, uint32_t lines, uint32_t slots, unsigned threads, worker_opts o,
+         bool freq = false)
 {
   auto t0 = std::chrono::steady_clock::now();
-  fixture f(arrays, lines, slots);
+  fixture f(arrays, lines, slots, freq);
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t) {
     worker_opts wo = o;
@@ -264,6 +309,45 @@ void transitions()
   std::printf("ok   line word transitions\n");
 }
 
+// One thread sweeps 64 lines through a 16-slot cache ten times (a loop
+// larger than the cache, like a BFS level through its edge array). fifo
+// keeps nothing from one sweep to the next; freq keeps its protected lines
+// (and those that come back), so later sweeps hit, and never protects more
+// than a quarter of the slots.
+void replacement_order()
+{
+  uint64_t hits[2] = {0, 0};
+  for (bool freq : {false, true}) {
+    fixture f(1, 64, 16, freq);
+    checking_io io{&f};
+    for (int sweep = 0; sweep < 10; ++sweep) {
+      const uint64_t before = f.stats[0].misses;
+      for (uint64_t l = 0; l < 64; ++l) {
+        uint32_t slot = no_slot;
+        const probe p = begin_acquire(f.arrays[0], l, 1, false, slot);
+        if (p == probe::fetch) {
+          stat_add(f.ctx, stat::misses, 1);
+          fill_line(f.ctx, f.arrays[0], l, false, io);
+        }
+        CHECK(p != probe::wait, "line busy in a one-thread run");
+        release(f.arrays[0], l, 1);
+        CHECK(f.n_protected <= f.ctx.protect_budget, "%u protected slots of 16", f.n_protected);
+      }
+      if (sweep >= 2)
+        hits[freq] += 64 - (f.stats[0].misses - before);
+    }
+    verify(f);
+  }
+  CHECK(hits[0] == 0, "fifo hit %llu times in a loop larger than the cache", (unsigned long long)hits[0]);
+  // The budget leaves room for the running warps' lines, and none when they fill the cache.
+  CHECK(protect_budget_for(16, 0) == 4 && protect_budget_for(16, 4) == 2 && protect_budget_for(16, 8) == 0 &&
+            protect_budget_for(4096, 8448) == 0 && protect_budget_for(65536, 8448) == 12160,
+        "protect_budget_for");
+  CHECK(hits[1] >= 8 * 3, "freq kept too little of the loop: %llu hits in 8 sweeps", (unsigned long long)hits[1]);
+  std::printf("ok   replacement: loop of 64 lines, 16 slots: fifo %llu hits, freq %llu hits (sweeps 3-10)\n",
+              (unsigned long long)hits[0], (unsigned long long)hits[1]);
+}
+
 } // namespace
 
 int main()
@@ -277,6 +361,11 @@ int main()
   run("one line, many threads", 1, 1, 1, threads, {200000, false, false});
   run("two slots, many lines", 1, 4096, 2, threads, {200000, false, true});
   run("larger cache", 4, 1024, 256, threads, {300000, true, true});
+  // The frequency-aware policy (slot priorities, protected count, fetch counts).
+  run("freq: tiny cache", 2, 64, 4, threads, {100000, false, false}, true);
+  run("freq: nested pins, flush", 3, 256, 2 * threads + 16, threads, {100000, true, true}, true);
+  run("freq: larger cache", 4, 1024, 256, threads, {100000, true, true}, true);
+  replacement_order();
   std::printf("cache_stress: all passed\n");
   return failures;
 }

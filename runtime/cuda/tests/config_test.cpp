@@ -62,7 +62,59 @@ int main()
                "BAM_CACHE_BYTES: '12Q' is not a size; use a number with optional k/M/G suffix, e.g. 256M");
   expect_error("BAM_BACKEND", "ssd", "BAM_BACKEND: 'ssd' is not a backend; use hbm, host, emu or nvme");
   expect_error("BAM_LINE_BYTES", "3000",
-               "BAM_LINE_BYTES: 3000 is not a power of two between 512 and 65536 (64k); e.g. 4k");
+               "BAM_LINE_BYTES: 3000 is not a power of two between 128 and 65536 (64k) for the hbm backend; e.g. 4096 "
+               "(its default), or unset it");
+  expect_error("BAM_LINE_BYTES", "64",
+               "BAM_LINE_BYTES: 64 is not a power of two between 128 and 65536 (64k) for the hbm backend; e.g. 4096 "
+               "(its default), or unset it");
+  expect_error("BAM_LINE_BYTES", "128k",
+               "BAM_LINE_BYTES: 131072 is not a power of two between 128 and 65536 (64k) for the hbm backend; e.g. 4096 "
+               "(its default), or unset it");
+  expect_error("BAM_CACHE_POLICY", "lru",
+               "BAM_CACHE_POLICY: 'lru' is not a replacement policy; use freq (frequency-aware clock, the default) or fifo");
+  // Line sizes per backend: host memory is read in short lines, storage in 4 KiB ones (issue 18).
+  {
+    const struct {
+      const char* backend;
+      size_t line;
+    } defaults[] = {{"hbm", 4096}, {"host", 512}, {"emu", 4096}, {"nvme", 4096}};
+    setenv("BAM_NVME_DEVICE", "/dev/bam_nvme0", 1);
+    for (const auto& d : defaults) {
+      setenv("BAM_BACKEND", d.backend, 1);
+      const bam::config c = bam::config::from_env();
+      expect(c.line_bytes == 0 && c.line_size() == d.line, d.backend);
+      setenv("BAM_LINE_BYTES", "8k", 1);
+      expect(bam::config::from_env().line_size() == 8192, "BAM_LINE_BYTES overrides the backend's default");
+      unsetenv("BAM_LINE_BYTES");
+    }
+    setenv("BAM_BACKEND", "host", 1);
+    setenv("BAM_LINE_BYTES", "128", 1);
+    expect(bam::config::from_env().line_size() == 128, "host accepts 128-byte lines");
+    unsetenv("BAM_LINE_BYTES");
+    setenv("BAM_BACKEND", "emu", 1);
+    expect_error("BAM_LINE_BYTES", "256",
+                 "BAM_LINE_BYTES: 256 is not a power of two between 512 and 65536 (64k) for the emu backend; e.g. 4096 "
+                 "(its default), or unset it");
+    setenv("BAM_BACKEND", "nvme", 1);
+    expect_error("BAM_LINE_BYTES", "128",
+                 "BAM_LINE_BYTES: 128 is not a power of two between 512 and 65536 (64k) for the nvme backend; e.g. 4096 "
+                 "(its default), or unset it");
+    unsetenv("BAM_NVME_DEVICE");
+    unsetenv("BAM_BACKEND");
+    bam::config c; // from code: the same rules
+    c.kind = bam::backend::host;
+    c.cache_bytes = 300;
+    try {
+      c.validate();
+      expect(false, "a 300-byte cache of 512-byte host lines: no error");
+    } catch (const bam::error& e) {
+      expect(std::string(e.what()) == "BAM_CACHE_BYTES: 300 is smaller than one line (512 bytes); use e.g. 256M", e.what());
+    }
+    expect(bam::config().cache_policy == "freq", "BAM_CACHE_POLICY default");
+    setenv("BAM_CACHE_POLICY", "fifo", 1);
+    expect(bam::config::from_env().cache_policy == "fifo", "BAM_CACHE_POLICY=fifo");
+    unsetenv("BAM_CACHE_POLICY");
+  }
   expect_error("BAM_STATS", "yes", "BAM_STATS: 'yes' is not an integer in [0, 1]");
   expect_error("BAM_EMU_FAULT", "boom",
                "BAM_EMU_FAULT: 'boom' is not a fault kind; use none, error, transient, delay or reorder");

@@ -506,6 +506,71 @@ void test_placement_by_size(bam::backend b)
   rt->free(a);
 }
 
+// array_wrap: managed, mapped pinned and device memory are read and written
+// in place (the program and kernels see one copy, nothing is copied back),
+// free() releases only the handle, and pageable memory is refused.
+__global__ void k_add_one(bam::array<uint64_t> a, size_t n)
+{
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n)
+    a[i] = a[i] + 1;
+}
+
+void test_wrap(bam::backend b)
+{
+  auto rt = make_rt(cfg_for(b, size_t(2) << 20));
+  const size_t n = 100003;
+  const size_t live0 = rt->live_arrays();
+  uint64_t *managed = nullptr, *pinned = nullptr, *dev = nullptr;
+  EXPECT(cudaMallocManaged(&managed, n * 8) == cudaSuccess, "cudaMallocManaged");
+  EXPECT(cudaHostAlloc(&pinned, n * 8, cudaHostAllocMapped) == cudaSuccess, "cudaHostAlloc");
+  EXPECT(cudaMalloc(&dev, n * 8) == cudaSuccess, "cudaMalloc");
+  auto h = pattern(n);
+  for (size_t i = 0; i < n; ++i)
+    managed[i] = pinned[i] = h[i];
+  cudaMemcpy(dev, h.data(), n * 8, cudaMemcpyHostToDevice);
+  uint64_t* devview = nullptr;
+  cudaHostGetDevicePointer((void**)&devview, pinned, 0);
+  for (uint64_t* p : {managed, devview, dev}) {
+    bam::array<uint64_t> a = rt->array_wrap(p, n, "wrapped");
+    EXPECT(a.placement() == bam::placement::resident, "a wrapped array is read in place");
+    for (int round = 0; round < 2; ++round) { // the host reads between launches, as ported loops do
+      k_add_one<<<blocks_for(n), 256>>>(a, n);
+      rt->check_launch("k_add_one", dim3(256));
+      cudaDeviceSynchronize();
+      if (p == dev) {
+        std::vector<uint64_t> got(n);
+        cudaMemcpy(got.data(), dev, n * 8, cudaMemcpyDeviceToHost);
+        EXPECT(got[7] == h[7] + round + 1, "device memory not written in place");
+      } else {
+        const uint64_t* hp = p == devview ? pinned : managed;
+        EXPECT(hp[n - 1] == h[n - 1] + round + 1 && hp[0] == h[0] + round + 1, "host-visible memory not written in place");
+      }
+    }
+    uint64_t v = 5, back = 0;
+    rt->write_bytes(a, 3, &v, sizeof v);
+    rt->read_bytes(a, 3, &back, sizeof back);
+    EXPECT(back == 5, "write_bytes/read_bytes on a wrapped array: %llu", (unsigned long long)back);
+    std::vector<uint64_t> all(n);
+    rt->copy_to_host(a, all.data(), n);
+    EXPECT(all[3] == 5 && all[4] == h[4] + 2, "copy_to_host of a wrapped array");
+    rt->free(a);
+  }
+  EXPECT(rt->live_arrays() == live0, "free() left handles");
+  EXPECT(managed[4] == h[4] + 2 && pinned[4] == h[4] + 2, "free() released the program's memory");
+  std::vector<uint64_t> pageable(16);
+  bool threw = false;
+  try {
+    (void)rt->array_wrap(pageable.data(), pageable.size(), "pageable");
+  } catch (const bam::error& e) {
+    threw = std::string(e.what()).find("pageable") != std::string::npos;
+  }
+  EXPECT(threw, "array_wrap accepted pageable memory");
+  cudaFree(managed);
+  cudaFreeHost(pinned);
+  cudaFree(dev);
+}
+
 void test_odt()
 {
   std::mt19937_64 rng(3);
@@ -659,6 +724,8 @@ std::vector<test_case> all_tests()
   t.push_back({"emu_fault/check_sync", test_emu_fault_check_sync});
   for (auto b : {bam::backend::hbm, bam::backend::host, bam::backend::emu})
     t.push_back({std::string("placement_by_size/") + bam::backend_name(b), [b] { test_placement_by_size(b); }});
+  for (auto b : {bam::backend::hbm, bam::backend::host, bam::backend::emu})
+    t.push_back({std::string("wrap/") + bam::backend_name(b), [b] { test_wrap(b); }});
   t.push_back({"odt_fvl", test_odt});
   t.push_back({"env_errors", test_env_errors});
   t.push_back({"stats_print", test_stats_print});

@@ -89,6 +89,11 @@ using namespace bam::detail;
 
 uint64_t mix(uint64_t i) { return (i + 1) * 0x9E3779B97F4A7C15ull ^ (i >> 7); }
 
+// The replacement policy every emu_cache of this run uses (main runs the
+// cases under both): replacement::freq adds slot priorities, the protected
+// count, per-line fetch counts and per-array I/O counters.
+replacement g_policy = replacement::fifo;
+
 // A cache in host memory plus arrays backed by host vectors (hbm backend:
 // pointer copies).
 struct emu_cache {
@@ -100,6 +105,10 @@ struct emu_cache {
   std::vector<std::vector<uint32_t>> states;
   std::vector<std::vector<uint64_t>> maps;
   std::vector<uint32_t> seq;
+  std::vector<uint32_t> prio;
+  uint32_t n_protected = 0;
+  std::vector<std::vector<uint8_t>> fetches;
+  std::vector<array_io> array_ios = std::vector<array_io>(8);
   std::vector<std::vector<unsigned char>> backing;
   stats_row stats{};
   error_block err{};
@@ -125,9 +134,17 @@ struct emu_cache {
     ctx.line_shift = shift;
     ctx.n_stat_rows = 1;
     ctx.access = on_storage ? device_access::queue : device_access::gpu_memory;
+    if (g_policy == replacement::freq) {
+      prio.assign(nslots, 0u);
+      ctx.slot_prio = prio.data();
+      ctx.n_protected = &n_protected;
+      ctx.protect_budget = protect_budget_for(nslots, 0); // the emulated warps: a few, not a GPU's thousands
+      ctx.io_of = array_ios.data();
+    }
     states.reserve(8);
     maps.reserve(8);
     backing.reserve(8);
+    fetches.reserve(8);
   }
 
   template <class T>
@@ -155,6 +172,9 @@ struct emu_cache {
     m.n_lines = lines;
     m.id = id;
     m.live = 1;
+    fetches.emplace_back(lines, uint8_t(0));
+    if (g_policy == replacement::freq)
+      m.fetches = fetches.back().data();
     table[id] = m;
     return array_factory::make<T>(&ctx, m, slots.data(), init.size(), line_shift);
   }
@@ -170,6 +190,22 @@ struct emu_cache {
         CHECK(line_word::refs(states[a][l]) == 0 && !line_word::is_busy(states[a][l]),
               "array %zu line %zu left with word %08x", a, l, states[a][l]);
     CHECK(err.count == 0, "fault %u recorded", err.kind);
+    if (g_policy == replacement::freq) { // the policy's bookkeeping agrees with the cache
+      uint32_t prot = 0;
+      for (uint32_t s = 0; s < n_slots; ++s)
+        prot += prio[s] != 0 ? 1u : 0u;
+      CHECK(prot == n_protected, "%u slots have a priority, the protected count says %u", prot, n_protected);
+      // Installs that race past the budget check overshoot it by at most one each.
+      CHECK(prot <= ctx.protect_budget + 8, "%u protected slots of %u: over the budget", prot, n_slots);
+      unsigned long long reads = 0, writes = 0;
+      for (size_t a = 0; a < states.size(); ++a) {
+        reads += array_ios[a].reads;
+        writes += array_ios[a].writes;
+      }
+      CHECK(reads == stats.io_reads && writes == stats.io_writes,
+            "per-array counters (%llu reads, %llu writes) disagree with the totals (%llu, %llu)", reads, writes,
+            (unsigned long long)stats.io_reads, (unsigned long long)stats.io_writes);
+    }
   }
 };
 
@@ -196,10 +232,10 @@ double since(std::chrono::steady_clock::time_point t0)
 
 // Consecutive lanes read consecutive elements: several lanes per line,
 // several lines per warp access, 4 warps, a cache of 6 lines.
-void linear_reads()
+void linear_reads(uint32_t shift = 9)
 {
   auto t0 = std::chrono::steady_clock::now();
-  emu_cache c(9, 6); // 512-byte lines: 64 uint64 per line
+  emu_cache c(shift, 6); // 512-byte lines: 64 uint64 per line
   const size_t n = 64 * 40 + 5;
   std::vector<uint64_t> h(n);
   for (size_t i = 0; i < n; ++i)
@@ -219,15 +255,15 @@ void linear_reads()
     CHECK(out[i] == h[i], "element %zu", i);
   c.flush_and_check();
   CHECK(c.stats.accesses == (n + T - 1) / T * T, "accesses %llu", (unsigned long long)c.stats.accesses);
-  report("linear reads, 6-line cache", c, since(t0));
+  report(shift == 9 ? "linear reads, 6-line cache" : "linear reads, 128-byte lines", c, since(t0));
 }
 
 // Random elements: lanes of a warp share some lines, miss on others,
 // and wait on lines other warps are fetching or evicting.
-void random_reads()
+void random_reads(uint32_t shift = 9)
 {
   auto t0 = std::chrono::steady_clock::now();
-  emu_cache c(9, 40);
+  emu_cache c(shift, 40);
   const size_t n = 128 * 128; // 128 lines of 128 uint32
   std::vector<uint32_t> h(n);
   for (size_t i = 0; i < n; ++i)
@@ -246,15 +282,15 @@ void random_reads()
   CHECK(bad == 0, "%d wrong reads", bad.load());
   c.flush_and_check();
   CHECK(c.stats.evictions > 0, "expected evictions");
-  report("random reads, 40-line cache", c, since(t0));
+  report(shift == 9 ? "random reads, 40-line cache" : "random reads, 128-byte lines", c, since(t0));
 }
 
 // Writers: proxies (=, +=, ++), element atomics, array_ref writes; lines
 // evicted dirty and written back; nothing lost.
-void writers()
+void writers(uint32_t shift = 9)
 {
   auto t0 = std::chrono::steady_clock::now();
-  emu_cache c(9, 8);
+  emu_cache c(shift, 8);
   const size_t n = 128 * 24; // 24 lines of uint32
   bam::array<uint32_t> a = c.make<uint32_t>(std::vector<uint32_t>(n, 0));
   bam::array<unsigned long long> cnt = c.make<unsigned long long>(std::vector<unsigned long long>(64, 0));
@@ -275,7 +311,7 @@ void writers()
   for (size_t j = 0; j < 64; ++j)
     CHECK(hc[j] == n / 64, "cnt[%zu] = %llu", j, hc[j]);
   CHECK(c.stats.writebacks > 0, "expected write-backs");
-  report("writers + atomics, 8-line cache", c, since(t0));
+  report(shift == 9 ? "writers + atomics, 8-line cache" : "writers + atomics, 128-byte lines", c, since(t0));
 }
 
 // Cache-line-aware: one warp per line through array_ref (pins held across
@@ -655,12 +691,18 @@ void bypass_when_all_pinned(bool atomics_only)
 
 int main()
 {
+  for (replacement pol : {replacement::fifo, replacement::freq}) {
+  g_policy = pol;
+  std::printf("-- replacement %s\n", replacement_name(pol));
   hit_path_vs_eviction();
   bypass_when_all_pinned(true);
   bypass_when_all_pinned(false);
   linear_reads();
   random_reads();
   writers();
+  linear_reads(7); // the shortest lines the memory backends take (BAM_LINE_BYTES=128)
+  random_reads(7);
+  writers(7);
   array_ref_lines(32);
   array_ref_lines(19);
   mixed_stress(false);
@@ -671,6 +713,7 @@ int main()
   odt_warp_scan(true, 0);
   odt_warp_scan(false, 40);
   odt_warp_scan(true, 33);
+  }
   std::printf("warp_emu_test: all passed\n");
   return 0;
 }

@@ -12,6 +12,8 @@
 //  7. the last #include inside #ifdef HOST_IDIOMS_TIMING ... #endif
 //  8. a kernel that writes label[edges[i].dst] (a member of edges is read,
 //     label is written)
+//  9. a launch inside a host function the buffers are passed to
+//     (mark_round), and a free guarded by a null test
 // Every result is checked against a host reference.  Constructs today's
 // parser does not understand (`k << < g, b >> > (...)`, `cudaExtent{...}` as
 // an argument) are kept out of the corpus, whose files must parse cleanly
@@ -166,6 +168,12 @@ static long long reference(const Host& h, uint32_t n, uint32_t src, uint32_t oth
   return sum;
 }
 
+// 9. the buffers reach the launch through a host function
+static void mark_round(const Edge* edges, uint32_t* label, int* changed, uint64_t m, unsigned blocks)
+{
+  mark_targets<<<blocks, 1024>>>(edges, label, changed, m);
+}
+
 static void check_range(Range r, uint32_t n)
 {
   if (r.begin > r.end || r.end > n) {
@@ -232,7 +240,7 @@ int main(int argc, char** argv)
   while (changed) {
     changed = 0;
     CUDA_CHECK(cudaMemcpy(d_changed, &changed, sizeof(int), cudaMemcpyHostToDevice));
-    mark_targets<<<edge_blocks, 1024>>>(edges, label, d_changed, m);
+    mark_round(edges, label, d_changed, m, edge_blocks);
     CUDA_CHECK(cudaMemcpy(&changed, d_changed, sizeof(int), cudaMemcpyDeviceToHost));
   }
 
@@ -305,7 +313,10 @@ int main(int argc, char** argv)
   CUDA_CHECK(cudaFree(g.col));
   CUDA_CHECK(cudaFree(edges));
   CUDA_CHECK(cudaFree(label));
-  CUDA_CHECK(cudaFree(hits));
+  if (hits != nullptr) {
+    CUDA_CHECK(cudaFree(hits));
+    hits = nullptr;
+  }
   CUDA_CHECK(cudaFree(d_changed));
   return rc;
 }

@@ -19,7 +19,9 @@ const char* backend_name(backend b) noexcept;
 struct config {
   backend kind = backend::hbm;
   size_t cache_bytes = size_t(1) << 30; // BAM_CACHE_BYTES; rounded down to whole lines
-  size_t line_bytes = 4096;             // BAM_LINE_BYTES; power of two, 512 B .. 64 KiB
+  size_t line_bytes = 0;                // BAM_LINE_BYTES; 0 = the backend's default (line_size()); a power of
+                                        // two from the backend's smallest (128 B hbm/host, 512 B emu/nvme) to 64 KiB
+  std::string cache_policy = "freq";    // BAM_CACHE_POLICY: freq (frequency-aware clock) | fifo (plain clock hand)
   int queues = 0;                       // BAM_QUEUES; 0 = backend default
   int queue_depth = 1024;               // BAM_QUEUE_DEPTH
   bool stats = true;                    // BAM_STATS=0|1
@@ -43,6 +45,14 @@ struct config {
   static config from_env();
   // Throws bam::error if a field is out of range.
   void validate() const;
+  // The line size this configuration runs with: line_bytes, or when it is 0
+  // the backend's default (host memory is bandwidth-bound: 512 B lines move
+  // little that a traversal does not use; an SSD is request-bound: 4 KiB).
+  [[nodiscard]] size_t line_size() const noexcept;
+  // The backend's default and smallest line size (0 for a value that is not a backend).
+  [[nodiscard]] static size_t default_line_bytes(backend b) noexcept;
+  [[nodiscard]] static size_t min_line_bytes(backend b) noexcept;
+  static constexpr size_t max_line_bytes = 65536;
 };
 
 // "256M" -> 268435456. Accepts a plain number or k/K, m/M, g/G, t/T suffixes

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -27,6 +28,13 @@
 #include <bam/version.h>
 
 BAM_NAMESPACE_BEGIN
+
+namespace detail {
+template <class U>
+struct same { // keeps a parameter out of template deduction (T comes from the array)
+  using type = U;
+};
+} // namespace detail
 
 class runtime {
 public:
@@ -55,6 +63,57 @@ public:
   array<T> array_zeros(size_t n, const char* name = nullptr)
   {
     return make<T>(n, source::zeros, nullptr, std::string(), 0, name);
+  }
+  // An array over memory the GPU can already address, read and written in
+  // place with plain loads and stores (like a resident array): managed
+  // memory (cudaMallocManaged), pinned host memory with a device mapping
+  // (cudaHostAlloc, cudaMallocHost, cudaHostGetDevicePointer's pointer) or
+  // device memory of the current GPU. No copy and no ownership: the program
+  // keeps using and freeing ptr; free(a) releases only the handle (free it
+  // before the memory). n elements from ptr. Pageable host memory (malloc,
+  // new) throws bam::error. `bamgen port` makes one right after a
+  // host-visible buffer's allocation and passes it to every launch.
+  template <class T>
+  array<T> array_wrap(T* ptr, size_t n, const char* name = nullptr)
+  {
+    detail::array_meta m = create_wrapped(n, sizeof(T), const_cast<std::remove_const_t<T>*>(ptr), name);
+    return detail::array_factory::make<T>(device_ctx(), m, slots(), n, line_shift());
+  }
+
+  // n elements whose every byte is (unsigned char)byte, as after
+  // cudaMalloc + cudaMemset(p, byte, n * sizeof(T)) (what `bamgen port`
+  // makes of that pair). The contents are staged on the host, as
+  // array_from_host does.
+  template <class T>
+  array<T> array_filled(size_t n, int byte, const char* name = nullptr)
+  {
+    if (n > SIZE_MAX / sizeof(T))
+      throw error("bam::runtime: array_filled: " + std::to_string(n) + " elements of " + std::to_string(sizeof(T)) +
+                  " bytes overflow size_t");
+    std::unique_ptr<unsigned char[]> tmp(new unsigned char[n ? n * sizeof(T) : 1]);
+    std::memset(tmp.get(), static_cast<unsigned char>(byte), n * sizeof(T));
+    return make<T>(n, source::host, tmp.get(), std::string(), 0, name);
+  }
+
+  // Replace a's contents as a whole by making it again: a is freed, then
+  // becomes a new array of n elements, copied from src (remake_from_host)
+  // or zero (remake_zeros). What `bamgen port` makes of a whole-buffer
+  // cudaMemcpy host-to-device or cudaMemset(p, 0, ...) after the first:
+  //   cudaMemcpy(p, h, n * sizeof(T), cudaMemcpyHostToDevice) -> rt.remake_from_host(p_bam, h, n)
+  //   cudaMemset(p, 0, n * sizeof(T))                         -> rt.remake_zeros(p_bam, n)
+  // (src converts to const T* as for array_from_host<T>; a partial copy or
+  // set keeps the array: write_bytes, fill_bytes.)
+  template <class T>
+  void remake_from_host(array<T>& a, const typename detail::same<T>::type* src, size_t n, const char* name = nullptr)
+  {
+    free(a);
+    a = array_from_host<T>(src, n, name);
+  }
+  template <class T>
+  void remake_zeros(array<T>& a, size_t n, const char* name = nullptr)
+  {
+    free(a);
+    a = array_zeros<T>(n, name);
   }
 
   // Placement by size: announces the byte sizes of arrays the program is
@@ -101,6 +160,14 @@ public:
   }
 
   [[nodiscard]] bam::stats stats();
+  // Lines and bytes moved between the backend and the cache for one array
+  // (bytes fetched per traversal: issue 18).
+  template <class T>
+  [[nodiscard]] bam::array_stats stats_of(const array<T>& a)
+  {
+    return array_stats_of(detail::array_factory::meta(a).id);
+  }
+  [[nodiscard]] bam::array_stats array_stats_of(uint32_t id);
   void reset_stats();
   void print_stats(FILE* out = stdout);
   void drop_cache(); // flush, then empty the cache (cold-cache measurements)
@@ -193,6 +260,7 @@ private:
     return detail::array_factory::make<T>(device_ctx(), m, slots(), n, line_shift());
   }
 
+  detail::array_meta create_wrapped(size_t n, size_t elem_bytes, void* ptr, const char* name);
   // n elements of elem_bytes each (the byte counts are overflow-checked).
   detail::array_meta create(size_t n, size_t elem_bytes, source src, const void* p, const std::string& path,
                             size_t offset, const char* name);

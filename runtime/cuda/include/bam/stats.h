@@ -36,6 +36,18 @@ struct stats {
   }
 };
 
+// One array's traffic with the backend (runtime::stats_of): lines read into
+// the cache and dirty lines written back, and their bytes (lines x line
+// size). Zero for arrays not read through the cache (placement resident or
+// host-direct). Counted while BAM_STATS=1; reset by reset_stats().
+struct array_stats {
+  uint32_t id = 0;
+  uint64_t io_reads = 0;
+  uint64_t io_writes = 0;
+  uint64_t io_read_bytes = 0;
+  uint64_t io_write_bytes = 0;
+};
+
 BAM_NAMESPACE_END // namespace bam
 
 #endif // BAM_STATS_H

@@ -205,16 +205,70 @@ BAM_HD inline void begin_fill(const cache_ctx& c, uint32_t s) noexcept
   atomic_fence(order::release);
 }
 
+// Replacement (replacement::freq, cache_types.cuh): whether the hand passes
+// over slot s, lowering its priority by one, so a line survives one turn of
+// the hand per unit of priority (CLOCK with counters, "GCLOCK"). Priorities
+// change by relaxed CAS (miss path only: the optimistic hit path never
+// touches them), so cache_ctx::n_protected counts exactly the slots above
+// zero: the thread whose CAS takes a slot from 1 to 0 takes it off the count.
+BAM_HD inline bool pass_over(const cache_ctx& c, uint32_t s) noexcept
+{
+  uint32_t p = atomic_load(c.slot_prio + s, order::relaxed);
+  if (p == 0)
+    return false;
+  const uint32_t was = p;
+  if (atomic_cas(c.slot_prio + s, p, was - 1, order::relaxed) && was == 1)
+    atomic_fetch_sub(c.n_protected, 1u, order::relaxed);
+  return true; // lowered by us or by a racing hand: either way not a victim now
+}
+
+// The priority a line installed in the cache starts with (replacement::freq):
+// max_slot_prio for the protected subset, else how often it was fetched
+// before; 0 when the protected share is used up.
+BAM_HD inline uint32_t install_prio(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t fetched_before) noexcept
+{
+  const uint64_t h = (line ^ (uint64_t(m.id) << 40)) * 0x9E3779B97F4A7C15ull;
+  uint32_t p = (h >> (64 - protect_shift)) == 0 ? max_slot_prio
+                                                 : (fetched_before < max_slot_prio ? fetched_before : max_slot_prio);
+  if (p == 0)
+    return 0;
+  if (atomic_load(c.n_protected, order::relaxed) >= c.protect_budget)
+    return 0;
+  atomic_fetch_add(c.n_protected, 1u, order::relaxed); // may overshoot the budget by the racing installs: a hint
+  return p;
+}
+
+// A slot just taken (tag locked, old line evicted) starts its fill at
+// priority 0. It can be above 0 when taken by force, or when the taker's
+// priority load raced with the install that last filled it (the tag CAS's
+// acquire makes that install's priority store visible now). Hands racing
+// on it fail their CAS on 0.
+BAM_HD inline void clear_prio(const cache_ctx& c, uint32_t s) noexcept
+{
+  if (c.slot_prio != nullptr && atomic_load(c.slot_prio + s, order::relaxed) != 0 &&
+      atomic_fetch_and(c.slot_prio + s, 0u, order::relaxed) != 0)
+    atomic_fetch_sub(c.n_protected, 1u, order::relaxed);
+}
+
 // Try to take slot s for a new line: lock its tag, then evict its line if it
 // has one and nobody pins it.
-BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v) noexcept
+//
+// `force`: take the slot whatever its priority (the caller already went
+// once round the clock without finding one at zero: the unprotected slots
+// are all pinned or in flight); a slot taken that way leaves the protected
+// count. Without it the hand could have to go max_slot_prio times round a
+// cache whose every unprotected line is pinned.
+BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v, bool force = false) noexcept
 {
+  if (c.slot_prio != nullptr && !force && pass_over(c, s))
+    return false;
   uint64_t* tp = c.slot_tag + s;
   uint64_t t = atomic_load(tp, order::relaxed);
   if (t == slot_tag::locked || !atomic_cas(tp, t, slot_tag::locked, order::acquire))
     return false;
   v.present = t != slot_tag::empty;
   if (!v.present) {
+    clear_prio(c, s);
     begin_fill(c, s);
     return true;
   }
@@ -222,6 +276,7 @@ BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v) noex
   v.line = slot_tag::line_of(t);
   const array_meta& vm = c.arrays[v.array_id];
   if (line_word::begin_evict(vm.state + v.line, v.dirty)) {
+    clear_prio(c, s);
     begin_fill(c, s);
     return true;
   }
@@ -229,15 +284,17 @@ BAM_HD inline bool try_take_slot(const cache_ctx& c, uint32_t s, victim& v) noex
   return false;
 }
 
-// One sweep of the clock (n_slots tries) for a free or evictable slot;
+// One sweep of the clock (two with priorities, the second taking protected
+// slots too) for a free or evictable slot;
 // no_slot when every slot is pinned or in flight. The element paths then
 // read around the cache (forward progress: no cache size can stall them).
 BAM_HD inline uint32_t try_allocate_slot(const cache_ctx& c, victim& v) noexcept
 {
-  for (uint32_t tries = 0; tries < c.n_slots; ++tries) {
+  const uint64_t sweeps = c.slot_prio != nullptr ? 2 : 1; // the second one ignores priorities
+  for (uint64_t tries = 0; tries < sweeps * c.n_slots; ++tries) {
     uint64_t hand = atomic_fetch_add(c.clock, 1ull, order::relaxed);
     uint32_t s = uint32_t(hand) % c.n_slots;
-    if (try_take_slot(c, s, v))
+    if (try_take_slot(c, s, v, tries >= c.n_slots))
       return s;
   }
   return no_slot;
@@ -250,20 +307,48 @@ BAM_HD inline void unclaim(const array_meta& m, uint64_t line) noexcept
   line_word::end_evict(m.state + line);
 }
 
-// Clock replacement over slots with one global hand (thesis §5.3.2). The
+// Clock replacement over slots with one global hand (thesis §5.3.2), with
+// per-slot priorities under replacement::freq (try_take_slot). The
 // returned slot's tag is `locked` and belongs to the caller.
 BAM_HD inline uint32_t allocate_slot(const cache_ctx& c, victim& v, uint32_t array_id, uint64_t line) noexcept
 {
   stall_clock sc;
-  for (uint32_t tries = 1;; ++tries) {
+  for (uint64_t tries = 1;; ++tries) {
     uint64_t hand = atomic_fetch_add(c.clock, 1ull, order::relaxed);
     uint32_t s = uint32_t(hand) % c.n_slots; // 32-bit: a 64-bit modulo is a long subroutine
-    if (try_take_slot(c, s, v))
+    if (try_take_slot(c, s, v, tries > c.n_slots)) // after one turn, protected slots too
       return s;
     // A whole sweep without a free slot: everything is pinned or in flight.
     if (tries % c.n_slots == 0 && !sc.wait(c))
       fatal(c, fault_kind::exhausted, array_id, line);
   }
+}
+
+// One line moved for array `id` (per-array counters; statistics on).
+BAM_HD inline void count_array_io(const cache_ctx& c, uint32_t id, bool read) noexcept
+{
+  if (c.io_of == nullptr)
+    return;
+  unsigned long long* p = read ? &c.io_of[id].reads : &c.io_of[id].writes;
+#if BAM_IS_DEVICE
+  atomicAdd(p, 1ull); // result unused: a fire-and-forget RED, once per line moved
+#else
+  atomic_fetch_add(p, 1ull, order::relaxed);
+#endif
+}
+
+// A pinned access found the line cached in slot s: with replacement::freq
+// a protected slot's priority goes up by one (at most max_slot_prio; a slot
+// at 0 stays there, so the protected count stays exact). One relaxed load,
+// and a CAS only for a protected slot below the maximum; a raise lost to a
+// racing hand is dropped.
+BAM_HD inline void note_hit(const cache_ctx& c, uint32_t s) noexcept
+{
+  if (c.slot_prio == nullptr)
+    return;
+  uint32_t p = atomic_load(c.slot_prio + s, order::relaxed);
+  if (p != 0 && p < max_slot_prio)
+    (void)atomic_cas(c.slot_prio + s, p, p + 1, order::relaxed);
 }
 
 // The evicted line is gone from the cache: clear its mapping, then let the
@@ -274,13 +359,33 @@ BAM_HD inline void finish_evict(const cache_ctx& c, const victim& v) noexcept
   atomic_store(vm.slot_of + v.line, line_map::none, order::relaxed);
   line_word::end_evict(vm.state + v.line);
   stat_add(c, stat::evictions, 1);
+  if (v.dirty)
+    count_array_io(c, v.array_id, false);
 }
 
 // The fetched line is in slot s: map it, tag the slot, publish the line.
 // The map store is a release: an optimistic reader that acquires the entry
 // sees the slot's data as this fill left it.
+//
+// Replacement: the line's fetch count (array_meta::fetches, touched only by
+// the line's fetcher, who holds it busy: the claim's acquire and the
+// publish's release order successive fetchers) sets the slot's starting
+// priority. A line fetched for the first time starts at 0; one that was
+// evicted and is needed again starts higher (replacement::freq).
 BAM_HD inline void install(const cache_ctx& c, const array_meta& m, uint64_t line, uint32_t s, bool write) noexcept
 {
+  if (c.slot_prio != nullptr) { // the slot's priority is 0 (try_take_slot), and this fill owns it
+    uint32_t before = 0;
+    if (m.fetches != nullptr) {
+      before = m.fetches[line];
+      if (before < 255)
+        m.fetches[line] = uint8_t(before + 1);
+    }
+    const uint32_t p = install_prio(c, m, line, before);
+    if (p != 0)
+      atomic_store(c.slot_prio + s, p, order::relaxed);
+  }
+  count_array_io(c, m.id, true);
   const uint32_t fill = c.slot_seq != nullptr ? atomic_load(c.slot_seq + s, order::relaxed) : 0u;
   atomic_store(m.slot_of + line, line_map::make(s, fill), order::release);
   atomic_store(c.slot_tag + s, slot_tag::make(m.id, line), order::release);
@@ -348,6 +453,8 @@ BAM_HD uint32_t acquire(const cache_ctx& c, const array_meta& m, uint64_t line, 
 {
   uint32_t slot = no_slot;
   probe p = begin_acquire(m, line, n, write, slot);
+  if (p == probe::hit)
+    note_hit(c, slot);
   for (;;) {
     if (p == probe::hit)
       return slot;
@@ -415,6 +522,7 @@ BAM_HD flush_result flush_slot(const cache_ctx& c, uint32_t s, Io& io)
   stat_add(c, stat::writebacks, 1);
   stat_add(c, stat::io_writes, 1);
   stat_add(c, stat::io_write_bytes, c.line_bytes());
+  count_array_io(c, m.id, false);
   line_word::end_clean(w);
   return flush_result::written;
 }
@@ -435,6 +543,10 @@ BAM_HD inline void drop_slot(const cache_ctx& c, uint32_t s, uint32_t only_array
     record_fault(c, fault_kind::pinned_dirty, 0, id, line);
   atomic_store(m.state + line, 0u, order::relaxed);
   atomic_store(m.slot_of + line, line_map::none, order::relaxed);
+  if (c.slot_prio != nullptr && atomic_load(c.slot_prio + s, order::relaxed) != 0) {
+    atomic_store(c.slot_prio + s, 0u, order::relaxed);
+    atomic_fetch_sub(c.n_protected, 1u, order::relaxed);
+  }
   atomic_store(c.slot_tag + s, slot_tag::empty, order::release);
 }
 

@@ -46,6 +46,10 @@ struct array_meta {
   uint32_t* seq;      // the cache's per-slot fill numbers (cache_ctx::slot_seq), here so hits need no ctx load
   uint32_t placement; // bam::placement, as a number (what runtime.cu decided; reported by BAM_STATS)
   uint32_t zero;      // always 0; hit_read ANDs with it to make a dependency the compiler cannot fold
+  // Replacement history (cache_core.cuh, replacement::freq): per line, how
+  // many times it was fetched (saturating at 255). Read and written only by
+  // the line's fetcher while it holds the line busy; nullptr: no history.
+  uint8_t* fetches;
 };
 
 // A line map entry: the slot holding the line and that slot's fill number
@@ -82,6 +86,71 @@ struct slot_tag {
 
 constexpr uint32_t no_slot = 0xffffffffu;
 
+// Which slot the clock hand gives up (cache_core.cuh, try_take_slot).
+//  fifo: the first slot the hand reaches that nobody pins (the runtime's
+//        policy before issue 18; BAM_CACHE_POLICY=fifo). Under a traversal
+//        that sweeps more lines per level than the cache holds (BFS) it
+//        keeps nothing from one level to the next.
+//  freq: clock with per-slot priorities (GCLOCK) and a protected share.
+//        The hand passes over a slot whose priority p > 0 and lowers it by
+//        one; it takes slots at priority 0. A line is installed with
+//          - max_slot_prio when it belongs to the protected subset (a fixed
+//            1/2^protect_shift of each array's lines, by a hash of the
+//            line): a sweep larger than the cache then keeps those lines
+//            from one level to the next instead of none (what Belady's
+//            optimum does with a loop larger than the cache: hold a fixed
+//            part of it; cf. bimodal insertion, Qureshi et al., ISCA 2007);
+//          - else the number of times the line was fetched before (capped):
+//            lines that keep coming back (a hot small array next to a
+//            streamed one, CSR lines shared by vertices of several levels)
+//            stay longer;
+//          - else 0: fetched once, evicted at the hand's next visit.
+//        Protected slots (p > 0) are at most a quarter of the slots the
+//        running warps' lines leave (cache_ctx::n_protected,
+//        protect_budget_for), so the hand always finds a victim within
+//        a few steps and a stale protected set ages out (max_slot_prio
+//        turns of the hand). Hits leave priorities alone on the GPU (the
+//        hit paths have no extra loads, stores or atomics); cache_core's
+//        one-thread acquire() raises a protected slot's (note_hit).
+enum class replacement : uint32_t { fifo = 0, freq = 1 };
+#ifndef BAM_MAX_SLOT_PRIO
+#  define BAM_MAX_SLOT_PRIO 63
+#endif
+#ifndef BAM_PROTECT_SHIFT
+#  define BAM_PROTECT_SHIFT 2
+#endif
+#ifndef BAM_PROTECT_BUDGET_SHIFT
+#  define BAM_PROTECT_BUDGET_SHIFT 2
+#endif
+// (macros so that bench/bfs_trace.cpp can try other values)
+constexpr uint32_t max_slot_prio = BAM_MAX_SLOT_PRIO;
+constexpr uint32_t protect_shift = BAM_PROTECT_SHIFT;              // 1/4 of the lines protected on insertion
+constexpr uint32_t protect_budget_shift = BAM_PROTECT_BUDGET_SHIFT; // a quarter of the slots the running warps leave
+
+// How many slots freq may protect in a cache of n_slots lines on a GPU that
+// runs up to `resident_warps` warps at once: a quarter of what is left after
+// two lines per resident warp (the lines the running warps are using now).
+// Measured on an H200 with a cache of 4096 lines and ~8400 resident warps
+// (BFS, naive port, 4 KiB lines): protecting half the slots there made the
+// warps' lines evict each other, 13.5x the edge array per BFS instead of
+// fifo's 4.7x. A cache that does not hold the running warps' lines gets no
+// protection: freq then behaves as fifo.
+[[nodiscard]] constexpr uint32_t protect_budget_for(uint32_t n_slots, uint64_t resident_warps) noexcept
+{
+  return n_slots > 2 * resident_warps ? uint32_t((n_slots - 2 * resident_warps) >> protect_budget_shift) : 0u;
+}
+
+[[nodiscard]] constexpr const char* replacement_name(replacement r) noexcept
+{
+  return r == replacement::fifo ? "fifo" : "freq";
+}
+
+// Per-array I/O counters (cache_ctx::io_of[id]): lines read from and
+// written to the backend for that array; bytes are lines x line size.
+struct array_io {
+  unsigned long long reads;
+  unsigned long long writes;
+};
 // Statistics, one 128-byte row per SM so counters do not serialize on one
 // address. Field order is the order print_stats sums them in.
 struct stats_row {
@@ -132,6 +201,10 @@ struct cache_ctx {
   uint32_t line_shift;          // log2(line bytes)
   uint32_t n_stat_rows;
   device_access access;         // how lines reach the cache (bam/backend.h), from the backend registry
+  uint32_t* slot_prio;          // slot -> replacement priority: replacement::freq; nullptr: replacement::fifo
+  uint32_t* n_protected;        // slots with priority > 0 (replacement::freq)
+  uint32_t protect_budget;      // at most this many (protect_budget_for; 0: freq keeps nothing protected)
+  array_io* io_of;              // per-array I/O counters, indexed by array id; nullptr when statistics are off
 
   [[nodiscard]] BAM_HD constexpr uint64_t line_bytes() const noexcept { return 1ull << line_shift; }
   [[nodiscard]] BAM_HD unsigned char* slot_data(uint32_t s) const noexcept
