@@ -172,13 +172,14 @@ func (c *portCtx) planHost() *hostPlan {
 	// parameter becomes a bam::array: nor can any buffer passed there with
 	// it (one parameter type).
 	mixed := map[*hostVar]*hostVar{}
+	mixedAt := map[*hostVar]*parse.CallExpr{}
 	for _, v := range vars {
 		if isModeAllocated(v.root()) || !c.isHostVisible(v) {
 			continue
 		}
 		for _, op := range v.ops {
 			if op.kind == opForward && mixed[v.root()] == nil {
-				mixed[v.root()] = v
+				mixed[v.root()], mixedAt[v.root()] = v, op.call
 			}
 		}
 	}
@@ -191,8 +192,10 @@ func (c *portCtx) planHost() *hostPlan {
 				}
 			}
 		}
-		c.hostDrop(hp, keys, hv.sym.Decl, CodeHostUse, fmt.Sprintf(
-			"%s is host-visible memory passed to a host function that takes the buffers passed with it as a bam::array; bamgen makes such a buffer's bam::array around each launch, so the launch must be in the function that holds it", hv.sym.Name))
+		call := mixedAt[root]
+		c.hostDrop(hp, keys, call, CodeHostUse, fmt.Sprintf(
+			"%s is host-visible memory passed to %s; bamgen makes such a buffer's bam::array around each launch, so the launch must be in the function that holds the buffer (and the buffers passed to %s with it stay pointers too)",
+			hv.sym.Name, parse.ShortFuncName(call.Fun), parse.ShortFuncName(call.Fun)))
 	}
 	modeGroups := map[*hostVar][]*hostVar{} // a per-mode buffer with the temporaries it is re-allocated through (realloc.go)
 	for _, v := range vars {
