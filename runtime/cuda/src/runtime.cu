@@ -259,6 +259,28 @@ runtime::impl::impl(const config& c) : cfg(c)
   h_ctx.io_of = d_array_io.get();
   upload_ctx();
 
+  // The miss path is reached through indirect calls (detail/cold_call.cuh),
+  // so ptxas cannot size the stack and the driver's default (1 KiB per
+  // thread) is all a kernel gets. The deepest path (a storage fill that first
+  // writes a dirty line back, from inside an ODT lambda) needs about that
+  // much: a ported cc with --opt auto on emu overflowed it ("misaligned
+  // address", H200). The runtime raises the limit to BAM_STACK_BYTES
+  // (default 2 KiB) unless the program set a larger one; the driver then
+  // reserves that much local memory per resident thread.
+  {
+    size_t want = 2048;
+    if (const char* v = std::getenv("BAM_STACK_BYTES"); v != nullptr && *v != '\0')
+      want = parse_size(v, "BAM_STACK_BYTES");
+    size_t cur = 0;
+    detail::cuda_check(cudaDeviceGetLimit(&cur, cudaLimitStackSize), "bam::runtime: reading the stack size limit");
+    if (cur < want && cudaDeviceSetLimit(cudaLimitStackSize, want) != cudaSuccess) {
+      cudaGetLastError();
+      throw error("bam::runtime: cannot raise the per-thread stack to " + std::to_string(want) +
+                  " bytes (BAM_STACK_BYTES); the GPU lacks the memory for it: set BAM_STACK_BYTES lower "
+                  "(the miss path needs about 1 KiB) or free GPU memory");
+    }
+  }
+
   // Placement knobs. The budget defaults to the GPU memory still free once
   // the cache is allocated: hbm data that fits is read in place.
   size_t free_b = 0, total_b = 0;
