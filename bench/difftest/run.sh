@@ -33,7 +33,7 @@ NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 ARCH=${ARCH:-sm_80}
 BACKENDS=${BACKENDS:-"hbm host emu"} # also hbm-resident, host-direct (placement in place)
 CACHE=${BAM_CACHE_BYTES:-2M}     # small: forces eviction and write-back on every program
-LINE=${BAM_LINE_BYTES:-4096}
+LINE=${BAM_LINE_BYTES:-}          # empty: each backend's default line size (host 512 B, others 4 KiB)
 OUT=${OUT:-$ROOT/build/difftest}
 TIMEOUT=${TIMEOUT:-300}           # seconds per run
 PORT_NVCCFLAGS=${PORT_NVCCFLAGS:--O2} # e.g. "-O2 -Xptxas -O1" to tell runtime races from port bugs
@@ -128,7 +128,8 @@ run_one() {
 			host-direct) env=(BAM_BACKEND=host BAM_HOST_PLACEMENT=direct) ;;
 			*) env=(BAM_BACKEND="$b" BAM_GPU_BUDGET=0 BAM_HOST_PLACEMENT=cache) ;;
 			esac
-			(env "${env[@]}" BAM_CACHE_BYTES="$CACHE" BAM_LINE_BYTES="$LINE" BAM_STATS=0 \
+			[ -n "$LINE" ] && env+=(BAM_LINE_BYTES="$LINE")
+			(env "${env[@]}" BAM_CACHE_BYTES="$CACHE" BAM_STATS=0 \
 				timeout "$TIMEOUT" "$work/port" "${args[@]}") >"$work/port$i.$b.out" 2>"$work/port$i.$b.err"
 			rc=$?
 			got=$(checksum_of "$work/port$i.$b.out")
@@ -168,6 +169,6 @@ header+=" | result"
 } | awk -F' [|] ' '
 	{ for (i = 1; i <= NF; i++) { cell[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } n = NR; if (NF > nf) nf = NF }
 	END { for (r = 1; r <= n; r++) { line = ""; for (i = 1; i <= nf; i++) line = line sprintf("%-*s", w[i], cell[r, i]) (i < nf ? " | " : ""); print line } }'
-echo "(cache $CACHE, line $LINE, arch $ARCH; logs in $OUT)"
+echo "(cache $CACHE, line ${LINE:-backend default}, arch $ARCH; logs in $OUT)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
