@@ -628,7 +628,10 @@ struct queue {
 		const uint64_t data_va = (uint64_t)(uintptr_t)data;
 		const dma_region* map = q->mode == QUEUE_MODE_BOUNCE ? &q->bounce_map : &q->data_map;
 		if (!map->contains(data_va, bytes)) return false;
-		bam_nvme_sqe sqe;
+		// 16-byte aligned: store_sqe reads it as uint4. Out of line (an
+		// indirect call) it lives on the stack, where the struct's own
+		// 8-byte alignment gave "misaligned address" on the GPU (emu).
+		alignas(16) bam_nvme_sqe sqe;
 		memset(&sqe, 0, sizeof sqe);
 		sqe.opcode = opcode;
 		sqe.cid = (uint16_t)s;
@@ -893,7 +896,7 @@ BAM_NVME_UNROLL
 	BAM_NVME_HD void release_unsubmitted(uint32_t t, uint32_t s)
 	{
 		using namespace detail;
-		bam_nvme_sqe sqe;
+		alignas(16) bam_nvme_sqe sqe; // read as uint4 by store_sqe
 		memset(&sqe, 0, sizeof sqe);
 		sqe.opcode = BAM_NVME_CMD_FLUSH;
 		sqe.cid = (uint16_t)s;
