@@ -118,22 +118,14 @@ func noAlias(v *hostVar, op hostOp) bool {
 		return false
 	}
 	safe := false
-	parse.WithStack(v.fn.Body, func(n parse.Node, parents []parse.Node) bool {
-		if n != parse.Node(id) {
-			return n.Pos() <= id.Pos() && n.End() >= id.End()
-		}
-		p, i := upParens(parents, len(parents)-1)
-		var child parse.Node = id
-		if i+1 < len(parents) {
-			child = parents[i+1]
-		}
+	withParentsOf(v.fn.Body, id, func(parents []parse.Node) {
+		p, _, child := enclosing(parents, id)
 		switch x := p.(type) {
 		case *parse.IndexExpr:
 			safe = parse.Node(x.X) == child
 		case *parse.UnaryExpr:
 			safe = x.Op == "*"
 		}
-		return false
 	})
 	return safe
 }

@@ -608,6 +608,30 @@ func isComparison(op string) bool {
 
 // upParens returns the innermost ancestor at or below index i that is not a
 // ParenExpr, and its index (nil, -1 when none).
+// enclosing returns the nearest of n's parents that is not a parenthesis,
+// its index in parents, and the node directly under it on the way down to n
+// (n itself when nothing lies between).
+func enclosing(parents []parse.Node, n parse.Node) (parent parse.Node, at int, child parse.Node) {
+	parent, at = upParens(parents, len(parents)-1)
+	child = n
+	if at+1 < len(parents) {
+		child = parents[at+1]
+	}
+	return parent, at, child
+}
+
+// withParentsOf calls f with the ancestors of id inside body (outermost
+// first), once, if id lies in body.
+func withParentsOf(body parse.Node, id *parse.Ident, f func(parents []parse.Node)) {
+	parse.WithStack(body, func(n parse.Node, parents []parse.Node) bool {
+		if n != parse.Node(id) {
+			return n.Pos() <= id.Pos() && n.End() >= id.End()
+		}
+		f(parents)
+		return false
+	})
+}
+
 func upParens(parents []parse.Node, i int) (parse.Node, int) {
 	for ; i >= 0; i-- {
 		if _, ok := parents[i].(*parse.ParenExpr); !ok {

@@ -265,15 +265,8 @@ func (c *portCtx) hostReads(w *hostVar, op hostOp) bool {
 		return false
 	}
 	reads := false
-	parse.WithStack(w.fn.Body, func(n parse.Node, parents []parse.Node) bool {
-		if n != parse.Node(id) {
-			return n.Pos() <= id.Pos() && n.End() >= id.End()
-		}
-		p, i := upParens(parents, len(parents)-1)
-		var child parse.Node = id
-		if i+1 < len(parents) {
-			child = parents[i+1]
-		}
+	withParentsOf(w.fn.Body, id, func(parents []parse.Node) {
+		p, i, child := enclosing(parents, id)
 		switch x := p.(type) {
 		case *parse.CallExpr:
 			if f := c.hostCallee(x); f != nil {
@@ -289,7 +282,6 @@ func (c *portCtx) hostReads(w *hostVar, op hostOp) bool {
 				reads = elementRead(x, parents[:i])
 			}
 		}
-		return false
 	})
 	return reads
 }
@@ -297,11 +289,7 @@ func (c *portCtx) hostReads(w *hostVar, op hostOp) bool {
 // elementRead reports whether the element access e (with its parents) is
 // only read.
 func elementRead(e *parse.IndexExpr, parents []parse.Node) bool {
-	p, i := upParens(parents, len(parents)-1)
-	var child parse.Node = e
-	if i+1 < len(parents) {
-		child = parents[i+1]
-	}
+	p, _, child := enclosing(parents, e)
 	switch x := p.(type) {
 	case *parse.BinaryExpr:
 		return !(parse.IsAssign(x.Op) && parse.Node(x.X) == child)
