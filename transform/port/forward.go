@@ -122,11 +122,7 @@ func (c *portCtx) examineForwarder(f *forwarder) string {
 // forwardUse classifies one use of a forwarder's parameter.
 func (c *portCtx) forwardUse(f *forwarder, id *parse.Ident, parents []parse.Node) string {
 	fn := f.key.fn
-	parent, pi := upParens(parents, len(parents)-1)
-	arg := parse.Node(id)
-	if pi+1 < len(parents) {
-		arg = parents[pi+1]
-	}
+	parent, _, arg := enclosing(parents, id)
 	// A copy to or from the whole buffer, or a fill, as a statement of its
 	// own: it becomes a runtime call on the bam::array (read_bytes,
 	// write_bytes, fill_bytes: byte counts as written).
