@@ -100,18 +100,8 @@ func matchLine(args []origArg, seg string, from int) int {
 func splitArgs(text string) []string {
 	var out []string
 	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(text); i++ {
-		ch := text[i]
-		switch {
-		case quote != 0:
-			if ch == '\\' {
-				i++
-			} else if ch == quote {
-				quote = 0
-			}
-		case ch == '"' || ch == '\'':
-			quote = ch
+	eachCodeByte(text, func(i int) int {
+		switch ch := text[i]; {
 		case ch == '(' && depth == 0 && hasTopComma(text[i:]):
 			// before the first argument of a call of several
 			out = append(out, text[start:i+1])
@@ -124,10 +114,36 @@ func splitArgs(text string) []string {
 		case (ch == ',' && depth == 1 || ch == ';' && depth == 0) && i+1 < len(text) && text[i+1] == ' ':
 			out = append(out, text[start:i+2])
 			start = i + 2
-			i++
+			return 1
+		}
+		return 0
+	})
+	return append(out, text[start:])
+}
+
+// eachCodeByte calls f with the index of each byte of text outside string
+// and character literals, in order; f returns how many of the following
+// bytes to skip, or -1 to stop.
+func eachCodeByte(text string, f func(i int) int) {
+	var quote byte
+	for i := 0; i < len(text); i++ {
+		switch ch := text[i]; {
+		case quote != 0:
+			if ch == '\\' {
+				i++
+			} else if ch == quote {
+				quote = 0
+			}
+		case ch == '"' || ch == '\'':
+			quote = ch
+		default:
+			n := f(i)
+			if n < 0 {
+				return
+			}
+			i += n
 		}
 	}
-	return append(out, text[start:])
 }
 
 // argText is a segment without its separator, its statement's end and the
@@ -176,29 +192,23 @@ func leadingBlanksOf(line string) string {
 // hasTopComma: the parenthesised group text starts with holds a comma of
 // its own (not one of a nested group).
 func hasTopComma(text string) bool {
-	depth := 0
-	var quote byte
-	for i := 0; i < len(text); i++ {
-		ch := text[i]
-		switch {
-		case quote != 0:
-			if ch == '\\' {
-				i++
-			} else if ch == quote {
-				quote = 0
-			}
-		case ch == '"' || ch == '\'':
-			quote = ch
-		case ch == '(' || ch == '[':
+	depth, found := 0, false
+	eachCodeByte(text, func(i int) int {
+		switch text[i] {
+		case '(', '[':
 			depth++
-		case ch == ')' || ch == ']':
+		case ')', ']':
 			depth--
 			if depth == 0 {
-				return false
+				return -1
 			}
-		case ch == ',' && depth == 1:
-			return true
+		case ',':
+			if depth == 1 {
+				found = true
+				return -1
+			}
 		}
-	}
-	return false
+		return 0
+	})
+	return found
 }
