@@ -261,12 +261,14 @@ runtime::impl::impl(const config& c) : cfg(c)
 
   // The miss path is reached through indirect calls (detail/cold_call.cuh),
   // so ptxas cannot size the stack and the driver's default (1 KiB per
-  // thread) is all a kernel gets. The deepest path (a storage fill that first
-  // writes a dirty line back, from inside an ODT lambda) needs about that
-  // much: a ported cc with --opt auto on emu overflowed it ("misaligned
-  // address", H200). The runtime raises the limit to BAM_STACK_BYTES
-  // (default 2 KiB) unless the program set a larger one; the driver then
-  // reserves that much local memory per resident thread.
+  // thread) is all a kernel gets. By the frames ptxas reports, the deepest
+  // path (a storage fill that first writes a dirty line back, from inside an
+  // ODT lambda) needs about 0.9 KiB: too little margin. (The "misaligned
+  // address" first suspected to be an overflow was an unaligned SQE, fixed in
+  // nvme/queue.cuh; the ports that showed it ran at 1 KiB after the fix.)
+  // The runtime raises the limit to BAM_STACK_BYTES (default 2 KiB) unless
+  // the program set a larger one; the driver then reserves that much local
+  // memory per resident thread.
   {
     size_t want = 2048;
     if (const char* v = std::getenv("BAM_STACK_BYTES"); v != nullptr && *v != '\0')
