@@ -3,22 +3,13 @@
 // memory whatever order they are made in; unannounced arrays are first
 // come, first served with what the announced residents leave.
 #include "../src/placement_plan.h"
+#include "expect.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
 namespace {
-int failures = 0;
-#define EXPECT(cond, ...)                                                                                              \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      std::printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                 \
-      std::printf(__VA_ARGS__);                                                                                        \
-      std::printf("\n");                                                                                               \
-      ++failures;                                                                                                      \
-    }                                                                                                                  \
-  } while (0)
 
 using bam::detail::placement_plan;
 constexpr uint64_t MiB = 1 << 20;
@@ -104,8 +95,8 @@ int main()
   already_resident_count();
   dropped_plan_frees_room();
   zero_budget();
-  if (failures != 0) {
-    std::printf("placement_test: %d failure(s)\n", failures);
+  if (test_failures != 0) {
+    std::printf("placement_test: %d failure(s)\n", test_failures);
     return 1;
   }
   std::printf("placement_test: ok\n");

@@ -2,21 +2,12 @@
 // memory kinds cudaPointerGetAttributes can report are wrapped in place,
 // and the message for the ones that are refused.
 #include "../src/wrap_check.h"
+#include "expect.h"
 
 #include <cstdio>
 #include <string>
 
 namespace {
-int failures = 0;
-#define EXPECT(cond, ...)                                                                                              \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      std::printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                 \
-      std::printf(__VA_ARGS__);                                                                                        \
-      std::printf("\n");                                                                                               \
-      ++failures;                                                                                                      \
-    }                                                                                                                  \
-  } while (0)
 
 using bam::detail::check_wrap;
 using bam::detail::wrap_memory;
@@ -76,8 +67,8 @@ int main()
   pageable_refused();
   mapped_pinned_uses_device_view();
   managed_and_device();
-  if (failures != 0) {
-    std::printf("wrap_check_test: %d failure(s)\n", failures);
+  if (test_failures != 0) {
+    std::printf("wrap_check_test: %d failure(s)\n", test_failures);
     return 1;
   }
   std::printf("wrap_check_test: ok\n");
