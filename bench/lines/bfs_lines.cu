@@ -53,9 +53,12 @@ constexpr unsigned unvisited = 0xffffffffu;
 
 // ------------------------------------------------------------------ kernels
 
-// The original: warp per vertex, edges from plain memory (GPU or mapped host).
-__global__ void bfs_plain(const edge_t* rowptr, const edge_t* col, unsigned* label, unsigned level,
-                          unsigned long long n, int* changed)
+// Warp per vertex. Col is `const edge_t*` for the original (edges in GPU or
+// mapped host memory) and `bam::array<const edge_t>` for the naive port:
+// one body, so the two differ only in how col[e] is read.
+template <class Col>
+__global__ void bfs_warp(const edge_t* rowptr, Col col, unsigned* label, unsigned level, unsigned long long n,
+                         int* changed)
 {
   const unsigned long long tid = blockIdx.x * 1ull * blockDim.x + threadIdx.x;
   const unsigned long long warps = gridDim.x * 1ull * blockDim.x / 32;
@@ -72,26 +75,8 @@ __global__ void bfs_plain(const edge_t* rowptr, const edge_t* col, unsigned* lab
     }
   }
 }
-
-// The naive port: the same with col a bam::array.
-__global__ void bfs_naive(const edge_t* rowptr, bam::array<const edge_t> col, unsigned* label, unsigned level,
-                          unsigned long long n, int* changed)
-{
-  const unsigned long long tid = blockIdx.x * 1ull * blockDim.x + threadIdx.x;
-  const unsigned long long warps = gridDim.x * 1ull * blockDim.x / 32;
-  const unsigned lane = threadIdx.x & 31u;
-  for (unsigned long long w = tid / 32; w < n; w += warps) {
-    if (label[w] != level)
-      continue;
-    for (edge_t e = rowptr[w] + lane; e < rowptr[w + 1]; e += 32) {
-      const edge_t v = col[e];
-      if (label[v] == unvisited) {
-        label[v] = level + 1;
-        *changed = 1;
-      }
-    }
-  }
-}
+constexpr auto bfs_plain = bfs_warp<const edge_t*>;
+constexpr auto bfs_naive = bfs_warp<bam::array<const edge_t>>;
 
 // The ODT port (the shape `bamgen port --opt odt` writes for bfs_warp).
 __global__ void bfs_odt(const edge_t* rowptr, bam::array<const edge_t> col, unsigned* label, unsigned level,
