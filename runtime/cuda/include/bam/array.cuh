@@ -206,10 +206,9 @@ private:
     BAM_ASSERT(i < n_, "bam::array::access: index out of range");
     if (meta_.direct != nullptr)
       return f(reinterpret_cast<value_type*>(meta_.direct) + i);
-    const size_t sub = i & ((size_t(1) << epl_shift_) - 1);
-    return detail::warp_access<Write>(
-        *ctx_, ctx_->arrays[meta_.id], i >> epl_shift_, sizeof(value_type),
-        [&](unsigned char* base) { return f(reinterpret_cast<value_type*>(base) + sub); }, __activemask());
+    return BAM_COLD((detail::access_slow<Write, value_type, F>))(*ctx_, meta_.id, i >> epl_shift_,
+                                                                 i & ((size_t(1) << epl_shift_) - 1), f,
+                                                                 __activemask());
   }
 #endif
 

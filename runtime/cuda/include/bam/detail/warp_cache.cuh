@@ -568,15 +568,39 @@ __device__ __forceinline__ V element_read(const cache_ctx* c, const array_meta& 
   return BAM_COLD(read_slow<V>)(*c, m.id, line, sub, missed);
 }
 
-// Release for lanes that each hold their own reference (array_ref): lanes
-// releasing the same line together drop their references with one atomic.
-__device__ __forceinline__ void warp_release_each(const array_meta& m, uint64_t line)
+// A whole pinned element access out of line: pin (coalesced), f on the
+// element, release. Writes, updates and atomics of cached arrays always
+// take this path (they have no pin-free fast path), so the pinning, the
+// warp vote and the release need not be inlined into the kernel: there
+// they kept the access's state live across the pin call and added their
+// registers to the kernel's (the kernel's count is set by what is live
+// across its slow-path calls, bam/detail/cold_call.cuh). F is the access's
+// small functor (the value, or the operands of an atomic), passed by value.
+template <bool Write, class V, class F>
+__device__ __noinline__ auto access_slow(const cache_ctx& c, uint32_t id, uint64_t line, uint64_t sub, F f, uint32_t mask)
 {
-  const uint32_t mask = __activemask();
-  const uint32_t peers = __match_any_sync(mask, reinterpret_cast<unsigned long long>(m.state + line));
+  return warp_access<Write>(
+      c, c.arrays[id], line, uint32_t(sizeof(V)), [&](unsigned char* base) { return f(reinterpret_cast<V*>(base) + sub); },
+      mask);
+}
+
+// Release for lanes that each hold their own reference (array_ref,
+// odt_tile): lanes releasing the same line together drop their references
+// with one atomic. Out of line: it runs once per line held, not per access.
+__device__ __noinline__ inline void release_each_slow(uint32_t* state, uint64_t line, uint32_t mask)
+{
+  const uint32_t peers = __match_any_sync(mask, reinterpret_cast<unsigned long long>(state + line));
   __syncwarp(peers);
   if (lane_id() == uint32_t(__ffs(peers) - 1))
-    release(m, line, __popc(peers));
+    line_word::unpin(state + line, __popc(peers));
+}
+__device__ __forceinline__ void warp_release_each(uint32_t* state, uint64_t line)
+{
+  BAM_COLD(release_each_slow)(state, line, __activemask());
+}
+__device__ __forceinline__ void warp_release_each(const array_meta& m, uint64_t line)
+{
+  warp_release_each(m.state, line);
 }
 
 } // namespace detail
