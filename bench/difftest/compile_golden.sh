@@ -18,8 +18,8 @@
 # only ptxas finds show up, and `-Xptxas -v` gives each kernel's registers,
 # spill stores/loads and stack frame: one row per kernel in $REGISTERS
 # (default $OUT/registers.txt; columns case, arch, registers, spill stores,
-# spill loads, stack bytes, kernel). Register counts do not fail the run
-# (issue 18 sets the budget); compile errors do. FULL=0 stops at PTX
+# spill loads, stack bytes, kernel). Register counts do not fail this script
+# (check_registers.sh checks the table against the budget); compile errors do. FULL=0 stops at PTX
 # (compute_XX embedded), seconds per case instead of tens. Cases whose port
 # reports errors (their output equals the input) are compiled too: the input
 # must build as well.

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The register budget of generated kernels (issue 18: every kernel of the
+# corpus and goldens at most 64 registers, so every original block size up
+# to 1024 threads launches, and no spills). Reads the tables that
+# compile_golden.sh and compile_ref_corpus.sh write (header, then
+# case, arch, registers, spill stores, spill loads, stack, kernel; tabs)
+# and fails, naming each offending kernel, when
+#   - a kernel uses more than BUDGET registers (default 64), or
+#   - a kernel spills (spill stores or loads > 0 bytes; a stack frame alone
+#     is fine: the out-of-line slow path's indirect calls need one).
+#
+#   bench/difftest/check_registers.sh build/registers-port.txt build/registers-opt.txt ...
+#   BUDGET=64 KNOWN=bench/difftest/registers_over_budget.txt bench/difftest/check_registers.sh TABLE...
+#
+# KNOWN (default: registers_over_budget.txt next to this script; KNOWN= for
+# none) lists kernels known to be over the budget, one per line:
+#   CASE ARCH KERNEL REGISTERS    (tabs; KERNEL: the name before its "(")
+# A listed kernel may use up to its listed count and is reported, not
+# failed; one that grows past it fails, and so does an entry whose kernel
+# is now within the budget or was not compiled (remove the line): the list
+# can only shrink. Spills are never allowed.
+# Exits 0 when every kernel passes, 1 otherwise, 2 on bad input.
+set -euo pipefail
+
+BUDGET=${BUDGET:-64}
+KNOWN=${KNOWN-$(dirname "$0")/registers_over_budget.txt}
+[ $# -ge 1 ] || { echo "usage: check_registers.sh TABLE..." >&2; exit 2; }
+for t in "$@"; do
+	[ -r "$t" ] || { echo "check_registers: cannot read $t" >&2; exit 2; }
+done
+known=/dev/null
+[ -n "$KNOWN" ] && known=$KNOWN
+[ -r "$known" ] || { echo "check_registers: cannot read KNOWN=$known" >&2; exit 2; }
+
+awk -F '\t' -v budget="$BUDGET" '
+function fname(k) { sub(/\(.*/, "", k); sub(/^ +/, "", k); sub(/ +$/, "", k); return k }
+FNR == 1 && FILENAME != knownfile_path {
+	if ($1 != "case" || $3 != "registers") { printf "check_registers: %s: not a register table (header: %s)\n", FILENAME, $0; bad_input = 1; exit 2 }
+	next
+}
+FILENAME == knownfile_path {
+	if ($0 ~ /^#/ || $0 ~ /^[ \t]*$/) next
+	if (NF != 4 || $4 !~ /^[0-9]+$/) { printf "check_registers: %s:%d: want CASE<TAB>ARCH<TAB>KERNEL<TAB>REGISTERS\n", FILENAME, FNR; bad_input = 1; exit 2 }
+	key = $1 SUBSEP $2 SUBSEP $3
+	allow[key] = $4; where[key] = FILENAME ":" FNR; order[++nk] = key
+	next
+}
+{
+	if (NF < 7 || $3 !~ /^[0-9]+$/) { printf "check_registers: %s:%d: malformed row: %s\n", FILENAME, FNR, $0; bad_input = 1; exit 2 }
+	rows++
+	key = $1 SUBSEP $2 SUBSEP fname($7)
+	seen[key] = 1
+	if ($4 + 0 > 0 || $5 + 0 > 0) {
+		printf "FAIL %s %s: kernel %s spills (%s bytes stored, %s bytes loaded; budget: no spills)\n", $1, $2, $7, $4, $5
+		fails++
+	}
+	regs = $3 + 0
+	if (key in allow) {
+		if (regs > allow[key] + 0) {
+			printf "FAIL %s %s: kernel %s uses %d registers, more than its known %d (%s; budget %d)\n", $1, $2, $7, regs, allow[key], where[key], budget
+			fails++
+		} else if (regs > budget) {
+			printf "over  %s %s: kernel %s uses %d registers (budget %d; known, %s)\n", $1, $2, $7, regs, budget, where[key]
+			over++
+		}
+		if (regs > max_known[key] + 0) max_known[key] = regs
+	} else if (regs > budget) {
+		printf "FAIL %s %s: kernel %s uses %d registers, budget %d\n", $1, $2, $7, regs, budget
+		fails++
+	}
+}
+END {
+	if (bad_input) exit 2
+	for (i = 1; i <= nk; i++) {
+		key = order[i]
+		split(key, p, SUBSEP)
+		if (!(key in seen)) {
+			printf "FAIL %s: known over-budget kernel %s (%s) was not compiled; remove the line\n", where[key], p[3], p[1] " " p[2]
+			fails++
+		} else if (max_known[key] + 0 <= budget) {
+			printf "FAIL %s: kernel %s (%s) now uses %d registers, within the budget of %d; remove the line\n", where[key], p[3], p[1] " " p[2], max_known[key], budget
+			fails++
+		}
+	}
+	printf "registers: %d kernels checked against a budget of %d: %d failing, %d known over budget\n", rows, budget, fails + 0, over + 0
+	exit fails > 0 ? 1 : 0
+}
+' knownfile_path="$known" "$known" "$@"
