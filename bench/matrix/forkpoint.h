@@ -115,6 +115,19 @@ inline void apply_budget()
     std::fprintf(stderr, "forkpoint: error: BENCH_GPU_BUDGET_AUTO=%s: expected \"CACHE_BYTES RESERVE_BYTES\"\n", v);
     std::_Exit(3);
   }
+  // The runtime raises the per-thread stack to BAM_STACK_BYTES (default
+  // 2 KiB) when it starts, and the driver reserves local memory for it on
+  // every SM: raise it here first, so the free memory measured below is
+  // what the runtime will find (it then leaves the limit as it is).
+  size_t stack = 2048;
+  if (const char* s = std::getenv("BAM_STACK_BYTES"); s != nullptr && *s != '\0') {
+    char* unit = nullptr;
+    stack = std::strtoull(s, &unit, 10);
+    stack <<= (*unit == 'k' || *unit == 'K') ? 10 : (*unit == 'M' || *unit == 'm') ? 20 : 0;
+  }
+  size_t cur = 0;
+  if (cudaDeviceGetLimit(&cur, cudaLimitStackSize) == cudaSuccess && cur < stack)
+    (void)cudaDeviceSetLimit(cudaLimitStackSize, stack);
   size_t free_b = 0, total_b = 0;
   const cudaError_t e = cudaMemGetInfo(&free_b, &total_b);
   if (e != cudaSuccess) {
