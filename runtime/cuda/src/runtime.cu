@@ -45,6 +45,24 @@ __global__ void drop_kernel(const cache_ctx* c, uint32_t only_array)
     drop_slot(*c, uint32_t(s), only_array);
 }
 
+// The first launch of a kernel that needs a stack of unknown size (every
+// kernel that can reach the miss path: detail/cold_call.cuh) makes the
+// driver reserve local memory for BAM_STACK_BYTES on every resident thread,
+// some hundreds of MiB, lazily, at that launch. The runtime launches this
+// one when it starts, so the reservation happens before it measures free
+// memory for placement (else resident arrays take memory the first kernel
+// then cannot get) and outside the program's timed kernels.
+__device__ void stack_warm_callee(int* p)
+{
+  if (p != nullptr)
+    *p = 1;
+}
+
+__global__ void stack_warm_kernel(int* p)
+{
+  BAM_COLD(stack_warm_callee)(p);
+}
+
 const char* fault_name(uint32_t k)
 {
   switch (fault_kind(k)) {
@@ -285,6 +303,11 @@ runtime::impl::impl(const config& c) : cfg(c)
                   " bytes (BAM_STACK_BYTES); the GPU lacks the memory for it: set BAM_STACK_BYTES lower "
                   "(the miss path needs about 1 KiB) or free GPU memory");
     }
+    detail::stack_warm_kernel<<<1, 32>>>(nullptr);
+    if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess)
+      throw error("bam::runtime: cannot reserve local memory for a " + std::to_string(std::max(cur, want)) +
+                  "-byte stack per thread (BAM_STACK_BYTES); the GPU lacks the memory for it: set BAM_STACK_BYTES "
+                  "lower (the miss path needs about 1 KiB) or free GPU memory");
   }
 
   // Placement knobs. The budget defaults to the GPU memory still free once
