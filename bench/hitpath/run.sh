@@ -10,6 +10,7 @@
 #                                   # path, eviction), log in $OUT/gpu_tests.log
 #
 #   VARIANTS="acquire dependency" bench/hitpath/run.sh   # a subset of builds
+#   BUILD_ONLY=1 / SKIP_BUILD=1     # only build / run what an earlier call built
 #   OLD_INC=/path/to/other/runtime/cuda/include bench/hitpath/run.sh
 #                                   # adds build "old": the same benchmark
 #                                   # against other runtime headers (e.g.
@@ -36,6 +37,7 @@ DEST=${OUT:-$PWD}
 mkdir -p "$BUILD" "$DEST"
 JOBS=$(nproc 2>/dev/null || echo 4)
 
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
 echo "hitpath: building libbam ($ARCH) in $BUILD" >&2
 make -s -C "$ROOT/runtime/cuda" -j"$JOBS" ARCH="$ARCH" BUILD="$BUILD" lib >&2
 VARIANTS=${VARIANTS:-"acquire fence dependency dependency_l1"}
@@ -72,6 +74,8 @@ for v in $VARIANTS; do
 done | grep -v EmptyKernel | sed -E 's/ +/ /g' > "$DEST/hitpath-registers.txt" || true
 echo "hitpath: registers per kernel (build, kernel, registers, frame/spills):" >&2
 cat "$DEST/hitpath-registers.txt" >&2
+fi
+[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 
 QUICK_ARG=()
 [ "${QUICK:-0}" = 1 ] && QUICK_ARG=(--quick)

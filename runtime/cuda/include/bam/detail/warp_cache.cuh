@@ -449,7 +449,15 @@ V racy_load(const V* p)
   return *p;
 }
 
-#if defined(__CUDA_ARCH__)
+// PTX loads with .acquire/.relaxed need sm_70; older GPUs take the fence
+// path (BAM_HIT_PTX_LOADS 0).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+#  define BAM_HIT_PTX_LOADS 1
+#else
+#  define BAM_HIT_PTX_LOADS 0
+#endif
+
+#if BAM_HIT_PTX_LOADS
 __device__ __forceinline__ uint64_t ld_acquire_global(const uint64_t* p)
 {
   uint64_t v;
@@ -525,7 +533,7 @@ __device__ __forceinline__ uint32_t dependency_zero(const V& v, uint32_t zero)
   return w & zero;
 }
 
-#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && defined(__CUDA_ARCH__)
+#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && BAM_HIT_PTX_LOADS
 // The element load of the dependency variant: L2 (ld.global.cg), so no L1
 // line older than the map entry can answer it.
 template <class V>
@@ -556,7 +564,7 @@ template <class V>
 __device__ __forceinline__ bool hit_read(const array_meta& m, const unsigned char* slots, uint32_t line_shift,
                                          uint64_t line, uint64_t sub, V& out)
 {
-#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && defined(__CUDA_ARCH__)
+#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && BAM_HIT_PTX_LOADS
   // map entry (strong, L2) -> element (L2; its address depends on the
   // entry) -> fill number (strong, L2; its address depends on the element).
 #  if defined(BAM_HIT_ENTRY_L1)
@@ -576,7 +584,7 @@ __device__ __forceinline__ bool hit_read(const array_meta& m, const unsigned cha
     return false;
   out = load_l2(reinterpret_cast<const V*>(slots + (uint64_t(s) << line_shift)) + sub);
   return ld_relaxed_global(m.seq + s + dependency_zero(out, m.zero)) == line_map::fill(e);
-#elif defined(__CUDA_ARCH__) && !defined(BAM_HIT_ORDER_BY_FENCE)
+#elif BAM_HIT_PTX_LOADS && !defined(BAM_HIT_ORDER_BY_FENCE)
   const uint64_t e = ld_acquire_global(m.slot_of + line);
   const uint32_t s = line_map::slot(e);
   if (s == no_slot)
@@ -590,8 +598,9 @@ __device__ __forceinline__ bool hit_read(const array_meta& m, const unsigned cha
   }
   return ld_relaxed_global(m.seq + s) == line_map::fill(e);
 #else
-  // CPU emulation, and BAM_HIT_ORDER_BY_FENCE on the GPU (the hit path
-  // before the acquire loads: bench/hitpath builds it to compare).
+  // CPU emulation, GPUs before sm_70, and BAM_HIT_ORDER_BY_FENCE (the path
+  // before the acquire loads, counters included: bench/hitpath builds it
+  // to compare old and new in one run).
   const uint64_t e = atomic_load(m.slot_of + line, order::acquire);
   const uint32_t s = line_map::slot(e);
   if (s == no_slot)
@@ -618,13 +627,19 @@ __device__ __forceinline__ void hit_stats(stats_row* rows, uint32_t n_rows, uint
     uint32_t sm;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     stats_row& r = rows[sm < n_rows ? sm : sm % n_rows];
+#  if defined(BAM_HIT_ORDER_BY_FENCE) // the hit path as it was before the acquire loads (bench/hitpath)
+    atomicAdd(&r.accesses, (unsigned long long)n);
+    atomicAdd(&r.bytes, (unsigned long long)n * elem_bytes);
+    atomicAdd(&r.hits, 1ull);
+#  else
     // Reductions on global addresses: atomicAdd on these (generic)
     // pointers compiled to ATOM plus a shared-window test and a CAS loop
     // for the shared case, three times per access.
-    asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(&r.accesses), "l"((unsigned long long)n) : "memory");
-    asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(&r.bytes),
+    asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.accesses), "l"((unsigned long long)n) : "memory");
+    asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.bytes),
                  "l"((unsigned long long)n * elem_bytes) : "memory");
-    asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(&r.hits), "l"(1ull) : "memory");
+    asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.hits), "l"(1ull) : "memory");
+#  endif
 #else
     (void)n_rows;
     atomic_fetch_add(&rows[0].accesses, (unsigned long long)n, order::relaxed);
