@@ -31,7 +31,22 @@ type Edit struct {
 	// so an error in it, and __LINE__, name the statement it follows);
 	// its other lines show no original line.
 	Follows bool
+	// Encloses marks an insertion that must enclose the other insertions
+	// at its offset: Opens goes before them, Closes after them. Kernel
+	// versioning wraps a body in `bam::by_placement(...) {` and `}, ...);`
+	// while an access-pattern rewrite adds its own lines at the same two
+	// places, and those must end up inside.
+	Encloses Side
 }
+
+// Side says which end of an enclosing pair an insertion is (Edit.Encloses).
+type Side int
+
+const (
+	Inside Side = iota // an ordinary edit
+	Opens              // goes first among the insertions at its offset
+	Closes             // goes last among the insertions at its offset
+)
 
 // EditError reports an edit that cannot be applied; it is always a bamgen bug.
 type EditError struct {
@@ -64,7 +79,10 @@ func ApplyLines(src []byte, edits []Edit, fileName string) ([]byte, Lines, error
 		if sorted[i].Start != sorted[j].Start {
 			return sorted[i].Start < sorted[j].Start
 		}
-		return sorted[i].End < sorted[j].End
+		if sorted[i].End != sorted[j].End {
+			return sorted[i].End < sorted[j].End
+		}
+		return enclosingRank(sorted[i]) < enclosingRank(sorted[j])
 	})
 	if err := checkEdits(src, sorted); err != nil {
 		return nil, nil, err
@@ -89,6 +107,18 @@ func ApplyLines(src []byte, edits []Edit, fileName string) ([]byte, Lines, error
 
 // checkEdits validates sorted edits: in range, ordered, not overlapping,
 // and relining edits ending at a line start.
+// enclosingRank orders insertions at one offset: an opening first, the
+// ordinary ones in the order given, a closing last.
+func enclosingRank(e Edit) int {
+	switch e.Encloses {
+	case Opens:
+		return 0
+	case Closes:
+		return 2
+	}
+	return 1
+}
+
 func checkEdits(src []byte, sorted []Edit) error {
 	prevEnd := 0
 	for i, e := range sorted {

@@ -54,3 +54,21 @@ func TestWithin(t *testing.T) {
 		t.Errorf("Within(overlapping) = %q, want the original text", got)
 	}
 }
+
+// An enclosing pair goes around the other insertions at its two offsets,
+// whatever order the edits come in (a rewrite's wrapper runs after the
+// port's, but must end up inside the kernel versions' lambda).
+func TestEnclosingInsertions(t *testing.T) {
+	src := []byte("{body}")
+	edits := []Edit{
+		{Start: 1, End: 1, New: "[in "},
+		{Start: 5, End: 5, New: " in]"},
+		{Start: 5, End: 5, New: " out)", Encloses: Closes},
+		{Start: 1, End: 1, New: "(out ", Encloses: Opens},
+		{Start: 1, End: 1, New: "<also in "},
+	}
+	out, err := Apply(src, edits, "")
+	if want := "{(out [in <also in body in] out)}"; err != nil || string(out) != want {
+		t.Errorf("Apply = %q, %v; want %q", out, err, want)
+	}
+}

@@ -24,6 +24,7 @@ type portFlags struct {
 	arrays []string
 	auto   bool
 	ref    bool
+	single bool
 	config string
 	counts []string
 	output string
@@ -77,6 +78,7 @@ other headers are only read. -w writes every changed file or none.`,
 	f.build.registerPort(cmd)
 	fl.StringArrayVar(&f.arrays, "array", nil, "port pointer parameter `NAME` of every kernel, or KERNEL:NAME (repeatable)")
 	fl.BoolVar(&f.auto, "auto", false, "choose arrays indexed data-dependently or allocated with input-sized buffers")
+	fl.BoolVar(&f.single, "single-version", false, "compile each ported kernel once, through bam::array only (by default its body is compiled twice: plain loads when every array is in GPU or zero-copy host memory)")
 	fl.BoolVar(&f.ref, "ref", false, "read read-only arrays through bam::array_ref in loops where each thread scans them (off by default, also with --opt auto)")
 	fl.StringVar(&f.config, "config", "", "read choices from this `FILE` instead of .bamgen.yaml next to each input")
 	fl.StringArrayVar(&f.counts, "count", nil, "element count of an array as `NAME=EXPR` (host expression; repeatable)")
@@ -215,7 +217,7 @@ func (f *portFlags) options(nfiles int) (transform.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	o = transform.Options{Port: port.Options{Arrays: f.arrays, Auto: f.auto, Counts: counts, Ref: f.ref},
+	o = transform.Options{Port: port.Options{Arrays: f.arrays, Auto: f.auto, Counts: counts, Ref: f.ref, SingleVersion: f.single},
 		Opt: rewrites, FindConfig: f.config == ""}
 	if f.config != "" {
 		cfg, err := port.LoadConfig(f.config)

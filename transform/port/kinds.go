@@ -50,13 +50,14 @@ const (
 	Aliases                         // aliases
 	Refs                            // refs
 	Helpers                         // helpers
+	Versions                        // versions
 	Launches                        // launches
 	HostMemory                      // host-memory
 	Runtime                         // runtime
 )
 
 var rewriteKindNames = [...]string{KernelParams: "kernel-params", Deref: "deref", Atomics: "atomics", Reads: "reads",
-	Aliases: "aliases", Refs: "refs", Helpers: "helpers", Launches: "launches", HostMemory: "host-memory", Runtime: "runtime"}
+	Aliases: "aliases", Refs: "refs", Helpers: "helpers", Versions: "versions", Launches: "launches", HostMemory: "host-memory", Runtime: "runtime"}
 
 func (k RewriteKind) String() string {
 	if k >= 0 && int(k) < len(rewriteKindNames) {

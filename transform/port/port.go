@@ -27,6 +27,10 @@ type Options struct {
 	// in another file that cannot be rewritten. Their chosen parameters
 	// are reported as not ported, with that reason.
 	Exclude map[string]string
+	// SingleVersion compiles each ported kernel once, through bam::array
+	// only (--single-version): no plain-pointer version behind
+	// bam::by_placement (versions.go).
+	SingleVersion bool
 }
 
 // Result is the port's plan for one file. Its edits are on the original

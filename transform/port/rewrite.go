@@ -27,6 +27,7 @@ var Rewrites = []*Rewrite{
 	{Kind: Aliases, Doc: "T *q = p + off becomes an element offset; q[i] becomes p[q + (i)]", Run: bodyEditsOf(Aliases)},
 	{Kind: Refs, Doc: "with --ref: a read-only array a thread scans in a loop is read through bam::array_ref NAME_ref in a block around the loop", Run: runRefs},
 	{Kind: Helpers, Doc: "__device__ helpers receiving arrays are ported too; cloned as NAME_bam when also called with plain pointers", Run: runHelpers},
+	{Kind: Versions, Doc: "each ported kernel's body is compiled twice, through bam::by_placement: over plain pointers when every array is in GPU memory or zero-copy host memory, over the bam::arrays otherwise", Run: runVersions},
 	{Kind: Launches, Doc: "launch arguments of ported parameters pass the bam::array", Run: hostEditsOf(Launches)},
 	{Kind: HostMemory, Doc: "cudaMalloc/cudaMemcpy/cudaMemset/cudaFree of ported buffers become runtime calls; host-visible buffers are wrapped around launches", Run: hostEditsOf(HostMemory)},
 	{Kind: Runtime, Doc: "#include <bam/bam.cuh>, the runtime variable in each host function, statistics at the end of main", Run: runRuntime},

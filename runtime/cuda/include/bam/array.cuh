@@ -35,6 +35,8 @@ template <class T>
 class array_ref;
 template <class T>
 class odt_tile;
+template <class T>
+class direct_array;
 
 namespace detail {
 struct array_factory;
@@ -192,6 +194,8 @@ private:
   friend class array_ref;
   template <class>
   friend class odt_tile;
+  template <class>
+  friend class direct_array;
   friend struct detail::array_factory;
 
 #if BAM_HAS_DEVICE_CODE
@@ -396,6 +400,105 @@ template <class T>
 array_ref(const array<T>&) -> array_ref<T>;
 template <class T>
 array_ref(const array<T>*) -> array_ref<T>;
+
+// An array known to be direct (resident in GPU memory, or zero-copy host
+// memory): every access is a plain load, store or atomic on the pointer,
+// with no branch at all, so the compiler treats it exactly like the
+// pointer the kernel had before the port (hoists invariant loads out of
+// loops, keeps values in registers, vectorises neighbouring reads).
+//
+// Generated kernels get one only through bam::by_placement, which checks
+// placement once at kernel entry. It is still a bam::array<T> (public
+// base): a helper taking bam::array<T>, a template deducing T from it, an
+// array_ref or a launch argument all accept it unchanged.
+template <class T>
+class direct_array : public array<T> {
+public:
+  using value_type = typename array<T>::value_type;
+  static constexpr bool writable = array<T>::writable;
+  using pointer = std::conditional_t<writable, value_type*, const value_type*>;
+
+  // a must be direct (a.placement() is not placement::cache).
+  BAM_HD explicit direct_array(const array<T>& a) noexcept : array<T>(a) {}
+
+  // The elements themselves, as the kernel's pointer was.
+  [[nodiscard]] BAM_HD pointer data() const noexcept { return reinterpret_cast<pointer>(this->meta_.direct); }
+
+#if BAM_HAS_DEVICE_CODE
+  // Like p[i] on the original pointer: an lvalue (writable arrays) or a
+  // const lvalue, so a[i] += v, a[i]++ and &a[i] mean what they meant.
+  __device__ std::conditional_t<writable, value_type&, const value_type&> operator[](size_t i) const
+  {
+    BAM_ASSERT(i < this->n_, "bam::direct_array: index out of range");
+    return data()[i];
+  }
+  __device__ value_type read(size_t i) const { return (*this)[i]; }
+  __device__ void write(size_t i, value_type v) const
+  {
+    static_assert(writable, "bam::array<const T>::write: array is read-only");
+    (*this)[i] = v;
+  }
+  template <class F>
+  __device__ value_type update(size_t i, F f) const
+  {
+    static_assert(writable, "bam::array<const T>::update: array is read-only");
+    value_type& e = (*this)[i];
+    return e = f(e);
+  }
+
+#  define BAM_DIRECT_ATOMIC(name)                                                            \
+    __device__ value_type atomic_##name(size_t i, value_type v) const                       \
+    {                                                                                        \
+      static_assert(writable, "bam::array<const T>::atomic_" #name ": array is read-only"); \
+      return detail::elem_atomic_##name(&(*this)[i], v);                                     \
+    }
+  BAM_DIRECT_ATOMIC(add)
+  BAM_DIRECT_ATOMIC(sub)
+  BAM_DIRECT_ATOMIC(min)
+  BAM_DIRECT_ATOMIC(max)
+  BAM_DIRECT_ATOMIC(or)
+  BAM_DIRECT_ATOMIC(and)
+  BAM_DIRECT_ATOMIC(xor)
+  BAM_DIRECT_ATOMIC(exch)
+#  undef BAM_DIRECT_ATOMIC
+
+  __device__ value_type atomic_cas(size_t i, value_type cmp, value_type v) const
+  {
+    static_assert(writable, "bam::array<const T>::atomic_cas: array is read-only");
+    return detail::elem_atomic_cas(&(*this)[i], cmp, v);
+  }
+#endif
+};
+
+namespace detail {
+template <class T>
+BAM_HD bool is_direct(const array<T>& a) noexcept
+{
+  return a.placement() != bam::placement::cache;
+}
+} // namespace detail
+
+#if BAM_HAS_DEVICE_CODE
+// Kernel versioning by placement (what `bamgen port` emits around a ported
+// kernel's body):
+//
+//   bam::by_placement([&](auto a, auto b) { ...the kernel's body... }, a, b);
+//
+// The body is compiled twice: once over bam::direct_array views, taken
+// when every array is direct, once over the bam::arrays themselves. The
+// test reads kernel parameters only, so it is uniform across the grid: no
+// divergence, and a __syncthreads() in the body stays where it was. When
+// the data fits in GPU memory the kernel runs the plain-pointer version
+// (what it was before the port); otherwise the cached one.
+template <class Body, class... T>
+__device__ __forceinline__ void by_placement(Body&& body, const array<T>&... arrays)
+{
+  if ((detail::is_direct(arrays) && ...))
+    body(direct_array<T>(arrays)...);
+  else
+    body(arrays...);
+}
+#endif
 
 namespace detail {
 // The host library's way to build handles; not for user code.

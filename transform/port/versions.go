@@ -1,0 +1,183 @@
+package port
+
+import (
+	"strings"
+
+	"github.com/bamgen/bamgen/diag"
+	"github.com/bamgen/bamgen/edit"
+	"github.com/bamgen/bamgen/parse"
+)
+
+// Kernel versioning by placement. A ported kernel's body reads its arrays
+// through bam::array, whose every access tests where the array lives (one
+// uniform branch) and keeps the out-of-line miss path on the other side.
+// That branch is cheap, but it stops the compiler from treating the access
+// like the plain load it was: a loop bound read from an array is not
+// hoisted, neighbouring reads are not merged, values are not kept in
+// registers across accesses. When the data fits in GPU memory the port was
+// up to 5.5x slower than the original for that reason (docs/benchmarks.md).
+//
+// So the port wraps each ported kernel's body in a generic lambda and calls
+// it through bam::by_placement, which tests placement once at kernel entry:
+//
+//	__global__ void k(bam::array<const float> x, bam::array<float> y, int n)
+//	{
+//	    bam::by_placement([&](auto x, auto y) {
+//	    ...the body, unchanged...
+//	    }, x, y);
+//	}
+//
+// When every array is direct (resident in GPU memory, or zero-copy host
+// memory) the lambda runs over bam::direct_array views, plain pointers to
+// the compiler; otherwise over the bam::arrays. The lambda's parameters
+// shadow the kernel's, so the body's text does not change; [&] captures the
+// other parameters and locals by reference, so assignments to them mean
+// what they meant. The test reads kernel parameters only: it is uniform, and
+// barriers in the body stay where they were.
+
+// versionNote explains why a kernel keeps a single version.
+type versionNote struct {
+	at  parse.Node
+	why string
+}
+
+func runVersions(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
+	var diags []diag.Diagnostic
+	var edits []edit.Edit
+	if c.opts.SingleVersion {
+		return nil, nil
+	}
+	for _, ps := range c.inPlace() {
+		fn := ps.fn
+		if !fn.IsKernel() || fn.Body == nil || alreadyVersioned(fn.Body) {
+			continue
+		}
+		openAfter, note := versionPoint(fn)
+		if note != nil {
+			diags = append(diags, diag.Diagnostic{Pos: note.at.Pos(), End: note.at.End(), Severity: diag.Note,
+				Code: CodeSingleVersion, Message: fn.Name + ": compiled once, reading through bam::array only: " + note.why})
+			continue
+		}
+		names := make([]string, 0, len(ps.set))
+		for _, idx := range ps.set {
+			names = append(names, fn.Params[idx].Name)
+		}
+		open := "bam::by_placement([&](auto " + strings.Join(names, ", auto ") + ") {"
+		close := "}, " + strings.Join(names, ", ") + ");"
+		edits = append(edits, c.versionOpen(fn.Body, openAfter, open), c.versionClose(fn.Body, close))
+	}
+	return diags, edits
+}
+
+// alreadyVersioned reports whether the body already is a by_placement call
+// (a file ported before): porting it again must change nothing.
+func alreadyVersioned(body *parse.BlockStmt) bool {
+	for _, s := range body.Stmts {
+		if es, ok := s.(*parse.ExprStmt); ok {
+			if call, ok := es.X.(*parse.CallExpr); ok && parse.ShortFuncName(call.Fun) == "by_placement" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// versionPoint returns the offset after which the lambda opens (the body's
+// `{`, or the last of the __shared__ declarations it starts with, which stay
+// outside: inside, each version would have its own copy), or why the kernel
+// cannot be compiled twice.
+func versionPoint(fn *parse.FuncDecl) (int, *versionNote) {
+	openAfter := fn.Body.Pos() + 1
+	leading := true
+	for _, s := range fn.Body.Stmts {
+		if leading && isStaticSharedDecl(s) {
+			openAfter = s.End()
+			continue
+		}
+		leading = false
+	}
+	var note *versionNote
+	prefixEnd := openAfter
+	parse.Inspect(fn.Body, func(n parse.Node) bool {
+		if note != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *parse.VarDecl:
+			if n.Pos() >= prefixEnd && hasSpec(n.Specifiers, "__shared__") && !hasSpec(n.Specifiers, "extern") {
+				note = &versionNote{n, "it declares __shared__ memory after its first statement, and each version would have its own copy; declare __shared__ arrays at the top of the kernel"}
+			}
+		case *parse.Ident:
+			switch n.Name {
+			case "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__":
+				note = &versionNote{n, n.Name + " inside the versioned body would name the lambda, not the kernel"}
+			}
+		}
+		return true
+	})
+	return openAfter, note
+}
+
+// isStaticSharedDecl reports whether s declares only __shared__ variables
+// of static size (not `extern __shared__`, which both versions may share).
+func isStaticSharedDecl(s parse.Stmt) bool {
+	ds, ok := s.(*parse.DeclStmt)
+	if !ok || ds.Record != nil || len(ds.Vars) == 0 {
+		return false
+	}
+	for _, v := range ds.Vars {
+		if !hasSpec(v.Specifiers, "__shared__") || hasSpec(v.Specifiers, "extern") || v.Init != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func hasSpec(specs []string, want string) bool {
+	for _, s := range specs {
+		if s == want {
+			return true
+		}
+	}
+	return false
+}
+
+// versionOpen puts the lambda's opening on a line of its own after `after`
+// (the `{` or the last leading __shared__ declaration) when only blanks or
+// a comment follow it there, indented like the body; else on that line.
+// It goes before any other insertion there: an access-pattern rewrite's
+// own wrapper of the body must end up inside.
+func (c *portCtx) versionOpen(body *parse.BlockStmt, after int, text string) edit.Edit {
+	if next, ok := c.lineAfter(after); ok && next < body.End() {
+		return edit.Edit{Start: next, End: next, New: c.bodyIndentOf(body) + text + "\n",
+			Rewrite: Versions.String(), Encloses: edit.Opens}
+	}
+	return edit.Edit{Start: after, End: after, New: " " + text, Rewrite: Versions.String(), Encloses: edit.Opens}
+}
+
+// versionClose puts the lambda's end on a line of its own before the
+// body's `}` when the `}` starts its line, else just before it; after any
+// other insertion there.
+func (c *portCtx) versionClose(body *parse.BlockStmt, text string) edit.Edit {
+	rb := body.End() - 1
+	if start, _, ok := c.lineBefore(rb); ok {
+		return edit.Edit{Start: start, End: start, New: c.bodyIndentOf(body) + text + "\n",
+			Rewrite: Versions.String(), Encloses: edit.Closes}
+	}
+	lead := " "
+	if rb > 0 && (c.src[rb-1] == ' ' || c.src[rb-1] == '\t' || c.src[rb-1] == '\n') {
+		lead = ""
+	}
+	return edit.Edit{Start: rb, End: rb, New: lead + text + " ", Rewrite: Versions.String(), Encloses: edit.Closes}
+}
+
+// bodyIndentOf is the indentation of the body's first statement when it
+// starts its line, else four blanks more than the `{` line.
+func (c *portCtx) bodyIndentOf(body *parse.BlockStmt) string {
+	if len(body.Stmts) > 0 {
+		if _, in, ok := c.lineBefore(body.Stmts[0].Pos()); ok {
+			return in
+		}
+	}
+	return c.indentAt(body.Pos()) + "    "
+}
