@@ -337,6 +337,76 @@ void test_eviction(bam::backend b)
          (unsigned long long)s.evictions, (unsigned long long)s.writebacks);
 }
 
+// The hit path's element loads per element size (1, 2, 8 bytes: acquire
+// loads of that width; 16 bytes: plain load and fence) while other warps'
+// misses evict and refill the slots under them: a cache of 1/16 of the
+// array, 512-byte lines, one warp per 64 cache lines reading random
+// elements (as test_eviction: never more than half the cache pinned).
+// Every value is checked.
+struct elem16 {
+  uint64_t lo, hi;
+};
+template <class T>
+__host__ __device__ inline T value_at(size_t i)
+{
+  if constexpr (sizeof(T) == 16)
+    return T{mix(i), ~mix(i) + i};
+  else
+    return T(mix(i) >> 3);
+}
+template <class T>
+__host__ __device__ inline bool same(const T& x, const T& y)
+{
+  if constexpr (sizeof(T) == 16)
+    return x.lo == y.lo && x.hi == y.hi;
+  else
+    return x == y;
+}
+
+template <class T>
+__global__ void k_verify_hits(bam::array<const T> a, size_t n, uint64_t seed, unsigned long long* bad)
+{
+  uint64_t x = seed + blockIdx.x * 1315423911ull + threadIdx.x;
+  size_t last = 0;
+  for (int k = 0; k < 256; ++k) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    // every 4th access reads the neighbour of the last one: same line, mostly a hit
+    const size_t i = (k & 3) ? size_t(x >> 17) % n : (last ^ 1) % n;
+    last = i;
+    if (!same(a[i], value_at<T>(i)))
+      atomicAdd(bad, 1ull);
+  }
+}
+
+template <class T>
+void test_hit_sizes_one()
+{
+  const size_t bytes = g_small ? (size_t(1) << 20) : (size_t(8) << 20);
+  const size_t n = bytes / sizeof(T);
+  std::vector<T> h(n);
+  for (size_t i = 0; i < n; ++i)
+    h[i] = value_at<T>(i);
+  auto rt = make_rt(cfg_for(bam::backend::hbm, bytes / 16, 512));
+  bam::array<const T> a = rt->array_from_host(h.data(), n);
+  const unsigned warps = unsigned(std::max<size_t>(1, rt->cache_lines() / 64));
+  dbuf<unsigned long long> bad(1);
+  k_verify_hits<T><<<warps, 32>>>(a, n, 17 + sizeof(T), bad.p);
+  CUDA_OK(cudaDeviceSynchronize());
+  rt->check();
+  EXPECT(bad.host()[0] == 0, "%zu-byte elements: %llu reads saw wrong data", sizeof(T), bad.host()[0]);
+  const bam::stats s = rt->stats();
+  EXPECT(s.evictions > 0 && s.hits > 0, "%zu-byte elements: evictions %llu, hits %llu", sizeof(T),
+         (unsigned long long)s.evictions, (unsigned long long)s.hits);
+}
+
+void test_hit_sizes()
+{
+  test_hit_sizes_one<uint8_t>();
+  test_hit_sizes_one<uint16_t>();
+  test_hit_sizes_one<uint64_t>();
+  test_hit_sizes_one<elem16>();
+}
+
 void test_file_and_device(bam::backend b)
 {
   const size_t n = g_small ? 10000 : 1000000, skip_elems = 3;
@@ -805,6 +875,7 @@ std::vector<test_case> all_tests()
     t.push_back({"file_device_free" + s, [b] { test_file_and_device(b); }});
     t.push_back({"odt_tile" + s, [b] { test_odt_tile(b); }});
   }
+  t.push_back({"hit_path_sizes_eviction", test_hit_sizes});
   t.push_back({"atomics", test_atomics});
   for (const char* f : {"none", "delay", "reorder", "transient", "error"})
     t.push_back({std::string("emu_fault/") + f, [f] { test_emu_fault(f); }});
