@@ -10,6 +10,8 @@
 //   hit_linear          the same sum through a[i], hbm backend, every line cached
 //   hit_random          the same gather through a[i]
 //   (both also with BAM_STATS=0: *_nostats)
+//   hit_linear_lb, hit_random_lb   the same with __launch_bounds__(1024, 2)
+//                       (<= 32 registers: what occupancy is worth)
 //   resident_direct     a[i] on an array placed resident (hbm, in the budget)
 //   zero_copy_read      plain sum over cudaHostAlloc(mapped) memory
 //   host_direct_read    a[i] on a host-backend array placed host-direct
@@ -110,7 +112,7 @@ constexpr int kGather = 16; // random elements per thread
 // The same kernels on a plain pointer and on a bam array: A is
 // `const uint64_t*` or `bam::array<const uint64_t>`.
 template <class A>
-__global__ void k_read(A a, size_t n, unsigned long long* out)
+__device__ __forceinline__ void read_body(const A& a, size_t n, unsigned long long* out)
 {
   uint64_t s = 0;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
@@ -119,13 +121,41 @@ __global__ void k_read(A a, size_t n, unsigned long long* out)
 }
 
 template <class A>
-__global__ void k_gather(A a, size_t n, unsigned long long* out)
+__device__ __forceinline__ void gather_body(const A& a, size_t n, unsigned long long* out)
 {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   uint64_t s = 0;
   for (int k = 0; k < kGather; ++k)
     s += a[hash64(t * 64 + k) % n];
   block_sum(s, out);
+}
+
+template <class A>
+__global__ void k_read(A a, size_t n, unsigned long long* out)
+{
+  read_body(a, n, out);
+}
+
+template <class A>
+__global__ void k_gather(A a, size_t n, unsigned long long* out)
+{
+  gather_body(a, n, out);
+}
+
+// The same kernels with __launch_bounds__(1024, 2): at most 32 registers
+// (the miss path, out of line, is compiled to fit too), so 64 warps per SM
+// instead of the 32 that 64 registers allow. Rows *_lb: how much of the
+// hit path's gap is occupancy (any block size up to 1024 still launches).
+template <class A>
+__global__ void __launch_bounds__(1024, 2) k_read_lb(A a, size_t n, unsigned long long* out)
+{
+  read_body(a, n, out);
+}
+
+template <class A>
+__global__ void __launch_bounds__(1024, 2) k_gather_lb(A a, size_t n, unsigned long long* out)
+{
+  gather_body(a, n, out);
 }
 
 // Corpus-like (SpMV / one BFS expansion): y[r] = sum over r's edges of
@@ -307,6 +337,8 @@ int run(int argc, char** argv)
   jnum("regs_bam_read", regs_of(k_read<bam::array<const uint64_t>>));
   jnum("regs_bam_gather", regs_of(k_gather<bam::array<const uint64_t>>));
   jnum("regs_csr", regs_of(k_csr));
+  jnum("regs_bam_read_lb", regs_of(k_read_lb<bam::array<const uint64_t>>));
+  jnum("regs_bam_gather_lb", regs_of(k_gather_lb<bam::array<const uint64_t>>));
 
   // ---- baselines in GPU memory
   uint64_t* d = nullptr;
@@ -338,6 +370,14 @@ int run(int argc, char** argv)
     jnum("hit_random" + sfx + "_GBps", gather_bytes / 1e6 / rnd.ms);
     jnum("ratio_hit_linear" + sfx + "_vs_plain_read", plain.ms / lin.ms);
     jnum("ratio_hit_random" + sfx + "_vs_plain_gather", gather.ms / rnd.ms);
+    const row_result lin_lb =
+        run_row(("hit_linear_lb" + sfx).c_str(), s, reps, [&] { k_read_lb<<<grid, 256>>>(a, n, s.d); });
+    const row_result rnd_lb =
+        run_row(("hit_random_lb" + sfx).c_str(), s, reps, [&] { k_gather_lb<<<grid, 256>>>(a, n, s.d); });
+    expect_sum(("hit_linear_lb" + sfx).c_str(), lin_lb.sum, plain.sum);
+    expect_sum(("hit_random_lb" + sfx).c_str(), rnd_lb.sum, gather.sum);
+    jnum("ratio_hit_linear_lb" + sfx + "_vs_plain_read", plain.ms / lin_lb.ms);
+    jnum("ratio_hit_random_lb" + sfx + "_vs_plain_gather", gather.ms / rnd_lb.ms);
     if (stats) {
       const bam::stats st = rt.stats();
       jnum("hit_rows_misses", double(st.misses));

@@ -9,8 +9,22 @@
 #   GPU_TESTS=1 bench/hitpath/run.sh  # also the runtime's GPU tests (miss
 #                                   # path, eviction), log in $OUT/gpu_tests.log
 #
+#   VARIANTS="acquire dependency" bench/hitpath/run.sh   # a subset of builds
+#   BUILD_ONLY=1 / SKIP_BUILD=1     # only build / run what an earlier call built
+#   OLD_INC=/path/to/other/runtime/cuda/include bench/hitpath/run.sh
+#                                   # adds build "old": the same benchmark
+#                                   # against other runtime headers (e.g.
+#                                   # main's, to compare a change in one run)
+#
+# Builds of the hit path (the JSON has one object per build):
+#   acquire        default: map entry and element as acquire loads
+#   fence          -DBAM_HIT_ORDER_BY_FENCE: plain element load + acquire fence
+#                  (the hit path before the acquire loads)
+#   dependency     -DBAM_HIT_ORDER_BY_DEPENDENCY: address dependencies
+#   dependency_l1  the same plus -DBAM_HIT_ENTRY_L1 (map entry from L1)
+#
 # Also writes $OUT/hitpath-registers.txt: ptxas registers/spills of every
-# benchmark kernel of both builds (this nvcc, no -maxrregcount).
+# benchmark kernel of every build (this nvcc, no -maxrregcount).
 #
 # Exit status 1 when any checksum or the 16-line-cache runs disagree with
 # the plain kernels / the CPU, or a GPU test fails.
@@ -23,25 +37,36 @@ DEST=${OUT:-$PWD}
 mkdir -p "$BUILD" "$DEST"
 JOBS=$(nproc 2>/dev/null || echo 4)
 
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
 echo "hitpath: building libbam ($ARCH) in $BUILD" >&2
 make -s -C "$ROOT/runtime/cuda" -j"$JOBS" ARCH="$ARCH" BUILD="$BUILD" lib >&2
-# Two builds of the same benchmark: the hit path's default ordering (an
-# acquire fence between the element load and the fill-number check) and
-# the opt-in BAM_HIT_ORDER_BY_DEPENDENCY (an address dependency instead).
-build() { # NAME EXTRA_FLAGS...
-	local name=$1
-	shift
-	"$NVCC" -std=c++17 -O3 -arch="$ARCH" -Xptxas -v "$@" -I"$ROOT/runtime/cuda/include" \
+VARIANTS=${VARIANTS:-"acquire fence dependency dependency_l1"}
+[ -n "${OLD_INC:-}" ] && VARIANTS="old $VARIANTS"
+flags_of() {
+	case $1 in
+	acquire) echo "-I$ROOT/runtime/cuda/include" ;;
+	fence) echo "-DBAM_HIT_ORDER_BY_FENCE -I$ROOT/runtime/cuda/include" ;;
+	dependency) echo "-DBAM_HIT_ORDER_BY_DEPENDENCY -I$ROOT/runtime/cuda/include" ;;
+	dependency_l1) echo "-DBAM_HIT_ORDER_BY_DEPENDENCY -DBAM_HIT_ENTRY_L1 -I$ROOT/runtime/cuda/include" ;;
+	old) echo "-I$OLD_INC" ;;
+	*) echo "hitpath: unknown build $1" >&2; return 2 ;;
+	esac
+}
+build() { # NAME
+	local name=$1 flags
+	flags=$(flags_of "$name") || return 2
+	# shellcheck disable=SC2086
+	"$NVCC" -std=c++17 -O3 -arch="$ARCH" -Xptxas -v $flags \
 		"$ROOT/bench/hitpath/hitpath.cu" "$BUILD/libbam.a" -o "$BUILD/hitpath-$name" -lcudart -lpthread \
 		2> "$DEST/hitpath-$name.ptxas.txt" || { cat "$DEST/hitpath-$name.ptxas.txt" >&2; return 2; }
 }
-build fence &
-pid_fence=$!
-build dependency -DBAM_HIT_ORDER_BY_DEPENDENCY &
-pid_dep=$!
-wait $pid_fence
-wait $pid_dep
-for v in fence dependency; do
+pids=()
+for v in $VARIANTS; do
+	build "$v" &
+	pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
+for v in $VARIANTS; do
 	awk -v b=$v -F"'" '/Compiling entry function/ { fn = $2; next }
 		fn && /bytes stack frame/ { st = $0; next }
 		fn && /Used [0-9]+ registers/ { sub(/.*Used /, ""); split($0, w, " ");
@@ -49,18 +74,22 @@ for v in fence dependency; do
 done | grep -v EmptyKernel | sed -E 's/ +/ /g' > "$DEST/hitpath-registers.txt" || true
 echo "hitpath: registers per kernel (build, kernel, registers, frame/spills):" >&2
 cat "$DEST/hitpath-registers.txt" >&2
+fi
+[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 
 QUICK_ARG=()
 [ "${QUICK:-0}" = 1 ] && QUICK_ARG=(--quick)
 status=0
-for v in fence dependency; do
+for v in $VARIANTS; do
 	echo "hitpath: running $v" >&2
 	timeout 240 "$BUILD/hitpath-$v" "${QUICK_ARG[@]}" > "$DEST/hitpath-$v.json" 2> "$DEST/hitpath-$v.log" || status=$?
 	cat "$DEST/hitpath-$v.log" >&2
 done
 {
-	for v in fence dependency; do
-		[ $v = fence ] && printf '{"fence": ' || printf ', "dependency": '
+	sep='{'
+	for v in $VARIANTS; do
+		printf '%s"%s": ' "$sep" "$v"
+		sep=', '
 		if [ -s "$DEST/hitpath-$v.json" ]; then cat "$DEST/hitpath-$v.json"; else printf '{"failed": 1}'; fi
 	done
 	printf '}\n'
@@ -68,6 +97,18 @@ done
 echo >> "$DEST/hitpath.json"
 cat "$DEST/hitpath.json"
 echo "hitpath: wrote $DEST/hitpath.json (exit $status)" >&2
+# The issue's ratios per build, one line each (python3 where there is one).
+command -v python3 > /dev/null && python3 - "$DEST/hitpath.json" >&2 <<'PY' || true
+import json, sys
+d = json.load(open(sys.argv[1]))
+keys = ["ratio_hit_linear_vs_plain_read", "ratio_hit_linear_nostats_vs_plain_read",
+        "ratio_hit_linear_lb_vs_plain_read", "ratio_hit_linear_lb_nostats_vs_plain_read",
+        "ratio_hit_random_vs_plain_gather", "ratio_hit_random_nostats_vs_plain_gather",
+        "ratio_hit_random_lb_vs_plain_gather", "regs_bam_read", "regs_bam_read_lb", "failures"]
+print("hitpath summary (build: " + ", ".join(k.replace("ratio_", "").replace("_vs_plain_read", "").replace("_vs_plain_gather", "") for k in keys) + ")")
+for b, r in d.items():
+    print("  %-14s %s" % (b, " ".join("%.3f" % r[k] if isinstance(r.get(k), (int, float)) else "-" for k in keys)))
+PY
 
 if [ "${GPU_TESTS:-0}" = 1 ]; then
 	echo "hitpath: runtime GPU tests ($ARCH)" >&2

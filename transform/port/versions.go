@@ -53,6 +53,11 @@ func runVersions(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
 			continue
 		}
 		openAfter, note := versionPoint(fn)
+		if d, bad := c.unparsedFn(fn); bad {
+			// The parser's idea of where the body ends may be wrong (a GNU
+			// statement expression `({ ... })` ends it early).
+			note = &versionNote{fn.Body, "its body has code the parser did not understand (" + c.parseErrorText(d) + "), so bamgen cannot tell where the body ends"}
+		}
 		if note != nil {
 			diags = append(diags, diag.Diagnostic{Pos: note.at.Pos(), End: note.at.End(), Severity: diag.Note,
 				Code: CodeSingleVersion, Message: fn.Name + ": compiled once, reading through bam::array only: " + note.why})

@@ -45,6 +45,24 @@ __global__ void drop_kernel(const cache_ctx* c, uint32_t only_array)
     drop_slot(*c, uint32_t(s), only_array);
 }
 
+// The first launch of a kernel that needs a stack of unknown size (every
+// kernel that can reach the miss path: detail/cold_call.cuh) makes the
+// driver reserve local memory for BAM_STACK_BYTES on every resident thread,
+// some hundreds of MiB, lazily, at that launch. The runtime launches this
+// one when it starts, so the reservation happens before it measures free
+// memory for placement (else resident arrays take memory the first kernel
+// then cannot get) and outside the program's timed kernels.
+__device__ void stack_warm_callee(int* p)
+{
+  if (p != nullptr)
+    *p = 1;
+}
+
+__global__ void stack_warm_kernel(int* p)
+{
+  BAM_COLD(stack_warm_callee)(p);
+}
+
 const char* fault_name(uint32_t k)
 {
   switch (fault_kind(k)) {
@@ -144,6 +162,10 @@ struct runtime::impl {
   detail::placement_plan budget; // BAM_GPU_BUDGET: which arrays are resident, ranked by size
   host_policy host_place = host_policy::automatic;
   placement choose_placement(uint64_t bytes);
+  placement placement_off_gpu(uint64_t bytes) const;
+  // Arrays the budget placed in GPU memory whose copy could not be
+  // allocated there (they are read where the backend keeps them).
+  uint32_t resident_fallbacks = 0;
 
   explicit impl(const config& c);
   ~impl();
@@ -281,6 +303,11 @@ runtime::impl::impl(const config& c) : cfg(c)
                   " bytes (BAM_STACK_BYTES); the GPU lacks the memory for it: set BAM_STACK_BYTES lower "
                   "(the miss path needs about 1 KiB) or free GPU memory");
     }
+    detail::stack_warm_kernel<<<1, 32>>>(nullptr);
+    if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess)
+      throw error("bam::runtime: cannot reserve local memory for a " + std::to_string(std::max(cur, want)) +
+                  "-byte stack per thread (BAM_STACK_BYTES); the GPU lacks the memory for it: set BAM_STACK_BYTES "
+                  "lower (the miss path needs about 1 KiB) or free GPU memory");
   }
 
   // Placement knobs. The budget defaults to the GPU memory still free once
@@ -328,6 +355,13 @@ placement runtime::impl::choose_placement(uint64_t bytes)
 {
   if (budget.take(bytes))
     return placement::resident;
+  return placement_off_gpu(bytes);
+}
+
+// Where an array that does not stay in GPU memory is read (the host rule
+// above, else the cache).
+placement runtime::impl::placement_off_gpu(uint64_t bytes) const
+{
   if (cfg.kind == backend::host) {
     if (host_place == host_policy::direct)
       return placement::host_direct;
@@ -438,13 +472,30 @@ detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, cons
   r.meta.data = r.region.device;
   r.meta.base = r.region.offset;
   r.meta.seq = p_->d_seq.get();
-  const placement pl = p_->choose_placement(n_lines * lb);
+  placement pl = p_->choose_placement(n_lines * lb);
+  const bool copy_in = pl == placement::resident && (p_->cfg.kind != backend::hbm || r.region.device == nullptr);
+  // The budget (BAM_GPU_BUDGET, or free memory) is an estimate: local
+  // memory, other allocations or another process may have taken the memory
+  // since. A resident copy that cannot be allocated is not an error: the
+  // array is read where the backend keeps it, as if it had not fit.
+  dev_ptr<unsigned char> gpu;
+  if (copy_in) {
+    void* p = nullptr;
+    if (cudaMalloc(&p, n_lines * lb) == cudaSuccess) {
+      gpu.reset(static_cast<unsigned char*>(p));
+    } else {
+      (void)cudaGetLastError(); // out of memory is not sticky; clear it
+      p_->budget.release(n_lines * lb);
+      pl = p_->placement_off_gpu(n_lines * lb);
+      ++p_->resident_fallbacks;
+    }
+  }
   r.meta.placement = uint32_t(pl);
   r.meta.direct = pl == placement::cache ? nullptr : r.region.device;
-  if (pl == placement::resident && (p_->cfg.kind != backend::hbm || r.region.device == nullptr)) {
+  if (gpu) {
     // The backend keeps the data outside GPU memory: a copy there, read in place.
     try {
-      auto gpu = dev_alloc<unsigned char>(n_lines * lb, 0, "bam::runtime: a resident array (lower BAM_GPU_BUDGET)");
+      detail::cuda_check(cudaMemset(gpu.get(), 0, n_lines * lb), "bam::runtime: clearing a resident array");
       std::vector<unsigned char> tmp;
       switch (src) {
       case source::host:
@@ -458,7 +509,7 @@ detail::array_meta runtime::create(size_t n, size_t elem_bytes, source src, cons
         p_->store->read_to_host(r.region, tmp.data(), bytes);
         detail::cuda_check(cudaMemcpy(gpu.get(), tmp.data(), bytes, cudaMemcpyHostToDevice), "bam::runtime: filling a resident array");
         break;
-      case source::zeros: break; // dev_alloc zeroed it
+      case source::zeros: break; // cleared above
       }
       r.gpu = gpu.release();
     } catch (...) {
@@ -831,6 +882,9 @@ void runtime::print_stats(FILE* out)
                  (unsigned long long)a.io_reads, double(a.io_read_bytes) / 1e6,
                  mib > 0 ? double(a.io_read_bytes) / (mib * (1 << 20)) : 0.0, (unsigned long long)a.io_writes);
   }
+  if (p_->resident_fallbacks > 0)
+    std::fprintf(out, "  %u array(s) within BAM_GPU_BUDGET found no GPU memory for their copy; read from the backend instead\n",
+                 p_->resident_fallbacks);
   p_->store->print(out);
 }
 

@@ -337,6 +337,76 @@ void test_eviction(bam::backend b)
          (unsigned long long)s.evictions, (unsigned long long)s.writebacks);
 }
 
+// The hit path's element loads per element size (1, 2, 8 bytes: acquire
+// loads of that width; 16 bytes: plain load and fence) while other warps'
+// misses evict and refill the slots under them: a cache of 1/16 of the
+// array, 512-byte lines, one warp per 64 cache lines reading random
+// elements (as test_eviction: never more than half the cache pinned).
+// Every value is checked.
+struct elem16 {
+  uint64_t lo, hi;
+};
+template <class T>
+__host__ __device__ inline T value_at(size_t i)
+{
+  if constexpr (sizeof(T) == 16)
+    return T{mix(i), ~mix(i) + i};
+  else
+    return T(mix(i) >> 3);
+}
+template <class T>
+__host__ __device__ inline bool same(const T& x, const T& y)
+{
+  if constexpr (sizeof(T) == 16)
+    return x.lo == y.lo && x.hi == y.hi;
+  else
+    return x == y;
+}
+
+template <class T>
+__global__ void k_verify_hits(bam::array<const T> a, size_t n, uint64_t seed, unsigned long long* bad)
+{
+  uint64_t x = seed + blockIdx.x * 1315423911ull + threadIdx.x;
+  size_t last = 0;
+  for (int k = 0; k < 256; ++k) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    // every 4th access reads the neighbour of the last one: same line, mostly a hit
+    const size_t i = (k & 3) ? size_t(x >> 17) % n : (last ^ 1) % n;
+    last = i;
+    if (!same(a[i], value_at<T>(i)))
+      atomicAdd(bad, 1ull);
+  }
+}
+
+template <class T>
+void test_hit_sizes_one()
+{
+  const size_t bytes = g_small ? (size_t(1) << 20) : (size_t(8) << 20);
+  const size_t n = bytes / sizeof(T);
+  std::vector<T> h(n);
+  for (size_t i = 0; i < n; ++i)
+    h[i] = value_at<T>(i);
+  auto rt = make_rt(cfg_for(bam::backend::hbm, bytes / 16, 512));
+  bam::array<const T> a = rt->array_from_host(h.data(), n);
+  const unsigned warps = unsigned(std::max<size_t>(1, rt->cache_lines() / 64));
+  dbuf<unsigned long long> bad(1);
+  k_verify_hits<T><<<warps, 32>>>(a, n, 17 + sizeof(T), bad.p);
+  CUDA_OK(cudaDeviceSynchronize());
+  rt->check();
+  EXPECT(bad.host()[0] == 0, "%zu-byte elements: %llu reads saw wrong data", sizeof(T), bad.host()[0]);
+  const bam::stats s = rt->stats();
+  EXPECT(s.evictions > 0 && s.hits > 0, "%zu-byte elements: evictions %llu, hits %llu", sizeof(T),
+         (unsigned long long)s.evictions, (unsigned long long)s.hits);
+}
+
+void test_hit_sizes()
+{
+  test_hit_sizes_one<uint8_t>();
+  test_hit_sizes_one<uint16_t>();
+  test_hit_sizes_one<uint64_t>();
+  test_hit_sizes_one<elem16>();
+}
+
 void test_file_and_device(bam::backend b)
 {
   const size_t n = g_small ? 10000 : 1000000, skip_elems = 3;
@@ -504,6 +574,93 @@ void test_placement_by_size(bam::backend b)
   rt->free(c);
   rt->free(d);
   rt->free(a);
+}
+
+// Kernel versions (what `bamgen port` emits): one body, run over
+// bam::direct_array views when every array is direct and over the
+// bam::arrays otherwise. Both give the same result: reads, plain writes,
+// compound assignment, read()/write(), and atomics. The kernel records which
+// version ran, so the test knows each backend took the path it should.
+__global__ void k_versions(bam::array<const uint64_t> x, bam::array<uint64_t> y, bam::array<unsigned long long> sum,
+                           size_t n, int* direct_ran)
+{
+  bam::by_placement(
+      [&](auto x, auto y, auto sum) {
+        const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+        if (i == 0)
+          *direct_ran = std::is_same<decltype(x), bam::direct_array<const uint64_t>>::value ? 1 : 0;
+        if (i >= n)
+          return;
+        y[i] += x[i];
+        y.write(i, y.read(i) * 2);
+        sum.atomic_add(i % 7, (unsigned long long)x[i]);
+      },
+      x, y, sum);
+}
+
+void test_versions(bam::backend b, bool resident)
+{
+  const char* old = std::getenv("BAM_GPU_BUDGET");
+  const std::string saved = old ? old : "";
+  setenv("BAM_GPU_BUDGET", resident ? "1G" : "0", 1);
+  auto rt = make_rt(cfg_for(b, size_t(1) << 20)); // smaller than the data: evictions on the cached path
+  if (old) setenv("BAM_GPU_BUDGET", saved.c_str(), 1); else unsetenv("BAM_GPU_BUDGET");
+  const size_t n = (size_t(4) << 20) / 8;
+  auto hx = pattern(n);
+  std::vector<uint64_t> hy(n);
+  for (size_t i = 0; i < n; ++i)
+    hy[i] = i * 3;
+  bam::array<uint64_t> x = rt->array_from_host(hx.data(), n, "x");
+  bam::array<uint64_t> y = rt->array_from_host(hy.data(), n, "y");
+  bam::array<unsigned long long> sum = rt->array_zeros<unsigned long long>(7, "sum");
+  dbuf<int> ran(1);
+  k_versions<<<blocks_for(n), 256>>>(x, y, sum, n, ran.p);
+  rt->check_launch("k_versions", dim3(256));
+  EXPECT(ran.host()[0] == (resident ? 1 : 0), "the %s version ran", resident ? "cached" : "direct");
+  std::vector<uint64_t> gy(n);
+  rt->copy_to_host(y, gy.data(), n);
+  std::vector<unsigned long long> gs(7), want(7, 0);
+  rt->copy_to_host(sum, gs.data(), 7);
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT(gy[i] == (hy[i] + hx[i]) * 2, "y[%zu] = %llu", i, (unsigned long long)gy[i]);
+    want[i % 7] += hx[i];
+  }
+  for (int k = 0; k < 7; ++k)
+    EXPECT(gs[k] == want[k], "sum[%d] = %llu, want %llu", k, gs[k], want[k]);
+  rt->free(x);
+  rt->free(y);
+  rt->free(sum);
+}
+
+// The budget is an estimate: when the memory it promised is gone (here a
+// blocker takes all but 64 MiB after the runtime is made), an array the
+// budget keeps in GPU memory is read where the backend keeps it instead of
+// failing, and its data is right.
+void test_resident_fallback(bam::backend b)
+{
+  const char* old = std::getenv("BAM_GPU_BUDGET");
+  const std::string saved = old ? old : "";
+  setenv("BAM_GPU_BUDGET", "1024G", 1);
+  auto rt = make_rt(cfg_for(b, size_t(2) << 20));
+  if (old) setenv("BAM_GPU_BUDGET", saved.c_str(), 1); else unsetenv("BAM_GPU_BUDGET");
+  const size_t n = (size_t(256) << 20) / 8; // 256 MiB of uint64_t: more than the blocker leaves
+  auto h = pattern(n);
+  size_t free_b = 0, total_b = 0;
+  EXPECT(cudaMemGetInfo(&free_b, &total_b) == cudaSuccess, "cudaMemGetInfo");
+  void* blocker = nullptr;
+  const size_t leave = size_t(64) << 20;
+  EXPECT(free_b > leave && cudaMalloc(&blocker, free_b - leave) == cudaSuccess, "blocker of %zu MiB", (free_b - leave) >> 20);
+  bam::array<uint64_t> a = rt->array_from_host(h.data(), n, "big");
+  EXPECT(a.placement() != bam::placement::resident, "a 256 MiB array stayed resident with 64 MiB free");
+  EXPECT(cudaGetLastError() == cudaSuccess, "the failed allocation left a CUDA error behind");
+  dbuf<uint64_t> out(size_t(1) << 16);
+  k_copy_linear<uint64_t><<<blocks_for(size_t(1) << 16), 256>>>(a, out.p, size_t(1) << 16);
+  rt->check_launch("k_copy_linear", dim3(256));
+  auto got = out.host();
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT(got[i] == h[i], "element %zu wrong after the fallback", i);
+  rt->free(a);
+  cudaFree(blocker);
 }
 
 // array_wrap: managed, mapped pinned and device memory are read and written
@@ -718,6 +875,7 @@ std::vector<test_case> all_tests()
     t.push_back({"file_device_free" + s, [b] { test_file_and_device(b); }});
     t.push_back({"odt_tile" + s, [b] { test_odt_tile(b); }});
   }
+  t.push_back({"hit_path_sizes_eviction", test_hit_sizes});
   t.push_back({"atomics", test_atomics});
   for (const char* f : {"none", "delay", "reorder", "transient", "error"})
     t.push_back({std::string("emu_fault/") + f, [f] { test_emu_fault(f); }});
@@ -726,6 +884,12 @@ std::vector<test_case> all_tests()
     t.push_back({std::string("placement_by_size/") + bam::backend_name(b), [b] { test_placement_by_size(b); }});
   for (auto b : {bam::backend::hbm, bam::backend::host, bam::backend::emu})
     t.push_back({std::string("wrap/") + bam::backend_name(b), [b] { test_wrap(b); }});
+  for (auto b : {bam::backend::hbm, bam::backend::host, bam::backend::emu})
+    for (bool resident : {true, false})
+      t.push_back({std::string("versions/") + bam::backend_name(b) + (resident ? "/direct" : "/cached"),
+                   [b, resident] { test_versions(b, resident); }});
+  for (auto b : {bam::backend::host, bam::backend::emu}) // hbm data already is in GPU memory: nothing is copied
+    t.push_back({std::string("resident_fallback/") + bam::backend_name(b), [b] { test_resident_fallback(b); }});
   t.push_back({"odt_fvl", test_odt});
   t.push_back({"env_errors", test_env_errors});
   t.push_back({"stats_print", test_stats_print});

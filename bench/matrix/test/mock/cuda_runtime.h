@@ -103,10 +103,30 @@ inline cudaError_t cudaGetDevice(int* d)
   *d = 0;
   return cudaSuccess;
 }
+// The stack limit the fork point raises before it measures free memory:
+// the mock keeps it, and MOCK_STACK_COST_MIB per KiB of stack comes off
+// the free memory the mock reports, as the driver's reservation would.
+enum cudaLimit { cudaLimitStackSize = 0 };
+inline size_t& mock_stack_limit()
+{
+  static size_t v = 1024;
+  return v;
+}
+inline cudaError_t cudaDeviceGetLimit(size_t* v, cudaLimit)
+{
+  *v = mock_stack_limit();
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceSetLimit(cudaLimit, size_t v)
+{
+  mock_stack_limit() = v;
+  return cudaSuccess;
+}
 inline cudaError_t cudaMemGetInfo(size_t* free_b, size_t* total)
 {
   const char* v = std::getenv("MOCK_FREE_MIB");
-  *free_b = size_t(v ? std::atol(v) : 1024) << 20;
+  const char* c = std::getenv("MOCK_STACK_COST_MIB");
+  *free_b = (size_t(v ? std::atol(v) : 1024) - (c ? std::atol(c) : 0) * (mock_stack_limit() >> 10)) << 20;
   *total = size_t(80) << 30;
   return cudaSuccess;
 }

@@ -400,12 +400,12 @@ __device__ __forceinline__ auto warp_access(const cache_ctx& c, const array_meta
 //
 // Reads of elements need no pin when the line is cached: hit_read reads
 // the element optimistically and checks afterwards that the slot still
-// held the line while it read.
+// held the line while it read (a seqlock read).
 //
 //   1. e = slot_of[line]            acquire; e = (slot s, fill number q)
-//   2. v = slot s's element         plain load
-//   3. fence (acquire)
-//   4. f = slot_seq[s]              relaxed; hit iff f == q
+//   2. v = slot s's element         acquire (GPU, elements of <= 8 bytes);
+//                                   else a plain load and an acquire fence
+//   3. f = slot_seq[s]              relaxed; hit iff f == q
 //
 // Why a hit returns the line's value:
 //  * q was recorded by install() (release store of e) after the fill that
@@ -414,17 +414,30 @@ __device__ __forceinline__ auto warp_access(const cache_ctx& c, const array_meta
 //  * Any later change of s's data is made by a new fill, and every fill
 //    first bumps slot_seq[s] and then fences (release) before its first
 //    store into the slot (cache_core.cuh, begin_fill). If step 2 read any
-//    byte such a fill wrote, the acquire fence of step 3 makes step 4 see
-//    its bump, so f != q and the read is retried on the pinned path.
+//    byte such a fill wrote, its acquire (or the acquire fence after it)
+//    makes step 3 see the bump, so f != q and the read is retried on the
+//    pinned path.
 //  * Evicting a line does not touch its data (only a following fill does),
 //    so reading a line that is being evicted returns its last value.
 //  * No ABA: fill numbers only grow (32 bits: a read would have to stay in
 //    flight across 2^32 fills of one slot).
 // Writers of the same line through the cache (pinned, non-const arrays)
 // race with a hit read exactly as they race with a pinned read. Formally
-// step 2 is a plain load racing with the fill's plain stores (the seqlock
-// pattern): the fences give the ordering on the GPU; the CPU emulation
-// reads through an unsanitized load so ThreadSanitizer does not flag it.
+// step 2 is a load racing with the fill's plain stores (the seqlock
+// pattern; making the data load itself an acquire is the reader side
+// Boehm gives for seqlocks in C++): the acquire gives the ordering on the
+// GPU; the CPU emulation reads through an unsanitized load so
+// ThreadSanitizer does not flag it.
+//
+// Cost on the GPU (nvcc 11.8, sm_90, the linear benchmark loop of
+// bench/hitpath): an acquire load is LDG.STRONG.GPU + CCTL.IVALL, and
+// step 3 waits for step 2's value either way, but the data-load acquire
+// replaces the fence (MEMBAR.CTA + MEMBAR.ALL.GPU + ERRBAR + CGAERRBAR +
+// CCTL.IVALL), which also waits for every store and reduction the thread
+// still has in flight (the hit counters' REDs). The loads are PTX on
+// global addresses: cuda::atomic_ref's loads went through generic
+// addresses (LD, not LDG) and stored each address to the stack first
+// (an STL per load).
 template <class V>
 #if defined(BAM_WARP_EMULATION)
 __attribute__((noinline, no_sanitize("thread")))
@@ -436,10 +449,77 @@ V racy_load(const V* p)
   return *p;
 }
 
+// PTX loads with .acquire/.relaxed need sm_70; older GPUs take the fence
+// path (BAM_HIT_PTX_LOADS 0).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+#  define BAM_HIT_PTX_LOADS 1
+#else
+#  define BAM_HIT_PTX_LOADS 0
+#endif
+
+#if BAM_HIT_PTX_LOADS
+__device__ __forceinline__ uint64_t ld_acquire_global(const uint64_t* p)
+{
+  uint64_t v;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ uint64_t ld_relaxed_global(const uint64_t* p)
+{
+  uint64_t v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// A weak load (L1-cacheable): BAM_HIT_ENTRY_L1 only.
+__device__ __forceinline__ uint64_t ld_weak_global(const uint64_t* p)
+{
+  uint64_t v;
+  asm volatile("ld.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ uint32_t ld_relaxed_global(const uint32_t* p)
+{
+  uint32_t v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// Step 2 on the GPU: the element as an acquire load (sizes 1, 2, 4, 8;
+// PTX has no vector acquire loads, so larger elements take the fence).
+template <class V>
+__device__ __forceinline__ V ld_acquire_elem(const V* p)
+{
+  V v;
+  if constexpr (sizeof(V) == 8) {
+    unsigned long long w;
+    asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
+    memcpy(&v, &w, 8);
+  } else if constexpr (sizeof(V) == 4) {
+    unsigned int w;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(w) : "l"(p) : "memory");
+    memcpy(&v, &w, 4);
+  } else if constexpr (sizeof(V) == 2) {
+    unsigned short w;
+    asm volatile("ld.acquire.gpu.global.b16 %0, [%1];" : "=h"(w) : "l"(p) : "memory");
+    memcpy(&v, &w, 2);
+  } else {
+    static_assert(sizeof(V) == 1, "ld_acquire_elem: 1, 2, 4 or 8 bytes");
+    unsigned short w;
+    asm volatile("ld.acquire.gpu.global.u8 %0, [%1];" : "=h"(w) : "l"(p) : "memory");
+    const unsigned char b = static_cast<unsigned char>(w);
+    memcpy(&v, &b, 1);
+  }
+  return v;
+}
+#endif
+
 //
-// BAM_HIT_ORDER_BY_DEPENDENCY (opt-in, GPU only): instead of the acquire
-// fence (MEMBAR.ALL.GPU on sm_90), step 4's address is made to depend on
-// the value step 2 returned, so the fill-number load is issued only after
+// BAM_HIT_ORDER_BY_DEPENDENCY (opt-in, GPU only): instead of the acquires
+// of steps 1 and 2, step 2's address depends on step 1's value and step
+// 3's on the value step 2 returned, so the fill-number load is issued only after
 // the data arrived, and goes to L2 (strong load). That relies on the
 // hardware not reordering a load after a dependent one, which the PTX
 // memory model does not promise; bench/hitpath measures both.
@@ -453,7 +533,7 @@ __device__ __forceinline__ uint32_t dependency_zero(const V& v, uint32_t zero)
   return w & zero;
 }
 
-#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && defined(__CUDA_ARCH__)
+#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && BAM_HIT_PTX_LOADS
 // The element load of the dependency variant: L2 (ld.global.cg), so no L1
 // line older than the map entry can answer it.
 template <class V>
@@ -484,16 +564,43 @@ template <class V>
 __device__ __forceinline__ bool hit_read(const array_meta& m, const unsigned char* slots, uint32_t line_shift,
                                          uint64_t line, uint64_t sub, V& out)
 {
-#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && defined(__CUDA_ARCH__)
+#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && BAM_HIT_PTX_LOADS
   // map entry (strong, L2) -> element (L2; its address depends on the
   // entry) -> fill number (strong, L2; its address depends on the element).
-  const uint64_t e = atomic_load(m.slot_of + line, order::relaxed);
+#  if defined(BAM_HIT_ENTRY_L1)
+  // Opt-in on top (measured by bench/hitpath): the map entry as a weak
+  // load, which L1 may answer with an older entry. A stale (s, q) still
+  // validates only while slot s holds fill q, which installed this line
+  // and was complete in L2 before the entry could be read anywhere; the
+  // element load (L2, address from the entry) cannot be issued before the
+  // entry arrived. A stale "not cached" just takes the pinned path, whose
+  // acquires invalidate L1.
+  const uint64_t e = ld_weak_global(m.slot_of + line);
+#  else
+  const uint64_t e = ld_relaxed_global(m.slot_of + line);
+#  endif
   const uint32_t s = line_map::slot(e);
   if (s == no_slot)
     return false;
   out = load_l2(reinterpret_cast<const V*>(slots + (uint64_t(s) << line_shift)) + sub);
-  return atomic_load(m.seq + s + dependency_zero(out, m.zero), order::relaxed) == line_map::fill(e);
+  return ld_relaxed_global(m.seq + s + dependency_zero(out, m.zero)) == line_map::fill(e);
+#elif BAM_HIT_PTX_LOADS && !defined(BAM_HIT_ORDER_BY_FENCE)
+  const uint64_t e = ld_acquire_global(m.slot_of + line);
+  const uint32_t s = line_map::slot(e);
+  if (s == no_slot)
+    return false;
+  const V* p = reinterpret_cast<const V*>(slots + (uint64_t(s) << line_shift)) + sub;
+  if constexpr (sizeof(V) <= 8) {
+    out = ld_acquire_elem(p);
+  } else {
+    out = racy_load(p);
+    atomic_fence(order::acquire);
+  }
+  return ld_relaxed_global(m.seq + s) == line_map::fill(e);
 #else
+  // CPU emulation, GPUs before sm_70, and BAM_HIT_ORDER_BY_FENCE (the path
+  // before the acquire loads, counters included: bench/hitpath builds it
+  // to compare old and new in one run).
   const uint64_t e = atomic_load(m.slot_of + line, order::acquire);
   const uint32_t s = line_map::slot(e);
   if (s == no_slot)
@@ -520,9 +627,19 @@ __device__ __forceinline__ void hit_stats(stats_row* rows, uint32_t n_rows, uint
     uint32_t sm;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     stats_row& r = rows[sm < n_rows ? sm : sm % n_rows];
+#  if defined(BAM_HIT_ORDER_BY_FENCE) // the hit path as it was before the acquire loads (bench/hitpath)
     atomicAdd(&r.accesses, (unsigned long long)n);
     atomicAdd(&r.bytes, (unsigned long long)n * elem_bytes);
     atomicAdd(&r.hits, 1ull);
+#  else
+    // Reductions on global addresses: atomicAdd on these (generic)
+    // pointers compiled to ATOM plus a shared-window test and a CAS loop
+    // for the shared case, three times per access.
+    asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.accesses), "l"((unsigned long long)n) : "memory");
+    asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.bytes),
+                 "l"((unsigned long long)n * elem_bytes) : "memory");
+    asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.hits), "l"(1ull) : "memory");
+#  endif
 #else
     (void)n_rows;
     atomic_fetch_add(&rows[0].accesses, (unsigned long long)n, order::relaxed);
