@@ -79,6 +79,7 @@ test-golden-nvcc:
 	@{ head -1 build/registers-port.txt; for f in port opt ref; do tail -n +2 build/registers-$$f.txt; done; } | awk -F '\t' '{ printf "%-28s %-6s %9s %12s %11s %6s  %s\n", $$1, $$2, $$3, $$4, $$5, $$6, $$7 }' >build/registers.txt
 	@echo "== build/registers.txt: registers, spill stores/loads (bytes), stack (bytes) per kernel"
 	@cat build/registers.txt
+	bench/difftest/check_registers.sh build/registers-port.txt build/registers-opt.txt build/registers-ref.txt
 
 # The work-assignment drivers of the rewrites, played thread by thread on the CPU.
 test-drivers:

@@ -14,7 +14,8 @@
 #
 # KNOWN (default: registers_over_budget.txt next to this script; KNOWN= for
 # none) lists kernels known to be over the budget, one per line:
-#   CASE ARCH KERNEL REGISTERS    (tabs; KERNEL: the name before its "(")
+#   CASE ARCH KERNEL REGISTERS    (tabs; KERNEL: the name without its
+#   parameter list, e.g. "void spmv_csr_vector<double, (int)32>")
 # A listed kernel may use up to its listed count and is reported, not
 # failed; one that grows past it fails, and so does an entry whose kernel
 # is now within the budget or was not compiled (remove the line): the list
@@ -33,7 +34,21 @@ known=/dev/null
 [ -r "$known" ] || { echo "check_registers: cannot read KNOWN=$known" >&2; exit 2; }
 
 awk -F '\t' -v budget="$BUDGET" '
-function fname(k) { sub(/\(.*/, "", k); sub(/^ +/, "", k); sub(/ +$/, "", k); return k }
+# The kernel name without its parameter list: up to the "(" that matches
+# the final ")" (template arguments may hold parentheses themselves:
+# spmv_csr_vector<double, (int)32>(int, ...)).
+function fname(k,    i, depth, c) {
+	sub(/ +$/, "", k)
+	if (substr(k, length(k)) != ")") return k
+	depth = 0
+	for (i = length(k); i > 0; i--) {
+		c = substr(k, i, 1)
+		if (c == ")") depth++
+		else if (c == "(" && --depth == 0) break
+	}
+	k = substr(k, 1, i - 1); sub(/ +$/, "", k)
+	return k
+}
 FNR == 1 && FILENAME != knownfile_path {
 	if ($1 != "case" || $3 != "registers") { printf "check_registers: %s: not a register table (header: %s)\n", FILENAME, $0; bad_input = 1; exit 2 }
 	next

@@ -63,6 +63,13 @@ expect "known kernel not compiled" 1 "was not compiled; remove the line" env KNO
 table "$tmp/spillknown.txt" "odt|sm_90|65|4|4|32|walk(bam::v1::array<const unsigned int>, int)"
 expect "known kernel may not spill" 1 "spills" env KNOWN="$tmp/known.txt" "$check" "$tmp/spillknown.txt"
 
+# Template arguments with parentheses: two instantiations, one listed.
+table "$tmp/tmpl.txt" "spmv|sm_80|66|0|0|8|void spmv_csr_vector<double, (int)32>(int, bam::v1::array<const int>)" \
+	"spmv|sm_80|70|0|0|8|void spmv_csr_vector<double, (int)4>(int, bam::v1::array<const int>)"
+printf 'spmv\tsm_80\tvoid spmv_csr_vector<double, (int)32>\t66\n' >"$tmp/tmplknown.txt"
+expect "instantiations are told apart" 1 "FAIL spmv sm_80: kernel void spmv_csr_vector<double, (int)4>(int, bam::v1::array<const int>) uses 70 registers, budget 64" \
+	env KNOWN="$tmp/tmplknown.txt" "$check" "$tmp/tmpl.txt"
+
 echo "not a table" >"$tmp/junk.txt"
 expect "not a table" 2 "not a register table" env KNOWN= "$check" "$tmp/junk.txt"
 printf 'odt\tsm_90\twalk\n' >"$tmp/badknown.txt"
