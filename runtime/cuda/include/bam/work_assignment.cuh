@@ -49,6 +49,9 @@ BAM_HD void thread_by_line(const launch_1d& l, unsigned long long elems_per_line
   const unsigned long long sub = l.gtid % Lanes;
   for (unsigned long long line = group; line * elems_per_line < l.total; line += groups) {
     const unsigned long long first = line * elems_per_line;
+#if defined(__CUDA_ARCH__)
+#  pragma unroll 1
+#endif
     for (unsigned long long k = sub; k < elems_per_line && first + k < l.total; k += Lanes) {
       body(first + k);
     }
