@@ -67,11 +67,19 @@ func runVersions(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
 		for _, idx := range ps.set {
 			names = append(names, fn.Params[idx].Name)
 		}
-		open := "bam::by_placement([&](auto " + strings.Join(names, ", auto ") + ") {"
-		close := "}, " + strings.Join(names, ", ") + ");"
+		open, close := versionTexts("bam::by_placement", names)
 		edits = append(edits, c.versionOpen(fn.Body, openAfter, open), c.versionClose(fn.Body, close))
+		if cl := c.directClone(ps, openAfter, names); cl != nil {
+			c.clones = append(c.clones, *cl)
+		}
 	}
 	return diags, edits
+}
+
+// versionTexts opens and closes the lambda a kernel's body goes in, called
+// through fn (bam::by_placement, or bam::as_direct in a direct clone).
+func versionTexts(fn string, names []string) (open, close string) {
+	return fn + "([&](auto " + strings.Join(names, ", auto ") + ") {", "}, " + strings.Join(names, ", ") + ");"
 }
 
 // alreadyVersioned reports whether the body already is a by_placement call

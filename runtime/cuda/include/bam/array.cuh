@@ -478,6 +478,16 @@ BAM_HD bool is_direct(const array<T>& a) noexcept
 }
 } // namespace detail
 
+// Whether every array is direct (resident in GPU memory, or zero-copy host
+// memory): a ported launch then starts the kernel's direct clone
+// (`bamgen port`: NAME_bam_direct, compiled over plain pointers only, with
+// the registers the original needed) instead of the kernel itself.
+template <class... T>
+BAM_HD bool all_direct(const array<T>&... arrays) noexcept
+{
+  return (detail::is_direct(arrays) && ...);
+}
+
 #if BAM_HAS_DEVICE_CODE
 // Kernel versioning by placement (what `bamgen port` emits around a ported
 // kernel's body):
@@ -497,6 +507,18 @@ __device__ __forceinline__ void by_placement(Body&& body, const array<T>&... arr
     body(direct_array<T>(arrays)...);
   else
     body(arrays...);
+}
+
+// The body of a kernel's direct clone: launched only when all_direct() held
+// for its arrays, so it is compiled over direct_array views alone; without
+// the cached version (and its out-of-line miss path, whose indirect call
+// sets a register floor) the clone needs the registers the original kernel
+// needed, and runs at its occupancy.
+template <class Body, class... T>
+__device__ __forceinline__ void as_direct(Body&& body, const array<T>&... arrays)
+{
+  BAM_ASSERT(all_direct(arrays...), "bam::as_direct: a direct clone was launched with an array in the cache");
+  body(direct_array<T>(arrays)...);
 }
 #endif
 
