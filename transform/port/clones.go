@@ -51,7 +51,7 @@ var plainArg = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*((\.|->)[A-Za-z_][A-Za
 func (c *portCtx) directClone(ps paramSet, openAfter int, names []string) *Clone {
 	fn := ps.fn
 	clone := fn.Name + cloneSuffix
-	if c.countIdentTokens(0, len(c.src), clone) > 0 {
+	if c.nameUses(clone) > 0 {
 		return nil
 	}
 	launches := c.pickingLaunches(ps)
@@ -96,7 +96,7 @@ func (c *portCtx) pickingLaunches(ps paramSet) []edit.Edit {
 			edits = append(edits, e)
 		}
 	}
-	if uses != c.countIdentTokens(0, len(c.src), fn.Name) || len(edits) == 0 {
+	if uses != c.nameUses(fn.Name) || len(edits) == 0 {
 		return nil
 	}
 	return edits
@@ -175,4 +175,19 @@ func (c *portCtx) cloneText(ps paramSet, openAfter int, names []string, clone st
 func (c *portCtx) isDirectClone(fn *parse.FuncDecl) bool {
 	name, ok := strings.CutSuffix(fn.Name, cloneSuffix)
 	return ok && fn.IsKernel() && len(c.byName[name]) > 0
+}
+
+// nameUses counts the identifier tokens spelled name in the file, qualified
+// (`ns::k`) or not, but not as a member (`x.k`, `p->k`).
+func (c *portCtx) nameUses(name string) int {
+	n := 0
+	for i, t := range c.file.Tokens {
+		if t.Kind != parse.Identifier || string(c.src[t.Start:t.End]) != name {
+			continue
+		}
+		if p := c.prevSignificant(i); p < 0 || (c.tokText(p) != "." && c.tokText(p) != "->") {
+			n++
+		}
+	}
+	return n
 }
