@@ -48,7 +48,7 @@ var plainArg = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*((\.|->)[A-Za-z_][A-Za
 
 // directClone returns the clone of ps.fn (opened and closed like the
 // kernel's versions, at openAfter) and its launch edits, or nil.
-func (c *portCtx) directClone(ps paramSet, openAfter int, names []string) *Clone {
+func (c *portCtx) directClone(ps paramSet, openAfter int, args []versionArg) *Clone {
 	fn := ps.fn
 	clone := fn.Name + cloneSuffix
 	if c.nameUses(clone) > 0 {
@@ -58,7 +58,7 @@ func (c *portCtx) directClone(ps paramSet, openAfter int, names []string) *Clone
 	if launches == nil {
 		return nil
 	}
-	text, ok := c.cloneText(ps, openAfter, names, clone)
+	text, ok := c.cloneText(ps, openAfter, args, clone)
 	if !ok {
 		return nil
 	}
@@ -140,7 +140,7 @@ func (c *portCtx) pickingLaunch(ps paramSet, l *parse.LaunchExpr) (edit.Edit, bo
 
 // cloneText is the kernel's ported text renamed to clone, its body opened
 // with bam::as_direct instead of bam::by_placement.
-func (c *portCtx) cloneText(ps paramSet, openAfter int, names []string, clone string) (string, bool) {
+func (c *portCtx) cloneText(ps paramSet, openAfter int, args []versionArg, clone string) (string, bool) {
 	fn := ps.fn
 	start, end := fn.Pos(), fn.End()
 	if fn.Template != nil && fn.Template.Start < start {
@@ -151,7 +151,7 @@ func (c *portCtx) cloneText(ps paramSet, openAfter int, names []string, clone st
 	edits = append(edits, c.bodyEdits(ps)...)
 	edits = append(edits, c.renameEdits(ps)...)
 	edits = append(edits, edit.Edit{Start: fn.NameSpan.Start, End: fn.NameSpan.Stop, New: clone, Rewrite: Versions.String()})
-	open, close := versionTexts("bam::as_direct", names)
+	open, close := versionTexts("bam::as_direct", args)
 	edits = append(edits, c.versionOpen(fn.Body, openAfter, open), c.versionClose(fn.Body, close))
 	local := make([]edit.Edit, 0, len(edits))
 	for _, e := range edits {

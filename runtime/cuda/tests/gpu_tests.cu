@@ -588,14 +588,17 @@ __global__ void k_versions(bam::array<const uint64_t> x, bam::array<uint64_t> y,
       [&](auto x, auto y, auto sum) {
         const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
         if (i == 0)
-          *direct_ran = std::is_same<decltype(x), bam::direct_array<const uint64_t>>::value ? 1 : 0;
+          *direct_ran = std::is_same<decltype(y), bam::direct_array<uint64_t>>::value &&
+                                std::is_same<decltype(x), bam::direct_array<const uint64_t, true>>::value
+                            ? 1
+                            : 0;
         if (i >= n)
           return;
         y[i] += x[i];
         y.write(i, y.read(i) * 2);
         sum.atomic_add(i % 7, (unsigned long long)x[i]);
       },
-      x, y, sum);
+      bam::read_only(x), y, sum); // x: a const T* __restrict__ parameter's array
 }
 
 void test_versions(bam::backend b, bool resident)
