@@ -65,7 +65,7 @@ func launchesIn(fd *parse.FuncDecl) []Launch {
 		var l Launch
 		switch n := n.(type) {
 		case *parse.LaunchExpr:
-			l = Launch{Kernel: parse.LastName(parse.CalleeName(n.Kernel)), Expr: n, Config: n.Config, Args: n.Args}
+			l = Launch{Kernel: launchedKernel(n.Kernel), Expr: n, Config: n.Config, Args: n.Args}
 		case *parse.CallExpr:
 			var ok bool
 			if l, ok = runtimeLaunch(n); !ok {
@@ -79,6 +79,23 @@ func launchesIn(fd *parse.FuncDecl) []Launch {
 		return true
 	})
 	return out
+}
+
+// launchedKernel names the kernel a <<<>>> launch starts. A launch ported
+// before picks between a kernel and its direct clone,
+// `(bam::all_direct(a) ? k_bam_direct : k)<<<...>>>` (transform/port,
+// clones.go): that is a launch of k, so porting the output again sees the
+// same launches and decides the same.
+func launchedKernel(k parse.Expr) string {
+	if c, ok := parse.Unparen(k).(*parse.CondExpr); ok {
+		direct := parse.LastName(parse.CalleeName(c.Then))
+		kernel := parse.LastName(parse.CalleeName(c.Else))
+		if kernel != "" && direct == kernel+"_bam_direct" {
+			return kernel
+		}
+		return ""
+	}
+	return parse.LastName(parse.CalleeName(k))
 }
 
 // runtimeLaunch recognises a call of a runtime launch function whose

@@ -104,11 +104,20 @@ func planParsed(pf *parse.File, opts Options) (*Result, []edit.Edit, error) {
 		return res, nil, nil
 	}
 	edits := append([]edit.Edit{}, planned.Edits...)
+	rewritten := map[string]opt.Kind{}
 	if opts.Opt != nil {
 		rw := opt.Run(an, *opts.Opt, handOff(pf, an, planned))
 		res.Diags = append(res.Diags, rw.Diags...)
 		edits = append(edits, rw.Edits...)
 		edits = append(edits, prototypeParams(pf, rw.Edits)...)
+		rewritten = rw.Applied
+	}
+	for _, cl := range planned.Clones {
+		// A rewrite changes the kernel's body and launches (odt adds a
+		// parameter and sizes the grid): the clone would follow neither.
+		if _, ok := rewritten[cl.Kernel]; !ok {
+			edits = append(edits, cl.Edits...)
+		}
 	}
 	return res, edits, nil
 }

@@ -39,7 +39,7 @@ func TestPortStdout(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"bam::array<const float> in", "in[i]", "auto d_in_bam = bam_rt.array_from_host<float>(h, n);",
-		"scale<<<4, 256>>>(d_in_bam, d_out, n);", "#include <bam/bam.cuh>"} {
+		"(bam::all_direct(d_in_bam) ? scale_bam_direct : scale)<<<4, 256>>>(d_in_bam, d_out, n);", "#include <bam/bam.cuh>"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -47,6 +47,7 @@ type portCtx struct {
 	parentMaps map[*parse.FuncDecl]map[parse.Node]parse.Node
 	choices    []Choice
 	diags      []diag.Diagnostic
+	clones     []Clone // direct clones of kernels (clones.go)
 }
 
 func newPortCtx(f *parse.File, an *analysis.File, opts Options) *portCtx {

@@ -37,7 +37,7 @@ func (c *launchIndex) launches() []*launchSite {
 		var site *launchSite
 		if l.Expr != nil {
 			site = &launchSite{expr: l.Expr, args: l.Expr.Args}
-			if ks := kernels[parse.ShortFuncName(l.Expr.Kernel)]; len(ks) == 1 {
+			if ks := kernels[l.Kernel]; len(ks) == 1 { // the analysis's name: a clone pick launches the kernel
 				site.kernel = ks[0]
 			}
 		} else {

@@ -43,6 +43,10 @@ type Result struct {
 	// Planned is false when nothing was chosen or a diagnostic is an
 	// error: then there are no edits and no later stage runs.
 	Planned bool
+	// Clones are the kernels' direct clones with the launches that pick
+	// them (clones.go), not in Edits: the pipeline applies a kernel's
+	// unless an access-pattern rewrite changes that kernel.
+	Clones []Clone
 }
 
 // Port plans the port of one parsed file; an is the analysis of the same
@@ -64,6 +68,7 @@ func Port(f *parse.File, an *analysis.File, opts Options) (*Result, error) {
 	res.Diags = append(c.diags, diags...)
 	res.Choices = c.choices
 	res.Edits = edits
+	res.Clones = c.clones
 	res.Planned = true
 	return res, nil
 }

@@ -28,7 +28,11 @@ func portFile(f *parse.File, opts Options) (*applied, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := edit.Apply(f.Src.Bytes, res.Edits, f.Src.Name)
+	edits := res.Edits
+	for _, cl := range res.Clones { // no access-pattern rewrite here: every clone applies
+		edits = append(edits, cl.Edits...)
+	}
+	out, err := edit.Apply(f.Src.Bytes, edits, f.Src.Name)
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,11 @@ func (c *portCtx) selectArrays() map[paramKey]string {
 		c.chooseSharedBuffers(chosen)
 		c.dropNeverPortable(chosen)
 	}
+	for key := range chosen {
+		if c.isDirectClone(key.fn) {
+			delete(chosen, key) // a clone follows its kernel (clones.go): porting the output again changes nothing
+		}
+	}
 	return chosen
 }
 

@@ -63,15 +63,45 @@ func runVersions(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
 				Code: CodeSingleVersion, Message: fn.Name + ": compiled once, reading through bam::array only: " + note.why})
 			continue
 		}
-		names := make([]string, 0, len(ps.set))
-		for _, idx := range ps.set {
-			names = append(names, fn.Params[idx].Name)
-		}
-		open := "bam::by_placement([&](auto " + strings.Join(names, ", auto ") + ") {"
-		close := "}, " + strings.Join(names, ", ") + ");"
+		args := versionArgs(fn, ps.set)
+		open, close := versionTexts("bam::by_placement", args)
 		edits = append(edits, c.versionOpen(fn.Body, openAfter, open), c.versionClose(fn.Body, close))
+		if cl := c.directClone(ps, openAfter, args); cl != nil {
+			c.clones = append(c.clones, *cl)
+		}
 	}
 	return diags, edits
+}
+
+// versionArg is one array a kernel's versions take: the parameter's name,
+// and whether it was `const T* __restrict__` (its direct view then reads
+// through the read-only data path, bam::read_only, as the original did).
+type versionArg struct {
+	name     string
+	readOnly bool
+}
+
+func versionArgs(fn *parse.FuncDecl, set []int) []versionArg {
+	out := make([]versionArg, 0, len(set))
+	for _, idx := range set {
+		t := fn.Params[idx].Type
+		out = append(out, versionArg{fn.Params[idx].Name, t != nil && t.Const && t.Restrict && t.Pointers == 1})
+	}
+	return out
+}
+
+// versionTexts opens and closes the lambda a kernel's body goes in, called
+// through fn (bam::by_placement, or bam::as_direct in a direct clone).
+func versionTexts(fn string, args []versionArg) (open, close string) {
+	names := make([]string, len(args))
+	passed := make([]string, len(args))
+	for i, a := range args {
+		names[i], passed[i] = a.name, a.name
+		if a.readOnly {
+			passed[i] = "bam::read_only(" + a.name + ")"
+		}
+	}
+	return fn + "([&](auto " + strings.Join(names, ", auto ") + ") {", "}, " + strings.Join(passed, ", ") + ");"
 }
 
 // alreadyVersioned reports whether the body already is a by_placement call

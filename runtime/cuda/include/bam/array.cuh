@@ -35,7 +35,7 @@ template <class T>
 class array_ref;
 template <class T>
 class odt_tile;
-template <class T>
+template <class T, bool ReadOnlyPath = false>
 class direct_array;
 
 namespace detail {
@@ -194,7 +194,7 @@ private:
   friend class array_ref;
   template <class>
   friend class odt_tile;
-  template <class>
+  template <class, bool>
   friend class direct_array;
   friend struct detail::array_factory;
 
@@ -400,6 +400,14 @@ array_ref(const array<T>&) -> array_ref<T>;
 template <class T>
 array_ref(const array<T>*) -> array_ref<T>;
 
+namespace detail {
+// Types __ldg reads (the read-only data path); others are read plainly.
+template <class V>
+struct has_ldg
+    : std::integral_constant<bool, std::is_arithmetic<V>::value && !std::is_same<V, bool>::value &&
+                                       !std::is_same<V, long double>::value> {};
+} // namespace detail
+
 // An array known to be direct (resident in GPU memory, or zero-copy host
 // memory): every access is a plain load, store or atomic on the pointer,
 // with no branch at all, so the compiler treats it exactly like the
@@ -410,11 +418,17 @@ array_ref(const array<T>*) -> array_ref<T>;
 // placement once at kernel entry. It is still a bam::array<T> (public
 // base): a helper taking bam::array<T>, a template deducing T from it, an
 // array_ref or a launch argument all accept it unchanged.
-template <class T>
+//
+// ReadOnlyPath: the kernel's pointer was `const T* __restrict__`, which let
+// the compiler read it through the read-only (non-coherent) data path
+// (LDG.E.CONSTANT); reads of such a view use __ldg for the same code. The
+// program promised then that nothing writes the array during the kernel.
+template <class T, bool ReadOnlyPath>
 class direct_array : public array<T> {
 public:
   using value_type = typename array<T>::value_type;
   static constexpr bool writable = array<T>::writable;
+  static_assert(!ReadOnlyPath || !writable, "bam::direct_array: the read-only path is for arrays of const T");
   using pointer = std::conditional_t<writable, value_type*, const value_type*>;
 
   // a must be direct (a.placement() is not placement::cache).
@@ -425,11 +439,17 @@ public:
 
 #if BAM_HAS_DEVICE_CODE
   // Like p[i] on the original pointer: an lvalue (writable arrays) or a
-  // const lvalue, so a[i] += v, a[i]++ and &a[i] mean what they meant.
-  __device__ std::conditional_t<writable, value_type&, const value_type&> operator[](size_t i) const
+  // const lvalue, so a[i] += v, a[i]++ and &a[i] mean what they meant (a
+  // value on the read-only path, as __ldg gives).
+  __device__ decltype(auto) operator[](size_t i) const
   {
     BAM_ASSERT(i < this->n_, "bam::direct_array: index out of range");
-    return data()[i];
+    if constexpr (ReadOnlyPath && detail::has_ldg<value_type>::value)
+      return value_type(__ldg(data() + i));
+    else if constexpr (writable)
+      return static_cast<value_type&>(data()[i]);
+    else
+      return static_cast<const value_type&>(data()[i]);
   }
   __device__ value_type read(size_t i) const { return (*this)[i]; }
   __device__ void write(size_t i, value_type v) const
@@ -477,6 +497,56 @@ BAM_HD bool is_direct(const array<T>& a) noexcept
 }
 } // namespace detail
 
+// Whether every array is direct (resident in GPU memory, or zero-copy host
+// memory): a ported launch then starts the kernel's direct clone
+// (`bamgen port`: NAME_bam_direct, compiled over plain pointers only, with
+// the registers the original needed) instead of the kernel itself.
+template <class... T>
+BAM_HD bool all_direct(const array<T>&... arrays) noexcept
+{
+  return (detail::is_direct(arrays) && ...);
+}
+
+// An argument of by_placement / as_direct whose kernel parameter was
+// `const T* __restrict__`: its direct view reads through the read-only data
+// path, as the original's loads did (`bamgen port` writes
+// bam::read_only(p) for such a parameter).
+template <class T>
+struct read_only_arg {
+  array<T> a;
+};
+template <class T>
+BAM_HD read_only_arg<T> read_only(const array<T>& a) noexcept
+{
+  static_assert(!array<T>::writable, "bam::read_only: for arrays of const T (a const T* __restrict__ parameter)");
+  return {a};
+}
+
+namespace detail {
+template <class T>
+BAM_HD const array<T>& array_of(const array<T>& a) noexcept
+{
+  return a;
+}
+template <class T>
+BAM_HD const array<T>& array_of(const read_only_arg<T>& r) noexcept
+{
+  return r.a;
+}
+#if BAM_HAS_DEVICE_CODE
+template <class T>
+__device__ direct_array<T> direct_view(const array<T>& a) noexcept
+{
+  return direct_array<T>(a);
+}
+template <class T>
+__device__ direct_array<T, true> direct_view(const read_only_arg<T>& r) noexcept
+{
+  return direct_array<T, true>(r.a);
+}
+#endif
+} // namespace detail
+
 #if BAM_HAS_DEVICE_CODE
 // Kernel versioning by placement (what `bamgen port` emits around a ported
 // kernel's body):
@@ -488,14 +558,28 @@ BAM_HD bool is_direct(const array<T>& a) noexcept
 // test reads kernel parameters only, so it is uniform across the grid: no
 // divergence, and a __syncthreads() in the body stays where it was. When
 // the data fits in GPU memory the kernel runs the plain-pointer version
-// (what it was before the port); otherwise the cached one.
-template <class Body, class... T>
-__device__ __forceinline__ void by_placement(Body&& body, const array<T>&... arrays)
+// (what it was before the port); otherwise the cached one. Arguments are
+// bam::arrays or bam::read_only(array).
+template <class Body, class... A>
+__device__ __forceinline__ void by_placement(Body&& body, const A&... args)
 {
-  if ((detail::is_direct(arrays) && ...))
-    body(direct_array<T>(arrays)...);
+  if ((detail::is_direct(detail::array_of(args)) && ...))
+    body(detail::direct_view(args)...);
   else
-    body(arrays...);
+    body(detail::array_of(args)...);
+}
+
+// The body of a kernel's direct clone: launched only when all_direct() held
+// for its arrays, so it is compiled over direct_array views alone; without
+// the cached version (and its out-of-line miss path, whose indirect call
+// sets a register floor) the clone needs the registers the original kernel
+// needed, and runs at its occupancy.
+template <class Body, class... A>
+__device__ __forceinline__ void as_direct(Body&& body, const A&... args)
+{
+  BAM_ASSERT((detail::is_direct(detail::array_of(args)) && ...),
+             "bam::as_direct: a direct clone was launched with an array in the cache");
+  body(detail::direct_view(args)...);
 }
 #endif
 
