@@ -11,6 +11,7 @@
 #
 #   bench/difftest/check_registers.sh build/registers-port.txt build/registers-opt.txt ...
 #   BUDGET=64 KNOWN=bench/difftest/registers_over_budget.txt bench/difftest/check_registers.sh TABLE...
+#   UPDATE=1 bench/difftest/check_registers.sh build/registers-{port,opt,ref}.txt  # rewrite the list
 #
 # KNOWN (default: registers_over_budget.txt next to this script; KNOWN= for
 # none) lists kernels known to be over the budget, one per line:
@@ -35,9 +36,8 @@ for t in "$@"; do
 done
 known=/dev/null
 [ -n "$KNOWN" ] && known=$KNOWN
-[ -r "$known" ] || { echo "check_registers: cannot read KNOWN=$known" >&2; exit 2; }
 
-awk -F '\t' -v budget="$BUDGET" -v strict="${STRICT:-0}" -v skip="$SKIP" '
+FNAME_AWK='
 # The kernel name without its parameter list: up to the "(" that matches
 # the final ")" (template arguments may hold parentheses themselves:
 # spmv_csr_vector<double, (int)32>(int, ...)).
@@ -53,6 +53,31 @@ function fname(k,    i, depth, c) {
 	k = substr(k, 1, i - 1); sub(/ +$/, "", k)
 	return k
 }
+'
+
+# UPDATE=1: rewrite KNOWN from the tables (every kernel over the budget,
+# at its highest count over the tables), after a runtime change.
+if [ "${UPDATE:-0}" = 1 ]; then
+	[ -n "$KNOWN" ] || { echo "check_registers: UPDATE=1 needs KNOWN" >&2; exit 2; }
+	{
+		printf '# Kernels over the %s-register budget (issue 18), allowed up to the listed\n' "$BUDGET"
+		printf '# count until they are fixed; bench/difftest/check_registers.sh reads it.\n'
+		printf '# Written by UPDATE=1 check_registers.sh from the tables of make test-golden-nvcc\n'
+		printf '# (nvcc %s). Remove a line when its kernel is within budget (reported as stale).\n' \
+			"$(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
+		printf '# CASE\tARCH\tKERNEL (name without its parameter list)\tREGISTERS\n'
+		awk -F '\t' -v budget="$BUDGET" -v skip="$SKIP" "$FNAME_AWK"'
+			FNR == 1 { next }
+			skip != "" && $7 ~ skip { next }
+			$3 + 0 > budget { key = $1 "\t" $2 "\t" fname($7); if ($3 + 0 > m[key] + 0) m[key] = $3 + 0 }
+			END { for (k in m) print k "\t" m[k] }' "$@" | LC_ALL=C sort
+	} >"$KNOWN.tmp" && mv "$KNOWN.tmp" "$KNOWN"
+	echo "check_registers: wrote $KNOWN ($(grep -vc '^#' "$KNOWN") kernels over budget)"
+	exit 0
+fi
+[ -r "$known" ] || { echo "check_registers: cannot read KNOWN=$known" >&2; exit 2; }
+
+awk -F '\t' -v budget="$BUDGET" -v strict="${STRICT:-0}" -v skip="$SKIP" "$FNAME_AWK"'
 FNR == 1 && FILENAME != knownfile_path {
 	if ($1 != "case" || $3 != "registers") { printf "check_registers: %s: not a register table (header: %s)\n", FILENAME, $0; bad_input = 1; exit 2 }
 	next

@@ -74,6 +74,11 @@ printf 'spmv\tsm_80\tvoid spmv_csr_vector<double, (int)32>\t66\n' >"$tmp/tmplkno
 expect "instantiations are told apart" 1 "FAIL spmv sm_80: kernel void spmv_csr_vector<double, (int)4>(int, bam::v1::array<const int>) uses 70 registers, budget 64" \
 	env KNOWN="$tmp/tmplknown.txt" "$check" "$tmp/tmpl.txt"
 
+# UPDATE=1 writes the list from the tables; the check then passes on them.
+expect "update writes the list" 0 "1 kernels over budget" env UPDATE=1 KNOWN="$tmp/written.txt" "$check" "$tmp/65.txt" "$tmp/ok.txt"
+expect "written list holds the kernel" 0 "" grep -qP '^odt\tsm_90\twalk\t65$' "$tmp/written.txt"
+expect "check passes with the written list" 0 "1 known over budget" env KNOWN="$tmp/written.txt" "$check" "$tmp/65.txt" "$tmp/ok.txt"
+
 echo "not a table" >"$tmp/junk.txt"
 expect "not a table" 2 "not a register table" env KNOWN= "$check" "$tmp/junk.txt"
 printf 'odt\tsm_90\twalk\n' >"$tmp/badknown.txt"
