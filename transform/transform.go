@@ -105,21 +105,40 @@ func planParsed(pf *parse.File, opts Options) (*Result, []edit.Edit, error) {
 	}
 	edits := append([]edit.Edit{}, planned.Edits...)
 	rewritten := map[string]opt.Kind{}
+	var rwEdits []edit.Edit
 	if opts.Opt != nil {
 		rw := opt.Run(an, *opts.Opt, handOff(pf, an, planned))
 		res.Diags = append(res.Diags, rw.Diags...)
 		edits = append(edits, rw.Edits...)
 		edits = append(edits, prototypeParams(pf, rw.Edits)...)
 		rewritten = rw.Applied
+		rwEdits = rw.Edits
 	}
 	for _, cl := range planned.Clones {
-		// A rewrite changes the kernel's body and launches (odt adds a
-		// parameter and sizes the grid): the clone would follow neither.
-		if _, ok := rewritten[cl.Kernel]; !ok {
+		// The clone is the kernel as ported, without the rewrite: same
+		// results, the original's work assignment. It stays when the
+		// rewrite changes only the kernel's body (claware, transpose,
+		// coarsen); when it changes a launch too (odt adds a parameter and
+		// sizes the grid), the launch could not pick the clone.
+		if _, ok := rewritten[cl.Kernel]; !ok || !launchRewritten(an, cl, rwEdits) {
 			edits = append(edits, cl.Edits...)
 		}
 	}
 	return res, edits, nil
+}
+
+// launchRewritten reports whether a rewrite's edits change a launch the
+// clone's edits pick at.
+func launchRewritten(an *analysis.File, cl port.Clone, edits []edit.Edit) bool {
+	spans := edit.Spans(edits)
+	for _, e := range cl.Edits {
+		for _, l := range an.Launches {
+			if l.Expr != nil && l.Expr.Kernel.Pos() == e.Start && edit.Touches(spans, l.Expr.Pos(), l.Expr.End()) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // prototypeParams repeats, on every prototype of a kernel, the parameters

@@ -29,10 +29,11 @@ import (
 // on it would not reach the clone), when it has a prototype (launches in
 // other files of a program see only that), or when no launch can pick (a
 // template launched without explicit arguments, an array argument that is
-// not a plain name). The
-// access-pattern rewrites change a kernel's body and launches in ways the
-// clone does not follow: the pipeline drops the clone of a kernel they
-// rewrite (Result.Clones).
+// not a plain name). The clone
+// is the kernel as ported, without an access-pattern rewrite (same results,
+// the original's work assignment): the pipeline keeps it when a rewrite
+// changes only the kernel's body (claware, transpose, coarsen) and drops it
+// when the rewrite changes a launch too (odt): Result.Clones.
 
 // Clone is a kernel's direct clone and the launches that pick it: edits the
 // pipeline applies unless an access-pattern rewrite changes the kernel.

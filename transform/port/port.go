@@ -45,7 +45,7 @@ type Result struct {
 	Planned bool
 	// Clones are the kernels' direct clones with the launches that pick
 	// them (clones.go), not in Edits: the pipeline applies a kernel's
-	// unless an access-pattern rewrite changes that kernel.
+	// unless an access-pattern rewrite changes one of those launches.
 	Clones []Clone
 }
 
