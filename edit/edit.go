@@ -37,6 +37,12 @@ type Edit struct {
 	// while an access-pattern rewrite adds its own lines at the same two
 	// places, and those must end up inside.
 	Encloses Side
+	// Repeats says the inserted whole lines repeat, line for line, the
+	// original lines from the one holding offset RepeatsAt (a kernel's
+	// direct clone): each shows that original line, so a compiler error in
+	// the copy names the line it copies.
+	Repeats   bool
+	RepeatsAt int
 }
 
 // Side says which end of an enclosing pair an insertion is (Edit.Encloses).

@@ -72,3 +72,17 @@ func TestEnclosingInsertions(t *testing.T) {
 		t.Errorf("Apply = %q, %v; want %q", out, err, want)
 	}
 }
+
+// Whole lines that repeat original lines (a kernel's direct clone) show
+// those lines: a #line directive renumbers them, and another follows.
+func TestRepeatedLines(t *testing.T) {
+	src := []byte("a\nb\nc\n")
+	out, lines, err := ApplyLines(src, []Edit{{Start: 6, End: 6, New: "a2\nb2\n", Repeats: true, RepeatsAt: 0}}, "f.cu")
+	want := "a\nb\nc\n#line 1 \"f.cu\"\na2\nb2\n"
+	if err != nil || string(out) != want {
+		t.Fatalf("ApplyLines = %q, %v; want %q", out, err, want)
+	}
+	if got := lines[4:]; len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Errorf("repeated lines show %v, want [1 2]", got)
+	}
+}

@@ -86,6 +86,10 @@ func (b *lineBuilder) insert(e Edit) {
 		if b.atLineStart() {
 			o := 0
 			switch {
+			case whole && e.Repeats:
+				if r := b.lineOf(e.RepeatsAt) + j; r < len(b.starts) {
+					o = r
+				}
 			case whole:
 				if e.Follows && j == 0 {
 					o = first - 1

@@ -577,6 +577,9 @@ func splitResults(units []Unit, g []int, segs []segment, sources map[int]*diag.S
 		}
 		e.Start -= s.start
 		e.End -= s.start
+		if e.Repeats {
+			e.RepeatsAt -= s.start
+		}
 		perUnit[s.unit] = append(perUnit[s.unit], e)
 		host[s.unit] = host[s.unit] || hostRewrites[e.Rewrite]
 	}

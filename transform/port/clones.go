@@ -68,8 +68,15 @@ func (c *portCtx) directClone(ps paramSet, openAfter int, args []versionArg) *Cl
 	if at > 0 && c.src[at-1] != '\n' {
 		lead = "\n"
 	}
-	note := "// bamgen: " + clone + " is " + fn.Name + " over plain pointers only; launches pick it when every array is in GPU memory or zero-copy host memory\n"
-	edits := []edit.Edit{{Start: at, End: at, New: lead + note + text + "\n", Rewrite: Versions.String(), Reline: lead == ""}}
+	note := " // bamgen: " + clone + " is " + fn.Name + " over plain pointers only; launches pick it when every array is in GPU memory or zero-copy host memory"
+	start := fn.Pos()
+	if fn.Template != nil && fn.Template.Start < start {
+		start = fn.Template.Start
+	}
+	// The clone has the kernel's lines, one for one: each shows the line it
+	// copies, so a compiler error in it names the kernel's line.
+	edits := []edit.Edit{{Start: at, End: at, New: lead + text + note + "\n", Rewrite: Versions.String(), Reline: lead == "",
+		Repeats: lead == "", RepeatsAt: start}}
 	return &Clone{Kernel: fn.Name, Edits: append(edits, launches...)}
 }
 
@@ -152,8 +159,13 @@ func (c *portCtx) cloneText(ps paramSet, openAfter int, args []versionArg, clone
 	edits = append(edits, c.bodyEdits(ps)...)
 	edits = append(edits, c.renameEdits(ps)...)
 	edits = append(edits, edit.Edit{Start: fn.NameSpan.Start, End: fn.NameSpan.Stop, New: clone, Rewrite: Versions.String()})
+	// Opened and closed on the lines of the `{` (or last leading __shared__
+	// declaration) and the `}`: the clone keeps the kernel's line count.
 	open, close := versionTexts("bam::as_direct", args)
-	edits = append(edits, c.versionOpen(fn.Body, openAfter, open), c.versionClose(fn.Body, close))
+	rb := fn.Body.End() - 1
+	edits = append(edits,
+		edit.Edit{Start: openAfter, End: openAfter, New: " " + open, Rewrite: Versions.String()},
+		edit.Edit{Start: rb, End: rb, New: close + " ", Rewrite: Versions.String()})
 	local := make([]edit.Edit, 0, len(edits))
 	for _, e := range edits {
 		if e.Start < start || e.End > end {
