@@ -69,10 +69,7 @@ func (c *portCtx) directClone(ps paramSet, openAfter int, args []versionArg) *Cl
 		lead = "\n"
 	}
 	note := " // bamgen: " + clone + " is " + fn.Name + " over plain pointers only; launches pick it when every array is in GPU memory or zero-copy host memory"
-	start := fn.Pos()
-	if fn.Template != nil && fn.Template.Start < start {
-		start = fn.Template.Start
-	}
+	start := funcStart(fn)
 	// The clone has the kernel's lines, one for one: each shows the line it
 	// copies, so a compiler error in it names the kernel's line.
 	edits := []edit.Edit{{Start: at, End: at, New: lead + text + note + "\n", Rewrite: Versions.String(), Reline: lead == "",
@@ -147,39 +144,16 @@ func (c *portCtx) pickingLaunch(ps paramSet, l *parse.LaunchExpr) (edit.Edit, bo
 }
 
 // cloneText is the kernel's ported text renamed to clone, its body opened
-// with bam::as_direct instead of bam::by_placement.
+// with bam::as_direct instead of bam::by_placement: on the lines of the `{`
+// (or last leading __shared__ declaration) and the `}`, so the clone keeps
+// the kernel's line count.
 func (c *portCtx) cloneText(ps paramSet, openAfter int, args []versionArg, clone string) (string, bool) {
-	fn := ps.fn
-	start, end := fn.Pos(), fn.End()
-	if fn.Template != nil && fn.Template.Start < start {
-		start = fn.Template.Start
-	}
-	var edits []edit.Edit
-	edits = append(edits, c.paramTypeEdits(ps)...)
-	edits = append(edits, c.bodyEdits(ps)...)
-	edits = append(edits, c.renameEdits(ps)...)
-	edits = append(edits, edit.Edit{Start: fn.NameSpan.Start, End: fn.NameSpan.Stop, New: clone, Rewrite: Versions.String()})
-	// Opened and closed on the lines of the `{` (or last leading __shared__
-	// declaration) and the `}`: the clone keeps the kernel's line count.
 	open, close := versionTexts("bam::as_direct", args)
-	rb := fn.Body.End() - 1
-	edits = append(edits,
+	rb := ps.fn.Body.End() - 1
+	text, err := c.portedCopy(ps, clone, Versions,
 		edit.Edit{Start: openAfter, End: openAfter, New: " " + open, Rewrite: Versions.String()},
 		edit.Edit{Start: rb, End: rb, New: close + " ", Rewrite: Versions.String()})
-	local := make([]edit.Edit, 0, len(edits))
-	for _, e := range edits {
-		if e.Start < start || e.End > end {
-			return "", false
-		}
-		e.Start -= start
-		e.End -= start
-		local = append(local, e)
-	}
-	text, err := edit.Apply(c.src[start:end], local, "") // numbered by the outer Apply
-	if err != nil {
-		return "", false
-	}
-	return string(text), true
+	return text, err == nil
 }
 
 // isDirectClone reports whether fn is a direct clone a port made before

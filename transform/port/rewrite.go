@@ -1,6 +1,7 @@
 package port
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/bamgen/bamgen/diag"
@@ -189,33 +190,51 @@ func runHelpers(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
 // cloneEdit inserts the ported copy of a helper after the original.
 func (c *portCtx) cloneEdit(h *helperPlan) (edit.Edit, error) {
 	fn := h.fn
-	start, end := fn.Pos(), fn.End()
-	if fn.Template != nil && fn.Template.Start < start {
-		start = fn.Template.Start
-	}
-	ps := paramSet{fn, h.sets[0]}
-	var edits []edit.Edit
-	edits = append(edits, c.paramTypeEdits(ps)...)
-	edits = append(edits, c.bodyEdits(ps)...)
-	edits = append(edits, c.renameEdits(ps)...)
-	edits = append(edits, edit.Edit{Start: fn.NameSpan.Start, End: fn.NameSpan.Stop, New: h.name(), Rewrite: Helpers.String()})
-	local := make([]edit.Edit, 0, len(edits))
-	for _, e := range edits {
-		e.Start -= start
-		e.End -= start
-		local = append(local, e)
-	}
-	text, err := edit.Apply(c.src[start:end], local, "") // numbered by the outer Apply: a directive here would count from the helper
+	text, err := c.portedCopy(paramSet{fn, h.sets[0]}, h.name(), Helpers)
 	if err != nil {
 		return edit.Edit{}, err
 	}
-	at := lineEnd(c.src, end)
+	at := lineEnd(c.src, fn.End())
 	note := "// bamgen: " + h.name() + " is " + fn.Name + " taking bam::array; " + fn.Name + " is also called with plain pointers\n"
 	lead := ""
 	if at > 0 && c.src[at-1] != '\n' {
 		lead = "\n"
 	}
-	return edit.Edit{Start: at, End: at, New: lead + note + string(text) + "\n", Rewrite: Helpers.String(), Reline: lead == ""}, nil
+	return edit.Edit{Start: at, End: at, New: lead + note + text + "\n", Rewrite: Helpers.String(), Reline: lead == ""}, nil
+}
+
+// portedCopy is the text of ps.fn (its template header included) with the
+// port's edits of its parameters and body applied, renamed to name, plus
+// extra edits inside it: the copy a helper clone or a kernel's direct
+// clone inserts after the original.
+func (c *portCtx) portedCopy(ps paramSet, name string, k RewriteKind, extra ...edit.Edit) (string, error) {
+	fn := ps.fn
+	start, end := funcStart(fn), fn.End()
+	var edits []edit.Edit
+	edits = append(edits, c.paramTypeEdits(ps)...)
+	edits = append(edits, c.bodyEdits(ps)...)
+	edits = append(edits, c.renameEdits(ps)...)
+	edits = append(edits, edit.Edit{Start: fn.NameSpan.Start, End: fn.NameSpan.Stop, New: name, Rewrite: k.String()})
+	edits = append(edits, extra...)
+	local := make([]edit.Edit, 0, len(edits))
+	for _, e := range edits {
+		if e.Start < start || e.End > end {
+			return "", fmt.Errorf("%s: an edit of %s lies outside it", k, fn.Name)
+		}
+		e.Start -= start
+		e.End -= start
+		local = append(local, e)
+	}
+	text, err := edit.Apply(c.src[start:end], local, "") // numbered by the outer Apply: a directive here would count from the copy
+	return string(text), err
+}
+
+// funcStart is where fn's text starts: its template header, if any.
+func funcStart(fn *parse.FuncDecl) int {
+	if fn.Template != nil && fn.Template.Start < fn.Pos() {
+		return fn.Template.Start
+	}
+	return fn.Pos()
 }
 
 // lineEnd returns the offset just past the newline ending the line of off.
