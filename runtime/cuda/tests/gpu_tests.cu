@@ -541,16 +541,27 @@ void test_emu_fault_check_sync()
   }
 }
 
+// A runtime made with BAM_GPU_BUDGET=budget (placement reads it when the
+// runtime is made); the variable is restored afterwards.
+std::unique_ptr<bam::runtime> make_rt_with_budget(const bam::config& c, const char* budget)
+{
+  const char* old = std::getenv("BAM_GPU_BUDGET");
+  const std::string saved = old ? old : "";
+  setenv("BAM_GPU_BUDGET", budget, 1);
+  auto rt = make_rt(c);
+  if (old)
+    setenv("BAM_GPU_BUDGET", saved.c_str(), 1);
+  else
+    unsetenv("BAM_GPU_BUDGET");
+  return rt;
+}
+
 // Placement by size: with the sizes announced, the largest array leaves GPU
 // memory whatever order the arrays are made in; off hbm, a resident array is
 // a copy in GPU memory (kernels, copy_to_host and write_bytes see the data).
 void test_placement_by_size(bam::backend b)
 {
-  const char* old = std::getenv("BAM_GPU_BUDGET");
-  const std::string saved = old ? old : "";
-  setenv("BAM_GPU_BUDGET", "3M", 1);
-  auto rt = make_rt(cfg_for(b, size_t(2) << 20));
-  if (old) setenv("BAM_GPU_BUDGET", saved.c_str(), 1); else unsetenv("BAM_GPU_BUDGET");
+  auto rt = make_rt_with_budget(cfg_for(b, size_t(2) << 20), "3M");
   const size_t big = (size_t(4) << 20) / 8, small = (size_t(1) << 20) / 8; // elements of uint64_t
   rt->plan_arrays(small * 8, big * 8, small * 8);
   auto hb = pattern(big), hs = pattern(small);
@@ -603,11 +614,7 @@ __global__ void k_versions(bam::array<const uint64_t> x, bam::array<uint64_t> y,
 
 void test_versions(bam::backend b, bool resident)
 {
-  const char* old = std::getenv("BAM_GPU_BUDGET");
-  const std::string saved = old ? old : "";
-  setenv("BAM_GPU_BUDGET", resident ? "1G" : "0", 1);
-  auto rt = make_rt(cfg_for(b, size_t(1) << 20)); // smaller than the data: evictions on the cached path
-  if (old) setenv("BAM_GPU_BUDGET", saved.c_str(), 1); else unsetenv("BAM_GPU_BUDGET");
+  auto rt = make_rt_with_budget(cfg_for(b, size_t(1) << 20), resident ? "1G" : "0"); // smaller than the data: evictions on the cached path
   const size_t n = (size_t(4) << 20) / 8;
   auto hx = pattern(n);
   std::vector<uint64_t> hy(n);
@@ -642,11 +649,7 @@ void test_versions(bam::backend b, bool resident)
 // failing, and its data is right.
 void test_resident_fallback(bam::backend b)
 {
-  const char* old = std::getenv("BAM_GPU_BUDGET");
-  const std::string saved = old ? old : "";
-  setenv("BAM_GPU_BUDGET", "1024G", 1);
-  auto rt = make_rt(cfg_for(b, size_t(2) << 20));
-  if (old) setenv("BAM_GPU_BUDGET", saved.c_str(), 1); else unsetenv("BAM_GPU_BUDGET");
+  auto rt = make_rt_with_budget(cfg_for(b, size_t(2) << 20), "1024G");
   const size_t n = (size_t(1) << 30) / 8; // 1 GiB of uint64_t: more than the blocker leaves
   auto h = pattern(n);
   size_t free_b = 0, total_b = 0;
