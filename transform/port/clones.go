@@ -29,13 +29,19 @@ import (
 // still runs correctly. A kernel gets no clone when its name appears
 // anywhere but its definition and <<<>>> launches (a cudaFuncSetAttribute
 // on it would not reach the clone), when it has a prototype (launches in
-// other files of a program see only that), or when no launch can pick (a
-// template launched without explicit arguments, an array argument that is
-// not a plain name). The clone
-// is the kernel as ported, without an access-pattern rewrite (same results,
-// the original's work assignment): the pipeline keeps it when a rewrite
-// changes only the kernel's body (claware, transpose, coarsen) and drops it
-// when the rewrite changes a launch too (odt): Result.Clones.
+// other files of a program see only that), or when no launch can choose it
+// (an array argument that is not a plain name, a launch before the
+// definition). The clone is the kernel as ported, without an access-pattern
+// rewrite (same results, the original's work assignment): where a rewrite
+// changes only the kernel's body (claware, transpose, coarsen) the launches
+// pick it as above; where it changes a launch too (odt: grid, block, the
+// plan argument) the launch statement is guarded instead (CloneLaunch.Guard):
+//
+//	if (bam::all_direct(a, b)) { k_bam_direct<<<grid, block>>>(a, b, n); } else {
+//	k<<<odt grid, odt block>>>(a, b, n, plan); }
+//
+// The pipeline (package transform) chooses per launch: Result.Clones, and
+// Result.NoClones for the notes (PORT095) on odt kernels without a clone.
 
 // Clone is a kernel's direct clone and its <<<>>> launches: the pipeline
 // applies Picks, or Guards where an access-pattern rewrite changes the
