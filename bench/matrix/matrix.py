@@ -532,7 +532,11 @@ class Matrix:
         if not fork:
             return self.run_unforked(prog, size, binary, exe, args, jobs, lock)
         for g in [jobs]:
-            name = "%s.%s.%s.%s" % (prog, size, binary, g[0]["rep"] if len(g) == 1 else "all")
+            # phase in the name: a nofit class has a group in each phase, and a
+            # phase B process may start (and truncate its files) while
+            # phase A's group of the same program still runs
+            name = "%s.%s.%s.%s%s" % (prog, size, binary, g[0]["rep"] if len(g) == 1 else "all",
+                                      ".B" if phase == "B" else "")
             jf = os.path.join(self.logs, name + ".jobs")
             rf = os.path.join(self.logs, name + ".result")
             lines = []
