@@ -723,6 +723,31 @@ void test_stack_lazy(bam::backend b)
   }
 }
 
+// remake_zeros / remake_from_host (what the port makes of a whole-buffer
+// cudaMemset / cudaMemcpy after the first): the contents are replaced
+// whether the array is resident (overwritten in place: same handle) or
+// cached (made again: its old lines must not be served).
+void test_remake(bam::backend b, bool resident)
+{
+  auto rt = make_rt_with_budget(cfg_for(b, size_t(2) << 20), resident ? "64M" : "0");
+  const size_t n = (size_t(4) << 20) / 8;
+  auto h = pattern(n);
+  bam::array<uint64_t> a = rt->array_from_host(h.data(), n, "a");
+  EXPECT((a.placement() == bam::placement::resident) == resident, "placement %d", int(a.placement()));
+  read_back_check(*rt, a, h, "before the remake"); // fills the cache when cached
+  rt->remake_zeros(a, n);
+  read_back_check(*rt, a, std::vector<uint64_t>(n, 0), "after remake_zeros");
+  std::vector<uint64_t> h2(n);
+  for (size_t i = 0; i < n; ++i)
+    h2[i] = h[i] ^ 0x5555;
+  rt->remake_from_host(a, h2.data(), n);
+  read_back_check(*rt, a, h2, "after remake_from_host");
+  rt->remake_zeros(a, n / 2); // another size: made again
+  EXPECT(a.size() == n / 2, "size %zu after a remake to n/2", a.size());
+  read_back_check(*rt, a, std::vector<uint64_t>(n / 2, 0), "after a remake to another size");
+  rt->free(a);
+}
+
 // array_wrap: managed, mapped pinned and device memory are read and written
 // in place (the program and kernels see one copy, nothing is copied back),
 // free() releases only the handle, and pageable memory is refused.
@@ -952,6 +977,10 @@ std::vector<test_case> all_tests()
     t.push_back({std::string("resident_fallback/") + bam::backend_name(b), [b] { test_resident_fallback(b); }});
   for (auto b : {bam::backend::hbm, bam::backend::emu}) // host arrays this size would be read zero-copy
     t.push_back({std::string("stack_lazy/") + bam::backend_name(b), [b] { test_stack_lazy(b); }});
+  for (auto b : {bam::backend::host, bam::backend::emu})
+    for (bool resident : {true, false})
+      t.push_back({std::string("remake/") + bam::backend_name(b) + (resident ? "/resident" : "/cached"),
+                   [b, resident] { test_remake(b, resident); }});
   t.push_back({"odt_fvl", test_odt});
   t.push_back({"env_errors", test_env_errors});
   t.push_back({"stats_print", test_stats_print});
