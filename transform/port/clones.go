@@ -273,6 +273,9 @@ func (c *portCtx) guardedLaunch(l analysis.Launch, cond string) ([]edit.Edit, st
 			return nil, "the port rewrites the launch together with code around it"
 		}
 	}
+	if edit.Touches(edit.Spans(c.host.edits), s.End()-1, s.End()) {
+		return nil, "the port rewrites the launch's `;`"
+	}
 	kernel := c.text(le.Kernel)
 	ported := edit.Within(c.src, c.host.edits, s.Pos(), s.End())
 	if !strings.HasPrefix(ported, kernel) || strings.Count(ported, "\n") != strings.Count(text, "\n") {
