@@ -68,8 +68,8 @@ func TestRunHandsPortToRewrites(t *testing.T) {
 	}
 }
 
-// TestODTLaunchGuardedByClone: a template kernel odt rewrites keeps its
-// direct clone, and each launch chooses it, with its template arguments
+// TestODTLaunchGuardedByClone: a template warp-per-vertex kernel odt
+// rewrites keeps its direct clone, and each launch chooses it, with its template arguments
 // and the launch's configuration and arguments as written, when every
 // array is direct; porting the output again changes nothing.
 func TestODTLaunchGuardedByClone(t *testing.T) {
@@ -77,9 +77,11 @@ func TestODTLaunchGuardedByClone(t *testing.T) {
 template <typename T>
 __global__ void walk(const unsigned *rowptr, const T *colidx, unsigned *level, unsigned n, unsigned cur)
 {
-    const unsigned v = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned v = tid / 32;
+    const unsigned lane = threadIdx.x % 32;
     if (v < n && level[v] == cur)
-        for (unsigned e = rowptr[v]; e < rowptr[v + 1]; e++)
+        for (unsigned e = rowptr[v] + lane; e < rowptr[v + 1]; e += 32)
             if (level[colidx[e]] == 0xffffffffu) level[colidx[e]] = cur + 1;
 }
 `
@@ -95,7 +97,7 @@ __global__ void walk(const unsigned *rowptr, const T *colidx, unsigned *level, u
     cudaMalloc(&rowptr, (n + 1) * sizeof(unsigned));
     cudaMalloc(&colidx, 4 * n * sizeof(unsigned));
     cudaMalloc(&level, n * sizeof(unsigned));
-    walk<unsigned><<<n / 128, 128, 0, 0>>>(rowptr, colidx, level, n, 0);
+    walk<unsigned><<<n * 32 / 128, 128, 0, 0>>>(rowptr, colidx, level, n, 0);
     return 0;
 }
 `
@@ -105,7 +107,7 @@ __global__ void walk(const unsigned *rowptr, const T *colidx, unsigned *level, u
 	}
 	out := string(res.Output)
 	for _, want := range []string{
-		"if (bam::all_direct(colidx_bam)) { walk_bam_direct<unsigned><<<n / 128, 128, 0, 0>>>(rowptr, colidx_bam, level, n, 0); } else {\n",
+		"if (bam::all_direct(colidx_bam)) { walk_bam_direct<unsigned><<<n * 32 / 128, 128, 0, 0>>>(rowptr, colidx_bam, level, n, 0); } else {\n",
 		"    walk<unsigned><<<bam::odt_grid(",
 		"level, n, 0, bam::odt_plan_of(rowptr, n, colidx_bam)); }\n",
 		"__global__ void walk_bam_direct(const unsigned *rowptr, bam::array<const T> colidx,",
@@ -117,5 +119,26 @@ __global__ void walk(const unsigned *rowptr, const T *colidx, unsigned *level, u
 	again, err := Run("walk.cu", res.Output, opts)
 	if err != nil || string(again.Output) != out {
 		t.Errorf("porting the output again changes it (%v)", err)
+	}
+
+	// Thread per vertex: odt hands out only the frontier's vertices, which
+	// beats the original also on direct data: no clone, a note says why.
+	thread := strings.NewReplacer(
+		"const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;\n    const unsigned v = tid / 32;\n    const unsigned lane = threadIdx.x % 32;\n",
+		"const unsigned v = blockIdx.x * blockDim.x + threadIdx.x;\n",
+		"rowptr[v] + lane; e < rowptr[v + 1]; e += 32", "rowptr[v]; e < rowptr[v + 1]; e++").Replace(src)
+	res, err = Run("walk.cu", []byte(thread), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := string(res.Output); strings.Contains(out, "walk_bam_direct") || !strings.Contains(out, "bam::odt_plan_of(") {
+		t.Errorf("a thread-per-vertex odt kernel got a clone, or lost odt:\n%s", out)
+	}
+	noted := false
+	for _, d := range res.Diags {
+		noted = noted || (d.Code == port.CodeNoDirectClone && strings.Contains(d.Message, "frontier"))
+	}
+	if !noted {
+		t.Errorf("no PORT095 note says why the thread-per-vertex odt kernel has no clone: %v", res.Diags)
 	}
 }
