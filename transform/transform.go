@@ -144,10 +144,12 @@ func planParsed(pf *parse.File, opts Options) (*Result, []edit.Edit, error) {
 // vertex instead of one thread per vertex; measured on an H200 (matrix,
 // data in GPU memory) a thread-per-vertex walk (one thread walks a
 // vertex's list) ran 2-5x faster under odt than as written: bfs_thread
-// 0.21x, sssp 0.20x, cc 0.69x of the original; in zero-copy host memory
-// 0.09-0.33x. A warp-per-vertex walk (lanes stride the list) already reads
-// the list coalesced and ran 2.5x slower under odt (bfs_warp 2.46x): it
-// keeps the guarded clone.
+// 0.21x, sssp 0.20x of the original; in zero-copy host memory 0.09-0.10x.
+// A warp-per-vertex walk (lanes stride the list) already reads the list
+// coalesced, and odt went either way: bfs_warp 2.46x (many levels, small
+// frontiers: a plan per level), cc 0.69x (few sweeps over skewed degrees).
+// Warp walks keep the guarded clone, which is never far from the original
+// (cc 1.02x, bfs_warp 0.95x): a safe choice where bamgen cannot tell.
 func odtBeatsOriginal(an *analysis.File, kernel string) bool {
 	for _, fn := range an.Functions {
 		if fn.Decl.Name != kernel || fn.Kind != analysis.Kernel || fn.Decl.Body == nil {
