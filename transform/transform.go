@@ -114,28 +114,68 @@ func planParsed(pf *parse.File, opts Options) (*Result, []edit.Edit, error) {
 		rewritten = rw.Applied
 		rwEdits = rw.Edits
 	}
+	spans := edit.Spans(rwEdits)
 	for _, cl := range planned.Clones {
-		// The clone is the kernel as ported, without the rewrite: same
-		// results, the original's work assignment. It stays when the
-		// rewrite changes only the kernel's body (claware, transpose,
-		// coarsen); when it changes a launch too (odt adds a parameter and
-		// sizes the grid), the launch could not pick the clone.
-		if _, ok := rewritten[cl.Kernel]; !ok || !launchRewritten(an, cl, rwEdits) {
-			edits = append(edits, cl.Edits...)
+		e, notes := cloneEdits(cl, spans, rewritten[cl.Kernel])
+		edits = append(edits, e...)
+		res.Diags = append(res.Diags, notes...)
+	}
+	for _, nc := range planned.NoClones {
+		if kind, ok := rewritten[nc.Kernel]; ok && launchChanged(an, nc.Kernel, spans) {
+			res.Diags = append(res.Diags, diag.Diagnostic{Pos: nc.Pos, End: nc.End, Severity: diag.Note, Code: port.CodeNoDirectClone,
+				Message: fmt.Sprintf("%s: no direct clone (%s), so its launches run the %s version also when every array is in GPU memory "+
+					"or zero-copy host memory", nc.Kernel, nc.Why, kind)})
 		}
 	}
 	return res, edits, nil
 }
 
-// launchRewritten reports whether a rewrite's edits change a launch the
-// clone's edits pick at.
-func launchRewritten(an *analysis.File, cl port.Clone, edits []edit.Edit) bool {
-	spans := edit.Spans(edits)
-	for _, e := range cl.Edits {
-		for _, l := range an.Launches {
-			if l.Expr != nil && l.Expr.Kernel.Pos() == e.Start && edit.Touches(spans, l.Expr.Pos(), l.Expr.End()) {
-				return true
+// cloneEdits are the edits of a kernel's direct clone (port.Clone) given
+// the rewrites' spans. The clone is the kernel as ported, without the
+// rewrite: same results, the original's work assignment and registers,
+// which is what data in GPU memory wants. A launch no rewrite changes picks
+// it (claware, transpose and coarsen change only the body); a launch a
+// rewrite changes (odt adds an argument and sizes the grid and block) is
+// guarded: the clone's launch as the launch was written when every array
+// is direct, the rewritten launch otherwise. A changed launch that cannot
+// be guarded always runs the rewritten kernel; a note says why. No launch
+// choosing the clone: no clone.
+func cloneEdits(cl port.Clone, spans []edit.Span, kind opt.Kind) ([]edit.Edit, []diag.Diagnostic) {
+	var out []edit.Edit
+	var notes []diag.Diagnostic
+	for _, l := range cl.Launches {
+		if !edit.Touches(spans, l.Expr.Pos(), l.Expr.End()) {
+			if l.Pick != nil {
+				out = append(out, *l.Pick)
 			}
+			continue
+		}
+		why := l.NoGuard
+		for _, g := range l.Guard {
+			if why == "" && g.Start != g.End && edit.Touches(spans, g.Start, g.End) {
+				why = "the " + kind.String() + " rewrite changes the launch's kernel name or its `;`"
+			}
+		}
+		if why != "" {
+			notes = append(notes, diag.Diagnostic{Pos: l.Expr.Pos(), End: l.Expr.End(), Severity: diag.Note, Code: port.CodeNoDirectClone,
+				Message: fmt.Sprintf("%s: this launch runs the %s version also when every array is in GPU memory or zero-copy host memory: "+
+					"it cannot choose the direct clone %s_bam_direct because %s", cl.Kernel, kind, cl.Kernel, why)})
+			continue
+		}
+		out = append(out, l.Guard...)
+	}
+	if len(out) == 0 {
+		return nil, notes
+	}
+	return append([]edit.Edit{cl.Def}, out...), notes
+}
+
+// launchChanged reports whether a rewrite's edits change a <<<>>> launch
+// of kernel.
+func launchChanged(an *analysis.File, kernel string, spans []edit.Span) bool {
+	for _, l := range an.Launches {
+		if l.Kernel == kernel && l.Expr != nil && edit.Touches(spans, l.Expr.Pos(), l.Expr.End()) {
+			return true
 		}
 	}
 	return false
