@@ -379,8 +379,25 @@ int run(int argc, char** argv)
     jnum("ratio_hit_linear_lb" + sfx + "_vs_plain_read", plain.ms / lin_lb.ms);
     jnum("ratio_hit_random_lb" + sfx + "_vs_plain_gather", gather.ms / rnd_lb.ms);
     if (stats) {
+      // The counters must be exact whatever path served the reads: each
+      // row launched its kernel 1 + reps + 1 times (run_row).
       const bam::stats st = rt.stats();
+      const double want = double(reps + 2) * (2.0 * double(n) + 2.0 * double(grid) * 256 * kGather);
       jnum("hit_rows_misses", double(st.misses));
+      jnum("hit_rows_accesses", double(st.accesses));
+      jnum("hit_rows_hit_accesses", double(st.hit_accesses));
+#if defined(BAM_HIT_STATS_PER_FIELD) || defined(BAM_HIT_ORDER_BY_FENCE)
+      const bool counted_pin_free = true; // these builds count hits as before (no hit_accesses)
+#else
+      const bool counted_pin_free = st.hit_accesses > 0;
+#endif
+      if (double(st.accesses) != want || st.bytes != st.accesses * 8 || st.hit_accesses > st.accesses ||
+          !counted_pin_free) {
+        std::fprintf(stderr, "FAIL: counters: %llu accesses (want %.0f), %llu bytes, %llu read pin-free\n",
+                     (unsigned long long)st.accesses, want, (unsigned long long)st.bytes,
+                     (unsigned long long)st.hit_accesses);
+        ++g_failures;
+      }
       rt.print_stats(stderr);
     }
     rt.check();
