@@ -114,7 +114,9 @@ d = json.load(open(sys.argv[1]))
 keys = ["ratio_hit_linear_vs_plain_read", "ratio_hit_linear_nostats_vs_plain_read",
         "ratio_hit_linear_lb_vs_plain_read", "ratio_hit_linear_lb_nostats_vs_plain_read",
         "ratio_hit_random_vs_plain_gather", "ratio_hit_random_nostats_vs_plain_gather",
-        "ratio_hit_random_lb_vs_plain_gather", "regs_bam_read", "regs_bam_read_lb", "failures"]
+        "ratio_hit_random_lb_vs_plain_gather", "ratio_hit_linear_lb40_vs_plain_read",
+        "ratio_hit_linear_lb40_nostats_vs_plain_read", "ratio_hit_random_lb40_vs_plain_gather",
+        "regs_bam_read", "regs_bam_read_lb", "regs_bam_read_lb40", "failures"]
 print("hitpath summary (build: " + ", ".join(k.replace("ratio_", "").replace("_vs_plain_read", "").replace("_vs_plain_gather", "") for k in keys) + ")")
 for b, r in d.items():
     print("  %-17s %s" % (b, " ".join("%.3f" % r[k] if isinstance(r.get(k), (int, float)) else "-" for k in keys)))
