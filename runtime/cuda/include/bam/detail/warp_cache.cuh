@@ -448,10 +448,14 @@ __device__ __forceinline__ auto warp_access(const cache_ctx& c, const array_meta
 //    only while slot s holds fill q, which installed this line (fill
 //    numbers name one fill of one slot), so the element read is the
 //    line's value as of its eviction; a stale "not cached" takes the
-//    pinned path. A program that orders a write to an element before its
-//    read with its own acquire (a fence or acquire load) invalidates L1
-//    with it, and kernel launches start with a clean L1. -DBAM_HIT_ENTRY_L2
-//    makes step 1 an L2 load (ld.relaxed.gpu) as well.
+//    pinned path. So a[i] is as stale as a weak load p[i] of plain memory
+//    may be (the entry line covers more elements than a data line does):
+//    a program that orders a write to an element before its read with its
+//    own acquire (a fence or acquire load) invalidates L1 with it, a
+//    thread's own writes go through the pinned path, whose acquire pin
+//    invalidates its SM's L1 before its next read, and kernel launches
+//    start with a clean L1. -DBAM_HIT_ENTRY_L2 makes step 1 an L2 load
+//    (ld.relaxed.gpu) as well.
 //    Measured against the acquire build in the same run: bench/hitpath
 //    (check.sh) and docs/runtime-performance.md.
 //
