@@ -48,13 +48,18 @@ type PlacementReport struct {
 	Arrays     []ArrayPlacement `json:"arrays"`
 }
 
-// DefaultBudget is BAM_GPU_BUDGET's default: on hbm the GPU's memory less
-// the cache (the runtime takes what is free once the cache is allocated);
-// on the other backends 0 (nothing is copied into GPU memory unless a
-// budget is given).
+// DefaultBudget is BAM_GPU_BUDGET's default: on hbm and host the GPU's
+// memory less the cache (the runtime takes what is free once the cache is
+// allocated; on host an array that fits is copied into GPU memory); on the
+// storage backends 0 (their data is read through the cache unless a budget
+// is given).
 func DefaultBudget(g GPU, backend string, cacheBytes int64) int64 {
-	if backend != "hbm" {
+	if backend != "hbm" && backend != "host" {
 		return 0
+	}
+	if backend == "host" { // the runtime keeps 1/16 of what is free, at least 256 MiB, for the program
+		free := max(0, g.MemBytes-cacheBytes)
+		return max(0, free-max(256<<20, free/16))
 	}
 	return max(0, g.MemBytes-cacheBytes)
 }

@@ -104,22 +104,6 @@ inline int redirect(int fd, const std::string& path)
   return 0;
 }
 
-#ifdef __CUDACC__
-// A kernel with an indirect call, like every ported kernel that can reach
-// the runtime's miss path: its first launch makes the driver reserve local
-// memory for the stack limit on every resident thread (the runtime does the
-// same launch when it starts, before it places arrays).
-__device__ void stack_warm_callee(int* p)
-{
-  if (p != nullptr)
-    *p = 1;
-}
-__device__ void (*stack_warm_fn)(int*) = stack_warm_callee;
-__global__ void stack_warm_kernel(int* p)
-{
-  (*static_cast<void (*const volatile*)(int*)>(&stack_warm_fn))(p);
-}
-#endif
 
 // BENCH_GPU_BUDGET_AUTO: see the top of this file.
 inline void apply_budget()
@@ -132,25 +116,10 @@ inline void apply_budget()
     std::fprintf(stderr, "forkpoint: error: BENCH_GPU_BUDGET_AUTO=%s: expected \"CACHE_BYTES RESERVE_BYTES\"\n", v);
     std::_Exit(3);
   }
-  // The runtime raises the per-thread stack to BAM_STACK_BYTES (default
-  // 2 KiB) when it starts, and the driver reserves local memory for it on
-  // every resident thread at the first launch of a kernel with an indirect
-  // call: do both here first, so the free memory measured below is what
-  // the runtime will find (it then leaves the limit as it is).
-  size_t stack = 2048;
-  if (const char* s = std::getenv("BAM_STACK_BYTES"); s != nullptr && *s != '\0') {
-    char* unit = nullptr;
-    stack = std::strtoull(s, &unit, 10);
-    stack <<= (*unit == 'k' || *unit == 'K') ? 10 : (*unit == 'M' || *unit == 'm') ? 20 : 0;
-  }
-  size_t cur = 0;
-  if (cudaDeviceGetLimit(&cur, cudaLimitStackSize) == cudaSuccess && cur < stack)
-    (void)cudaDeviceSetLimit(cudaLimitStackSize, stack);
-#ifdef __CUDACC__
-  stack_warm_kernel<<<1, 32>>>(nullptr); // the reservation happens at this launch, not at the limit
-  (void)cudaDeviceSynchronize();
-  (void)cudaGetLastError();
-#endif
+  // Free memory as the program finds it. The stack limit is left alone:
+  // the runtime raises it (BAM_STACK_BYTES) only when an array is read
+  // through the cache, and then takes what the driver reserved for it off
+  // BAM_GPU_BUDGET itself (runtime.cu, ensure_stack).
   size_t free_b = 0, total_b = 0;
   const cudaError_t e = cudaMemGetInfo(&free_b, &total_b);
   if (e != cudaSuccess) {

@@ -286,6 +286,10 @@ class Matrix:
         self.deadline = a.deadline_s
         self.timeout = a.timeout if a.timeout else (60 if a.quick else 120)
         self.programs = a.programs.split(",") if a.programs else list(DEFAULT_PROGRAMS)
+        self.port_backends = [b for b in a.port_backends.split(",") if b]
+        for b in self.port_backends:
+            if b not in ("hbm", "host", "emu"):
+                sys.exit("matrix: --port-backends: unknown backend %s (known: hbm, host, emu)" % b)
         for p in self.programs:
             if p not in PROGRAMS:
                 sys.exit("matrix: unknown program %s (known: %s)" % (p, ", ".join(PROGRAMS)))
@@ -528,7 +532,11 @@ class Matrix:
         if not fork:
             return self.run_unforked(prog, size, binary, exe, args, jobs, lock)
         for g in [jobs]:
-            name = "%s.%s.%s.%s" % (prog, size, binary, g[0]["rep"] if len(g) == 1 else "all")
+            # phase in the name: a nofit class has a group in each phase, and a
+            # phase B process may start (and truncate its files) while
+            # phase A's group of the same program still runs
+            name = "%s.%s.%s.%s%s" % (prog, size, binary, g[0]["rep"] if len(g) == 1 else "all",
+                                      ".B" if phase == "B" else "")
             jf = os.path.join(self.logs, name + ".jobs")
             rf = os.path.join(self.logs, name + ".result")
             lines = []
@@ -717,7 +725,11 @@ class Matrix:
                         self.skipped.append((prog, size, "port", "*", opt,
                                              "same source as --auto (no rewrite chosen): see the opt=none rows"))
                         continue
-                    backends = ("hbm", "host", "emu") if size == "fit" else ("host", "emu")
+                    backends = [b for b in (("hbm", "host", "emu") if size == "fit" else ("host", "emu"))
+                                if b in self.port_backends]
+                    for b in ("hbm", "host", "emu"):
+                        if b not in self.port_backends and (b != "hbm" or size == "fit"):
+                            self.skipped.append((prog, size, "port", b, opt, "skipped: not in --port-backends"))
                     jobs = [self.job(prog, size, "port", b, opt, binary, self.env_for(prog, b, size, size == "nofit"), r)
                             for b in backends for r in range(self.reps_of(size))]
                     (A if size == "fit" else B).append((prog, size, binary, jobs))
@@ -1082,6 +1094,9 @@ def main():
     ap.add_argument("--arch", default=os.environ.get("ARCH", "sm_90"))
     ap.add_argument("--jobs", type=int, help="parallel compiles (default: all cores)")
     ap.add_argument("--emu-dir", default=os.environ.get("BAM_EMU_DIR", "/tmp"))
+    ap.add_argument("--port-backends", default="hbm,host,emu",
+                    help="comma-separated backends of the ported rows (default hbm,host,emu); the others are "
+                         "listed as skipped")
     ap.add_argument("--skip-build", action="store_true", help="use OUTDIR/bin from an earlier --build-only")
     ap.add_argument("--build-only", action="store_true")
     ap.add_argument("--export", help="also write results.csv, summary.txt and matrix.tgz (CSVs, meta.json, plot, "

@@ -50,7 +50,7 @@ func (f *modelFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.sizes, "size", nil, "--model placement: bytes of one array, NAME=SIZE (k/M/G/T suffixes, binary), repeatable")
 	fl.StringArrayVar(&f.elems, "elems", nil, "--model placement: elements of one array, NAME=COUNT (k/M/G suffixes), repeatable")
 	fl.StringVar(&f.backend, "backend", "hbm", "--model placement: the runtime's backend (BAM_BACKEND): hbm, host, emu or nvme")
-	fl.StringVar(&f.gpuBudget, "gpu-budget", "", "--model placement: GPU memory arrays may take (BAM_GPU_BUDGET; default: on hbm the GPU's memory less the cache, else 0)")
+	fl.StringVar(&f.gpuBudget, "gpu-budget", "", "--model placement: GPU memory arrays may take (BAM_GPU_BUDGET; default: on hbm and host the GPU's memory less the cache, else 0)")
 	fl.StringVar(&f.cacheBytes, "cache-bytes", "1G", "--model placement: the cache (BAM_CACHE_BYTES)")
 	fl.StringVar(&f.hostPolicy, "host-placement", "auto", "--model placement: host arrays zero-copy or cached (BAM_HOST_PLACEMENT): auto, direct or cache")
 }

@@ -262,9 +262,12 @@ func TestAnalyzeModelPlacement(t *testing.T) {
 		{[]string{"--n", "1M", "--gpu-budget", "10M"}, map[string]string{"colidx": "hbm-cache", "rowptr": "hbm-cache", "label": "resident"}},
 		{[]string{"--n", "1M", "--backend", "emu"}, map[string]string{"colidx": "ssd-cache", "rowptr": "ssd-cache", "label": "ssd-cache"}},
 		{[]string{"--n", "1M", "--backend", "emu", "--gpu-budget", "16M"}, map[string]string{"colidx": "ssd-cache", "rowptr": "resident", "label": "resident"}},
-		// host, auto: larger than half the cache -> zero-copy, else cached.
-		{[]string{"--n", "1M", "--backend", "host", "--cache-bytes", "32M"}, map[string]string{"colidx": "host-direct", "rowptr": "host-cache", "label": "host-cache"}},
-		{[]string{"--n", "1M", "--backend", "host", "--host-placement", "direct"}, map[string]string{"colidx": "host-direct", "label": "host-direct"}},
+		// host: what fits the GPU (the default budget) is copied there, as UVM would migrate it.
+		{[]string{"--n", "1M", "--backend", "host"}, map[string]string{"colidx": "resident", "rowptr": "resident", "label": "resident"}},
+		{[]string{"--n", "1M", "--backend", "host", "--gpu-budget", "16M", "--cache-bytes", "32M"}, map[string]string{"colidx": "host-direct", "rowptr": "resident", "label": "resident"}},
+		// host without a budget, auto: larger than half the cache -> zero-copy, else cached.
+		{[]string{"--n", "1M", "--backend", "host", "--gpu-budget", "0", "--cache-bytes", "32M"}, map[string]string{"colidx": "host-direct", "rowptr": "host-cache", "label": "host-cache"}},
+		{[]string{"--n", "1M", "--backend", "host", "--gpu-budget", "0", "--host-placement", "direct"}, map[string]string{"colidx": "host-direct", "label": "host-direct"}},
 		// --size beats --n: label made the largest array.
 		{[]string{"--n", "1M", "--size", "label=1G", "--gpu-budget", "100M"}, map[string]string{"colidx": "resident", "label": "hbm-cache"}},
 		{[]string{"--elems", "colidx=1k"}, map[string]string{"colidx": "resident", "rowptr": "unknown"}},

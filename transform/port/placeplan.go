@@ -15,10 +15,12 @@ import (
 // whatever order the program makes them in (runtime-api.md, "Placement").
 //
 // A size is announced only where its value there is the one its array gets:
-// the cudaMalloc is in the block of the first creation, at or before it, its
-// size has no side effects, and nothing between the cudaMalloc and both the
-// plan and the array's own creation can change a variable of the size
-// (only CUDA API calls mention them there, as value arguments). Arrays not announced are placed first come,
+// the cudaMalloc is in the block of the first creation, its size has no side
+// effects, and nothing between the cudaMalloc (or, for one after the plan,
+// the plan) and both the plan and the array's own creation can change a
+// variable of the size (only CUDA API calls mention them there, as value
+// arguments); a size allocated after the plan must mean the same there (no
+// local of its names declared in between). Arrays not announced are placed first come,
 // first served with what the announced ones leave. Nothing is emitted for
 // fewer than two announced sizes (nothing to rank).
 func (c *portCtx) emitPlacementPlans(hp *hostPlan) {
@@ -49,12 +51,21 @@ func (c *portCtx) emitPlacementPlans(hp *hostPlan) {
 		for _, p := range plans {
 			a := p.alloc
 			if a == nil || a.kind != opMalloc || a.stmt == nil || a.block != first.block || a.bytes == nil ||
-				p.create.stmt == nil || a.stmt.Pos() > first.stmt.Pos() || !sideEffectFree(a.bytes) {
+				p.create.stmt == nil || !sideEffectFree(a.bytes) {
 				continue
 			}
-			// The size must keep its value up to the plan and up to the
-			// array's creation, which evaluates it again.
-			if c.changedBetween(fn, a.bytes, a.stmt.End(), max(first.stmt.Pos(), p.create.stmt.Pos())) {
+			if a.stmt.Pos() > first.stmt.Pos() {
+				// Allocated after the plan (in the same block): the plan
+				// evaluates the size first, so its names must mean the same
+				// there and keep their values up to the allocation and the
+				// creation.
+				if !sameNamesAt(fn, a.bytes, first.stmt.Pos()) ||
+					c.changedBetween(fn, a.bytes, first.stmt.Pos(), max(a.stmt.End(), p.create.stmt.Pos())) {
+					continue
+				}
+			} else if c.changedBetween(fn, a.bytes, a.stmt.End(), max(first.stmt.Pos(), p.create.stmt.Pos())) {
+				// The size must keep its value up to the plan and up to the
+				// array's creation, which evaluates it again.
 				continue
 			}
 			sizes = append(sizes, oneLine(c.text(a.bytes)))
@@ -65,6 +76,19 @@ func (c *portCtx) emitPlacementPlans(hp *hostPlan) {
 		text := templates.Render("plan_arrays", templates.Plan{RT: rtName, Sizes: sizes})
 		hp.edits = append(hp.edits, c.insertBefore(first.stmt, text, HostMemory.String()))
 	}
+}
+
+// sameNamesAt reports whether every name in e refers at offset pos to what
+// it refers to where e is written (no local declared in between).
+func sameNamesAt(fn *parse.FuncDecl, e parse.Expr, pos int) bool {
+	same := true
+	parse.Inspect(e, func(n parse.Node) bool {
+		if id, ok := n.(*parse.Ident); ok && fn.Scope.Lookup(id.Name, id.Pos()) != fn.Scope.Lookup(id.Name, pos) {
+			same = false
+		}
+		return same
+	})
+	return same
 }
 
 // sideEffectFree reports whether evaluating e a second time changes

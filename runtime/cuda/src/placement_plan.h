@@ -23,6 +23,18 @@
 BAM_NAMESPACE_BEGIN
 namespace detail {
 
+// What the driver will reserve when the per-thread stack limit goes from
+// `cur` to `want` bytes: the difference on every thread the GPU can hold
+// at once (measured on an H200: 266 MiB for 1 -> 2 KiB, 264 MiB by this
+// count), plus 1/16 for the driver's rounding.
+inline uint64_t stack_reservation_estimate(uint64_t cur, uint64_t want, uint64_t resident_threads) noexcept
+{
+  if (want <= cur)
+    return 0;
+  const uint64_t b = (want - cur) * resident_threads;
+  return b + b / 16;
+}
+
 class placement_plan {
 public:
   placement_plan() = default;
@@ -52,9 +64,17 @@ public:
     }
   }
 
+  // The budget can promise at most `bytes` in all (the miss path's stack
+  // took GPU memory): later plans and arrays get no more than that.
+  void cap(uint64_t bytes) noexcept { budget_ = std::min(budget_, bytes); }
+
+  // Announced sizes that are to leave GPU memory, not made yet.
+  [[nodiscard]] const std::vector<uint64_t>& leaving() const noexcept { return other_; }
+
   // An array of `bytes` is being made: true when it is to be resident (the
-  // bytes are then counted as used until release()).
-  bool take(uint64_t bytes)
+  // bytes are then counted as used until release()). An array nobody
+  // announced must also be no larger than `room`.
+  bool take(uint64_t bytes, uint64_t room = UINT64_MAX)
   {
     if (remove_one(resident_, bytes)) {
       reserved_ -= bytes;
@@ -63,7 +83,7 @@ public:
     }
     if (remove_one(other_, bytes))
       return false;
-    if (bytes <= free_bytes() - std::min(free_bytes(), reserved_)) {
+    if (bytes <= free_bytes() - std::min(free_bytes(), reserved_) && bytes <= room) {
       used_ += bytes;
       return true;
     }

@@ -46,12 +46,13 @@ __global__ void drop_kernel(const cache_ctx* c, uint32_t only_array)
 }
 
 // The first launch of a kernel that needs a stack of unknown size (every
-// kernel that can reach the miss path: detail/cold_call.cuh) makes the
-// driver reserve local memory for BAM_STACK_BYTES on every resident thread,
-// some hundreds of MiB, lazily, at that launch. The runtime launches this
-// one when it starts, so the reservation happens before it measures free
-// memory for placement (else resident arrays take memory the first kernel
-// then cannot get) and outside the program's timed kernels.
+// kernel that can reach the miss path: detail/cold_call.cuh) after the
+// stack limit was raised makes the driver reserve local memory for
+// BAM_STACK_BYTES on every resident thread, some hundreds of MiB, lazily, at
+// that launch. The runtime launches this one when it raises the limit
+// (ensure_stack, before the first array read through the cache is made),
+// so the reservation happens before arrays that come later are placed and
+// outside the program's timed kernels.
 __device__ void stack_warm_callee(int* p)
 {
   if (p != nullptr)
@@ -163,6 +164,14 @@ struct runtime::impl {
   host_policy host_place = host_policy::automatic;
   placement choose_placement(uint64_t bytes);
   placement placement_off_gpu(uint64_t bytes) const;
+  // The miss path's stack (BAM_STACK_BYTES), raised when the first array is
+  // read through the cache (ensure_stack); stack_room is what the driver is
+  // expected to reserve for it, kept free of unannounced arrays until then.
+  size_t stack_want = 2048;
+  bool stack_ready = false;
+  uint64_t stack_room = 0;
+  uint64_t stack_bytes_reserved = 0; // measured when it was raised
+  void ensure_stack();
   // Arrays the budget placed in GPU memory whose copy could not be
   // allocated there (they are read where the backend keeps them).
   uint32_t resident_fallbacks = 0;
@@ -283,41 +292,47 @@ runtime::impl::impl(const config& c) : cfg(c)
 
   // The miss path is reached through indirect calls (detail/cold_call.cuh),
   // so ptxas cannot size the stack and the driver's default (1 KiB per
-  // thread) is all a kernel gets. By the frames ptxas reports, the deepest
-  // path (a storage fill that first writes a dirty line back, from inside an
-  // ODT lambda) needs about 0.9 KiB: too little margin. (The "misaligned
-  // address" first suspected to be an overflow was an unaligned SQE, fixed in
-  // nvme/queue.cuh; the ports that showed it ran at 1 KiB after the fix.)
-  // The runtime raises the limit to BAM_STACK_BYTES (default 2 KiB) unless
-  // the program set a larger one; the driver then reserves that much local
-  // memory per resident thread.
+  // thread, reserved for every context) is all a kernel gets. By the frames
+  // ptxas reports, the deepest path (a storage fill that first writes a
+  // dirty line back, from inside an ODT lambda) needs about 0.9 KiB: too
+  // little margin. (The "misaligned address" first suspected to be an
+  // overflow was an unaligned SQE, fixed in nvme/queue.cuh; the ports that
+  // showed it ran at 1 KiB after the fix.) The stack is raised to
+  // BAM_STACK_BYTES (default 2 KiB) -- but only once an array is read
+  // through the cache (ensure_stack): the driver then reserves the extra
+  // local memory on every resident thread, ~264 MiB on an H200, which a
+  // program whose arrays are all resident or zero-copy never needs (its
+  // kernels' direct versions never reach the miss path). Until then the
+  // placement keeps that much out of the budget for arrays nobody announced.
+  stack_want = 2048;
+  const char* stack_env = std::getenv("BAM_STACK_BYTES");
+  if (stack_env != nullptr && *stack_env != '\0')
+    stack_want = parse_size(stack_env, "BAM_STACK_BYTES");
   {
-    size_t want = 2048;
-    if (const char* v = std::getenv("BAM_STACK_BYTES"); v != nullptr && *v != '\0')
-      want = parse_size(v, "BAM_STACK_BYTES");
     size_t cur = 0;
     detail::cuda_check(cudaDeviceGetLimit(&cur, cudaLimitStackSize), "bam::runtime: reading the stack size limit");
-    if (cur < want && cudaDeviceSetLimit(cudaLimitStackSize, want) != cudaSuccess) {
-      cudaGetLastError();
-      throw error("bam::runtime: cannot raise the per-thread stack to " + std::to_string(want) +
-                  " bytes (BAM_STACK_BYTES); the GPU lacks the memory for it: set BAM_STACK_BYTES lower "
-                  "(the miss path needs about 1 KiB) or free GPU memory");
-    }
-    detail::stack_warm_kernel<<<1, 32>>>(nullptr);
-    if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess)
-      throw error("bam::runtime: cannot reserve local memory for a " + std::to_string(std::max(cur, want)) +
-                  "-byte stack per thread (BAM_STACK_BYTES); the GPU lacks the memory for it: set BAM_STACK_BYTES "
-                  "lower (the miss path needs about 1 KiB) or free GPU memory");
+    int per_sm = 2048;
+    if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev) != cudaSuccess)
+      per_sm = 2048;
+    stack_room = detail::stack_reservation_estimate(cur, stack_want, uint64_t(n_sms) * uint64_t(per_sm));
   }
 
   // Placement knobs. The budget defaults to the GPU memory still free once
-  // the cache is allocated: hbm data that fits is read in place.
+  // the cache is allocated: data that fits is read in place.
   size_t free_b = 0, total_b = 0;
   detail::cuda_check(cudaMemGetInfo(&free_b, &total_b), "bam::runtime: cudaMemGetInfo");
-  // hbm: the data already is in GPU memory, so the default is what is free.
-  // Other backends keep it elsewhere (host memory, storage): nothing is
-  // copied into GPU memory unless BAM_GPU_BUDGET says how much may be.
-  size_t gpu_budget = cfg.kind == backend::hbm ? free_b : 0;
+  // hbm, host: what is free. On hbm the data already is in GPU memory; on
+  // host an array that fits is copied there when it is made, as UVM would
+  // migrate it, and only what does not fit is read from host memory
+  // (zero-copy or through the cache). Storage backends (emu, nvme) read
+  // through the cache unless BAM_GPU_BUDGET grants GPU memory: their data
+  // is meant to outgrow it, and the cache is what their benchmarks measure.
+  size_t gpu_budget = cfg.kind == backend::hbm || cfg.kind == backend::host ? free_b : 0;
+  // A resident copy of host data takes GPU memory the program may still
+  // want for its own allocations (on hbm the data is there already): keep
+  // 1/16 of what is free, at least 256 MiB, out of the default.
+  if (cfg.kind == backend::host)
+    gpu_budget -= std::min(gpu_budget, std::max(size_t(256) << 20, gpu_budget / 16));
   if (const char* v = std::getenv("BAM_GPU_BUDGET"); v != nullptr && *v != '\0')
     gpu_budget = parse_size(v, "BAM_GPU_BUDGET");
   budget = detail::placement_plan(gpu_budget);
@@ -347,15 +362,58 @@ runtime::impl::impl(const config& c) : cfg(c)
 //    to be reused from GPU memory.
 //  * emu, nvme: the cache.
 //  * any backend: arrays are resident while they fit BAM_GPU_BUDGET (default:
-//    free memory on hbm, 0 elsewhere), ranked by size when the program
+//    free memory on hbm and host, 0 on emu, nvme), ranked by size when the program
 //    announced them (plan_arrays; src/placement_plan.h), so only the
 //    largest leave GPU memory. Off hbm a resident array is copied into GPU
 //    memory when it is made.
 placement runtime::impl::choose_placement(uint64_t bytes)
 {
-  if (budget.take(bytes))
+  // An array nobody announced leaves the GPU memory a later cached array's
+  // stack needs (ensure_stack) free; announced ones were planned knowing.
+  uint64_t room = UINT64_MAX;
+  if (!stack_ready) {
+    size_t free_now = 0, total = 0;
+    if (cudaMemGetInfo(&free_now, &total) == cudaSuccess)
+      room = free_now > stack_room ? free_now - stack_room : 0;
+  }
+  if (budget.take(bytes, room))
     return placement::resident;
-  return placement_off_gpu(bytes);
+  const placement pl = placement_off_gpu(bytes);
+  if (pl == placement::cache)
+    ensure_stack();
+  return pl;
+}
+
+// Raises the per-thread stack to stack_want for the miss path and makes the
+// driver reserve it now (a launch of a kernel with an indirect call), before
+// the array that needs it exists and outside the program's timed kernels.
+// The budget gives up what the reservation took.
+void runtime::impl::ensure_stack()
+{
+  if (stack_ready)
+    return;
+  size_t before = 0, after = 0, total = 0, cur = 0;
+  detail::cuda_check(cudaMemGetInfo(&before, &total), "bam::runtime: cudaMemGetInfo");
+  detail::cuda_check(cudaDeviceGetLimit(&cur, cudaLimitStackSize), "bam::runtime: reading the stack size limit");
+  if (cur < stack_want && cudaDeviceSetLimit(cudaLimitStackSize, stack_want) != cudaSuccess) {
+    cudaGetLastError();
+    throw error("bam::runtime: cannot raise the per-thread stack to " + std::to_string(stack_want) +
+                " bytes (BAM_STACK_BYTES) for the cache's miss path; the GPU lacks the memory for it: set "
+                "BAM_GPU_BUDGET lower, BAM_STACK_BYTES lower (the miss path needs about 1 KiB) or free GPU memory");
+  }
+  detail::stack_warm_kernel<<<1, 32>>>(nullptr);
+  if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess)
+    throw error("bam::runtime: cannot reserve local memory for a " + std::to_string(std::max(cur, stack_want)) +
+                "-byte stack per thread (BAM_STACK_BYTES) for the cache's miss path; the GPU lacks the memory for "
+                "it: set BAM_GPU_BUDGET lower, BAM_STACK_BYTES lower (the miss path needs about 1 KiB) or free GPU "
+                "memory");
+  detail::cuda_check(cudaMemGetInfo(&after, &total), "bam::runtime: cudaMemGetInfo");
+  stack_bytes_reserved = before > after ? before - after : 0;
+  // The budget cannot promise more than is now free besides what resident
+  // arrays hold: the default (free memory) gives up the reservation, a
+  // BAM_GPU_BUDGET that still fits stays as it is.
+  budget.cap(budget.used() + after);
+  stack_ready = true;
 }
 
 // Where an array that does not stay in GPU memory is read (the host rule
@@ -610,7 +668,16 @@ void runtime::plan_sizes(std::initializer_list<size_t> bytes)
   for (size_t b : bytes)
     if (b != 0 && b <= UINT64_MAX - lb)
       lines.push_back((b + lb - 1) / lb * lb);
-  p_->budget.announce(std::move(lines));
+  p_->budget.announce(lines);
+  // Announced arrays that leave GPU memory for the cache need the miss
+  // path's stack: reserve it now and plan again with what is left.
+  if (!p_->stack_ready)
+    for (uint64_t b : p_->budget.leaving())
+      if (p_->placement_off_gpu(b) == placement::cache) {
+        p_->ensure_stack();
+        p_->budget.announce(std::move(lines));
+        break;
+      }
 }
 
 void runtime::end_plan() noexcept
@@ -890,6 +957,11 @@ void runtime::print_stats(FILE* out)
   if (p_->resident_fallbacks > 0)
     std::fprintf(out, "  %u array(s) within BAM_GPU_BUDGET found no GPU memory for their copy; read from the backend instead\n",
                  p_->resident_fallbacks);
+  if (p_->stack_ready)
+    std::fprintf(out, "  stack raised to %zu bytes per thread for the miss path: %.1f MiB of GPU memory\n", p_->stack_want,
+                 double(p_->stack_bytes_reserved) / (1 << 20));
+  else
+    std::fprintf(out, "  stack left at the driver's default (no array is read through the cache)\n");
   p_->store->print(out);
 }
 

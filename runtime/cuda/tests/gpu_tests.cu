@@ -674,6 +674,84 @@ void test_resident_fallback(bam::backend b)
   cudaFree(blocker);
 }
 
+// The miss path's stack (BAM_STACK_BYTES) is raised, and reserved by the
+// driver, only once an array is read through the cache: a program whose
+// arrays all stay in GPU memory keeps the driver's default and the memory
+// the reservation would take (~264 MiB on an H200). An announced plan with
+// an array bound for the cache raises it before any array is made.
+size_t stack_limit()
+{
+  size_t v = 0;
+  EXPECT(cudaDeviceGetLimit(&v, cudaLimitStackSize) == cudaSuccess, "cudaDeviceGetLimit");
+  return v;
+}
+
+void read_back_check(bam::runtime& rt, const bam::array<uint64_t>& a, const std::vector<uint64_t>& h, const char* what)
+{
+  dbuf<uint64_t> out(h.size());
+  k_copy_linear<uint64_t><<<blocks_for(h.size()), 256>>>(a, out.p, h.size());
+  rt.check_launch("k_copy_linear", dim3(256));
+  auto got = out.host();
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT(got[i] == h[i], "%s: element %zu wrong", what, i);
+}
+
+void test_stack_lazy(bam::backend b)
+{
+  const size_t lim0 = stack_limit();
+  if (lim0 >= 2048)
+    throw skip("the stack limit already is " + std::to_string(lim0) + " bytes in a new process");
+  const size_t n = (size_t(1) << 20) / 8;
+  auto h = pattern(n);
+  {
+    auto rt = make_rt_with_budget(cfg_for(b, size_t(2) << 20), "64M");
+    bam::array<uint64_t> a = rt->array_from_host(h.data(), n, "resident");
+    EXPECT(a.placement() == bam::placement::resident, "a 1 MiB array left a 64 MiB budget");
+    read_back_check(*rt, a, h, "resident");
+    EXPECT(stack_limit() == lim0, "the stack went from %zu to %zu bytes with no array in the cache", lim0, stack_limit());
+    rt->free(a);
+  }
+  {
+    auto rt = make_rt_with_budget(cfg_for(b, size_t(2) << 20), "2M");
+    rt->plan_arrays(size_t(1) << 20, size_t(8) << 20);
+    EXPECT(stack_limit() >= 2048, "a plan with an 8 MiB array bound for the cache left the stack at %zu bytes",
+           stack_limit());
+    bam::array<uint64_t> a = rt->array_from_host(h.data(), n, "small");
+    auto hb = pattern(8 * n);
+    bam::array<uint64_t> c = rt->array_from_host(hb.data(), 8 * n, "big");
+    EXPECT(a.placement() == bam::placement::resident && c.placement() == bam::placement::cache,
+           "placements %d %d (want resident, cache)", int(a.placement()), int(c.placement()));
+    read_back_check(*rt, c, hb, "cached");
+    rt->free(a);
+    rt->free(c);
+  }
+}
+
+// remake_zeros / remake_from_host (what the port makes of a whole-buffer
+// cudaMemset / cudaMemcpy after the first): the contents are replaced
+// whether the array is resident (overwritten in place: same handle) or
+// cached (made again: its old lines must not be served).
+void test_remake(bam::backend b, bool resident)
+{
+  auto rt = make_rt_with_budget(cfg_for(b, size_t(2) << 20), resident ? "64M" : "0");
+  const size_t n = (size_t(4) << 20) / 8;
+  auto h = pattern(n);
+  bam::array<uint64_t> a = rt->array_from_host(h.data(), n, "a");
+  EXPECT((a.placement() == bam::placement::resident) == resident, "placement %d", int(a.placement()));
+  read_back_check(*rt, a, h, "before the remake"); // fills the cache when cached
+  rt->remake_zeros(a, n);
+  read_back_check(*rt, a, std::vector<uint64_t>(n, 0), "after remake_zeros");
+  std::vector<uint64_t> h2(n);
+  for (size_t i = 0; i < n; ++i)
+    h2[i] = h[i] ^ 0x5555;
+  rt->remake_from_host(a, h2.data(), n);
+  read_back_check(*rt, a, h2, "after remake_from_host");
+  rt->remake_zeros(a, n / 2); // another size: made again
+  EXPECT(a.size() == n / 2, "size %zu after a remake to n/2", a.size());
+  read_back_check(*rt, a, std::vector<uint64_t>(n / 2, 0), "after a remake to another size");
+  rt->free(a);
+}
+
 // array_wrap: managed, mapped pinned and device memory are read and written
 // in place (the program and kernels see one copy, nothing is copied back),
 // free() releases only the handle, and pageable memory is refused.
@@ -901,6 +979,12 @@ std::vector<test_case> all_tests()
                    [b, resident] { test_versions(b, resident); }});
   for (auto b : {bam::backend::host, bam::backend::emu}) // hbm data already is in GPU memory: nothing is copied
     t.push_back({std::string("resident_fallback/") + bam::backend_name(b), [b] { test_resident_fallback(b); }});
+  for (auto b : {bam::backend::hbm, bam::backend::emu}) // host arrays this size would be read zero-copy
+    t.push_back({std::string("stack_lazy/") + bam::backend_name(b), [b] { test_stack_lazy(b); }});
+  for (auto b : {bam::backend::host, bam::backend::emu})
+    for (bool resident : {true, false})
+      t.push_back({std::string("remake/") + bam::backend_name(b) + (resident ? "/resident" : "/cached"),
+                   [b, resident] { test_remake(b, resident); }});
   t.push_back({"odt_fvl", test_odt});
   t.push_back({"env_errors", test_env_errors});
   t.push_back({"stats_print", test_stats_print});

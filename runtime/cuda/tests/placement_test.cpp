@@ -85,6 +85,36 @@ void zero_budget()
   p.announce({1 * MiB});
   EXPECT(!p.take(1 * MiB) && !p.take(4096), "a zero budget keeps nothing resident");
 }
+// The miss path's stack (runtime::impl::ensure_stack): an unannounced array
+// must fit the room the stack leaves until it is reserved; once reserved,
+// the budget is capped at what is left and a new plan is made against it.
+void stack_room_and_cap()
+{
+  placement_plan p(600 * MiB);
+  EXPECT(!p.take(400 * MiB, 336 * MiB), "400 MiB does not fit the 336 MiB the stack leaves");
+  EXPECT(p.take(300 * MiB, 336 * MiB), "300 MiB does");
+  p.announce({250 * MiB, 200 * MiB});
+  EXPECT(p.leaving().size() == 1 && p.leaving()[0] == 250 * MiB, "the 250 MiB array leaves (300 used, 200 fits)");
+  p.cap(p.used() + 36 * MiB); // the stack took 264 MiB of the 300 free
+  EXPECT(p.budget() == 336 * MiB, "budget after the stack: %llu", (unsigned long long)p.budget());
+  p.announce({250 * MiB, 200 * MiB});
+  EXPECT(p.leaving().size() == 2, "after the stack neither fits beside the 300 MiB resident");
+  p.cap(1000 * MiB);
+  EXPECT(p.budget() == 336 * MiB, "a cap above the budget leaves it as it is");
+  placement_plan q(3 * MiB); // an explicit small budget on a GPU with room
+  q.cap(100000 * MiB);
+  EXPECT(q.budget() == 3 * MiB && q.take(1 * MiB, 80000 * MiB), "a small BAM_GPU_BUDGET is kept");
+}
+
+void stack_estimate()
+{
+  using bam::detail::stack_reservation_estimate;
+  // H200: 132 SMs x 2048 threads, 1 KiB -> 2 KiB: 264 MiB, +1/16.
+  const uint64_t e = stack_reservation_estimate(1024, 2048, 132ull * 2048);
+  EXPECT(e == 264 * MiB + 264 * MiB / 16, "estimate %llu", (unsigned long long)e);
+  EXPECT(stack_reservation_estimate(2048, 2048, 1000) == 0, "no raise, no reservation");
+  EXPECT(stack_reservation_estimate(4096, 2048, 1000) == 0, "a larger limit set by the program stays");
+}
 } // namespace
 
 int main()
@@ -95,6 +125,8 @@ int main()
   already_resident_count();
   dropped_plan_frees_room();
   zero_budget();
+  stack_room_and_cap();
+  stack_estimate();
   if (test_failures != 0) {
     std::printf("placement_test: %d failure(s)\n", test_failures);
     return 1;

@@ -103,9 +103,9 @@ inline cudaError_t cudaGetDevice(int* d)
   *d = 0;
   return cudaSuccess;
 }
-// The stack limit the fork point raises before it measures free memory:
-// the mock keeps it, and MOCK_STACK_COST_MIB per KiB of stack comes off
-// the free memory the mock reports, as the driver's reservation would.
+// The stack limit (the fork point must leave it as it is): the mock keeps
+// it, and MOCK_STACK_COST_MIB per KiB of stack comes off the free memory
+// the mock reports, as the driver's reservation would.
 enum cudaLimit { cudaLimitStackSize = 0 };
 inline size_t& mock_stack_limit()
 {
