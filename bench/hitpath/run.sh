@@ -17,19 +17,18 @@
 #                                   # main's, to compare a change in one run)
 #
 # Builds of the hit path (the JSON has one object per build):
-#   default        the shipped hit path: ordered by address dependency (no
-#                  acquire), map entry weak (L1), element and fill number
-#                  from L2; hit counters: one reduction per warp access
-#   default_oldstats  the same with the three counter reductions of before
-#                  (-DBAM_HIT_STATS_PER_FIELD): what the counters cost
-#   acquire        the default before (-DBAM_HIT_ORDER_BY_ACQUIRE
-#                  -DBAM_HIT_STATS_PER_FIELD): map entry and element as
-#                  acquire loads, three counter reductions
-#   dependency     the opt-in before (-DBAM_HIT_ENTRY_L2
-#                  -DBAM_HIT_STATS_PER_FIELD): dependency order, entry from L2
+#   default        the shipped hit path: map entry and element as acquire
+#                  loads (the PTX model's ordering); hit counters: one
+#                  reduction per warp access
+#   default_dependency  -DBAM_HIT_ORDER_BY_DEPENDENCY: ordered by address
+#                  dependency (no acquire), map entry weak (L1), element
+#                  and fill number from L2; relies on hardware behaviour
+#   acquire        the default before session 12 (-DBAM_HIT_STATS_PER_FIELD):
+#                  the same ordering with three counter reductions
+#   dependency     the opt-in before (-DBAM_HIT_ORDER_BY_DEPENDENCY
+#                  -DBAM_HIT_ENTRY_L2 -DBAM_HIT_STATS_PER_FIELD)
 #   fence          -DBAM_HIT_ORDER_BY_FENCE: plain element load + acquire fence
 #                  (the hit path before the acquire loads)
-#   acquire_newstats  -DBAM_HIT_ORDER_BY_ACQUIRE with the new counters
 #
 # Also writes $OUT/hitpath-registers.txt: ptxas registers/spills of every
 # benchmark kernel of every build (this nvcc, no -maxrregcount).
@@ -48,15 +47,14 @@ JOBS=$(nproc 2>/dev/null || echo 4)
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
 echo "hitpath: building libbam ($ARCH) in $BUILD" >&2
 make -s -C "$ROOT/runtime/cuda" -j"$JOBS" ARCH="$ARCH" BUILD="$BUILD" lib >&2
-VARIANTS=${VARIANTS:-"acquire dependency default default_oldstats"}
+VARIANTS=${VARIANTS:-"acquire dependency default default_dependency"}
 [ -n "${OLD_INC:-}" ] && VARIANTS="old $VARIANTS"
 flags_of() {
 	case $1 in
 	default) echo "-I$ROOT/runtime/cuda/include" ;;
-	default_oldstats) echo "-DBAM_HIT_STATS_PER_FIELD -I$ROOT/runtime/cuda/include" ;;
-	acquire) echo "-DBAM_HIT_ORDER_BY_ACQUIRE -DBAM_HIT_STATS_PER_FIELD -I$ROOT/runtime/cuda/include" ;;
-	acquire_newstats) echo "-DBAM_HIT_ORDER_BY_ACQUIRE -I$ROOT/runtime/cuda/include" ;;
-	dependency) echo "-DBAM_HIT_ENTRY_L2 -DBAM_HIT_STATS_PER_FIELD -I$ROOT/runtime/cuda/include" ;;
+	default_dependency) echo "-DBAM_HIT_ORDER_BY_DEPENDENCY -I$ROOT/runtime/cuda/include" ;;
+	acquire) echo "-DBAM_HIT_STATS_PER_FIELD -I$ROOT/runtime/cuda/include" ;;
+	dependency) echo "-DBAM_HIT_ORDER_BY_DEPENDENCY -DBAM_HIT_ENTRY_L2 -DBAM_HIT_STATS_PER_FIELD -I$ROOT/runtime/cuda/include" ;;
 	fence) echo "-DBAM_HIT_ORDER_BY_FENCE -I$ROOT/runtime/cuda/include" ;;
 	old) echo "-I$OLD_INC" ;;
 	*) echo "hitpath: unknown build $1" >&2; return 2 ;;
