@@ -1,6 +1,10 @@
 package analysis
 
-import "github.com/bamgen/bamgen/parse"
+import (
+	"strings"
+
+	"github.com/bamgen/bamgen/parse"
+)
 
 // Launch is one launch of a kernel: `kernel<<<...>>>(...)`, or a call of a
 // runtime launch function (cudaLaunchKernel and friends), which names the
@@ -66,6 +70,9 @@ func launchesIn(fd *parse.FuncDecl) []Launch {
 		switch n := n.(type) {
 		case *parse.LaunchExpr:
 			l = Launch{Kernel: launchedKernel(n.Kernel), Expr: n, Config: n.Config, Args: n.Args}
+			if k := guardedKernel(n, stack); k != "" {
+				l.Kernel = k
+			}
 		case *parse.CallExpr:
 			var ok bool
 			if l, ok = runtimeLaunch(n); !ok {
@@ -96,6 +103,45 @@ func launchedKernel(k parse.Expr) string {
 		return ""
 	}
 	return parse.LastName(parse.CalleeName(k))
+}
+
+// guardedKernel names the kernel whose direct clone a launch in the
+// guarded form starts: a launch ported before whose kernel an
+// access-pattern rewrite changed (odt) became
+//
+//	if (bam::all_direct(a)) { k_bam_direct<<<...>>>(...); } else { k<<<...>>>(...); }
+//
+// (transform/port, clones.go), and the first launch is a launch of k too,
+// as in the picking form. "" for any other launch.
+func guardedKernel(l *parse.LaunchExpr, stack []parse.Node) string {
+	kernel, ok := strings.CutSuffix(parse.LastName(parse.CalleeName(l.Kernel)), "_bam_direct")
+	n := len(stack)
+	if !ok || kernel == "" || n < 3 {
+		return ""
+	}
+	s, _ := stack[n-1].(*parse.ExprStmt)
+	then, _ := stack[n-2].(*parse.BlockStmt)
+	guard, _ := stack[n-3].(*parse.IfStmt)
+	if s == nil || then == nil || guard == nil || s.X != parse.Expr(l) || guard.Then != parse.Stmt(then) || len(then.Stmts) != 1 ||
+		guard.Init != nil || !isAllDirect(guard.Cond) {
+		return ""
+	}
+	other, _ := guard.Else.(*parse.BlockStmt)
+	if other == nil || len(other.Stmts) != 1 {
+		return ""
+	}
+	if es, ok := other.Stmts[0].(*parse.ExprStmt); ok {
+		if le, ok := es.X.(*parse.LaunchExpr); ok && parse.LastName(parse.CalleeName(le.Kernel)) == kernel {
+			return kernel
+		}
+	}
+	return ""
+}
+
+// isAllDirect: e is a call of bam::all_direct.
+func isAllDirect(e parse.Expr) bool {
+	c, ok := parse.Unparen(e).(*parse.CallExpr)
+	return ok && parse.CalleeName(c.Fun) == "bam::all_direct"
 }
 
 // runtimeLaunch recognises a call of a runtime launch function whose

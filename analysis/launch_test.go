@@ -59,3 +59,28 @@ func TestRuntimeAPILaunches(t *testing.T) {
 		t.Errorf("launches of kern = %+v", l)
 	}
 }
+
+// A port's launches that choose a kernel's direct clone are launches of
+// the kernel: the picking form and both launches of the guarded form (an
+// odt launch and its clone's). A clone launched on its own, or guarded by
+// another condition, is a launch of the clone.
+func TestCloneLaunches(t *testing.T) {
+	f := Analyze(parse.ParseFile("t.cu", []byte(`__global__ void k(int *a) {}
+		__global__ void k_bam_direct(int *a) {}
+		int main() {
+		  (bam::all_direct(a) ? k_bam_direct : k)<<<1, 32>>>(a);
+		  if (bam::all_direct(a)) { k_bam_direct<<<1, 32>>>(a); } else {
+		  k<<<2, 64>>>(a, plan); }
+		  k_bam_direct<<<1, 32>>>(a);
+		  if (fits(a)) { k_bam_direct<<<1, 32>>>(a); } else { k<<<2, 64>>>(a); }
+		  if (bam::all_direct(a)) { k_bam_direct<<<1, 32>>>(a); } else { other<<<2, 64>>>(a); }
+		}`)))
+	var got []string
+	for _, l := range f.Launches {
+		got = append(got, l.Kernel)
+	}
+	want := "k k k k_bam_direct k_bam_direct k k_bam_direct other"
+	if strings.Join(got, " ") != want {
+		t.Errorf("launched kernels %q, want %q", strings.Join(got, " "), want)
+	}
+}

@@ -57,6 +57,10 @@ func DefaultBudget(g GPU, backend string, cacheBytes int64) int64 {
 	if backend != "hbm" && backend != "host" {
 		return 0
 	}
+	if backend == "host" { // the runtime keeps 1/16 of what is free, at least 256 MiB, for the program
+		free := max(0, g.MemBytes-cacheBytes)
+		return max(0, free-max(256<<20, free/16))
+	}
 	return max(0, g.MemBytes-cacheBytes)
 }
 

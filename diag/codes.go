@@ -106,6 +106,7 @@ var Codes = []Code{
 	{"PORT092", Note, "--auto does not choose a parameter that can never be a bam::array (its type, a library or a cast needs the raw memory), and says why"},
 	{"PORT093", Note, "a buffer allocated per memory mode became one bam::array"},
 	{"PORT094", Note, "a ported kernel is compiled once, without its plain-pointer version, and why"},
+	{"PORT095", Note, "a launch that an access-pattern rewrite (odt) changes cannot choose the kernel's direct clone, so it runs the rewritten kernel also on data in GPU memory, and why"},
 
 	// Access-pattern rewrites (transform/opt, --opt).
 	{"OPT000", Note, "a rewrite was chosen or applied, and why"},

@@ -40,7 +40,13 @@ type Edit struct {
 	// Repeats says the inserted whole lines repeat, line for line, the
 	// original lines from the one holding offset RepeatsAt (a kernel's
 	// direct clone): each shows that original line, so a compiler error in
-	// the copy names the line it copies.
+	// the copy names the line it copies. An edit that is not whole lines
+	// (it starts inside a line, or its text goes on into the original text
+	// after it) repeats from its second line: line j of its text shows the
+	// original line j after the one holding RepeatsAt, except its first and
+	// last lines, which show the lines the edit starts and ends on (a
+	// launch copied into the line of the launch it precedes: `if (c) {
+	// copy } else {` NEWLINE `launch`).
 	Repeats   bool
 	RepeatsAt int
 }

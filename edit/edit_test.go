@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -84,5 +85,28 @@ func TestRepeatedLines(t *testing.T) {
 	}
 	if got := lines[4:]; len(got) != 2 || got[0] != 1 || got[1] != 2 {
 		t.Errorf("repeated lines show %v, want [1 2]", got)
+	}
+}
+
+// A statement copied into the line it starts on (a launch guarded by its
+// direct clone's launch): the copy's lines after the first show the lines
+// they copy, and the statement itself, now on a line of its own, shows its
+// first line again.
+func TestRepeatedLinesMidLine(t *testing.T) {
+	src := []byte("x;\n  k(a,\n    b);\ny;\n")
+	e := Edit{Start: 5, End: 6, New: "if (c) { d(a,\n    b); } else {\n  k", Repeats: true, RepeatsAt: 5}
+	out, lines, err := ApplyLines(src, []Edit{e}, "f.cu")
+	want := "x;\n  if (c) { d(a,\n    b); } else {\n#line 2 \"f.cu\"\n  k(a,\n    b);\ny;\n"
+	if err != nil || string(out) != want {
+		t.Fatalf("ApplyLines = %q, %v; want %q", out, err, want)
+	}
+	if got, want := fmt.Sprint(lines), fmt.Sprint(Lines{1, 2, 3, Directive, 2, 3, 4}); got != want {
+		t.Errorf("lines %s, want %s", got, want)
+	}
+	// Without Repeats the copy's second line is an inserted line.
+	e.Repeats = false
+	_, lines, _ = ApplyLines(src, []Edit{e}, "f.cu")
+	if lines[2] != 0 {
+		t.Errorf("without Repeats the copied line shows %d, want 0", lines[2])
 	}
 }

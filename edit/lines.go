@@ -23,7 +23,9 @@ import (
 // the lines it replaced; the first line of an edit's text takes the line
 // the edit starts on, its last line the line the edit ends on, and the
 // lines in between the replaced lines in order while there are any (then
-// they are inserted lines).
+// they are inserted lines). A replacement that Repeats (a statement
+// copied into the line it starts on) shows, on its lines between the
+// first and the last, the original lines after the one holding RepeatsAt.
 type Lines []int
 
 // Directive marks a `#line` line in Lines.
@@ -98,6 +100,10 @@ func (b *lineBuilder) insert(e Edit) {
 				o = first
 			case j == k:
 				o = last
+			case e.Repeats:
+				if r := b.lineOf(e.RepeatsAt) + j; r < len(b.starts) {
+					o = r
+				}
 			case first+j < last:
 				o = first + j
 			}

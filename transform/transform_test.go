@@ -67,3 +67,78 @@ func TestRunHandsPortToRewrites(t *testing.T) {
 		t.Error("without --opt the pipeline must not rewrite access patterns")
 	}
 }
+
+// TestODTLaunchGuardedByClone: a template warp-per-vertex kernel odt
+// rewrites keeps its direct clone, and each launch chooses it, with its template arguments
+// and the launch's configuration and arguments as written, when every
+// array is direct; porting the output again changes nothing.
+func TestODTLaunchGuardedByClone(t *testing.T) {
+	const kernel = `#include <cuda_runtime.h>
+template <typename T>
+__global__ void walk(const unsigned *rowptr, const T *colidx, unsigned *level, unsigned n, unsigned cur)
+{
+    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned v = tid / 32;
+    const unsigned lane = threadIdx.x % 32;
+    if (v < n && level[v] == cur)
+        for (unsigned e = rowptr[v] + lane; e < rowptr[v + 1]; e += 32)
+            if (level[colidx[e]] == 0xffffffffu) level[colidx[e]] = cur + 1;
+}
+`
+	rw, err := opt.Parse("odt", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Port: port.Options{Arrays: []string{"colidx"}}, Opt: &rw}
+	src := kernel + `int main()
+{
+    const unsigned n = 1024;
+    unsigned *rowptr, *colidx, *level;
+    cudaMalloc(&rowptr, (n + 1) * sizeof(unsigned));
+    cudaMalloc(&colidx, 4 * n * sizeof(unsigned));
+    cudaMalloc(&level, n * sizeof(unsigned));
+    walk<unsigned><<<n * 32 / 128, 128, 0, 0>>>(rowptr, colidx, level, n, 0);
+    return 0;
+}
+`
+	res, err := Run("walk.cu", []byte(src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Output)
+	for _, want := range []string{
+		"if (bam::all_direct(colidx_bam)) { walk_bam_direct<unsigned><<<n * 32 / 128, 128, 0, 0>>>(rowptr, colidx_bam, level, n, 0); } else {\n",
+		"    walk<unsigned><<<bam::odt_grid(",
+		"level, n, 0, bam::odt_plan_of(rowptr, n, colidx_bam)); }\n",
+		"__global__ void walk_bam_direct(const unsigned *rowptr, bam::array<const T> colidx,",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	again, err := Run("walk.cu", res.Output, opts)
+	if err != nil || string(again.Output) != out {
+		t.Errorf("porting the output again changes it (%v)", err)
+	}
+
+	// Thread per vertex: odt hands out only the frontier's vertices, which
+	// beats the original also on direct data: no clone, a note says why.
+	thread := strings.NewReplacer(
+		"const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;\n    const unsigned v = tid / 32;\n    const unsigned lane = threadIdx.x % 32;\n",
+		"const unsigned v = blockIdx.x * blockDim.x + threadIdx.x;\n",
+		"rowptr[v] + lane; e < rowptr[v + 1]; e += 32", "rowptr[v]; e < rowptr[v + 1]; e++").Replace(src)
+	res, err = Run("walk.cu", []byte(thread), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := string(res.Output); strings.Contains(out, "walk_bam_direct") || !strings.Contains(out, "bam::odt_plan_of(") {
+		t.Errorf("a thread-per-vertex odt kernel got a clone, or lost odt:\n%s", out)
+	}
+	noted := false
+	for _, d := range res.Diags {
+		noted = noted || (d.Code == port.CodeNoDirectClone && strings.Contains(d.Message, "frontier"))
+	}
+	if !noted {
+		t.Errorf("no PORT095 note says why the thread-per-vertex odt kernel has no clone: %v", res.Diags)
+	}
+}

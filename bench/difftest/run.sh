@@ -31,7 +31,7 @@ esac
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 ARCH=${ARCH:-sm_80}
-BACKENDS=${BACKENDS:-"hbm host emu"} # also hbm-resident, host-direct (placement in place)
+BACKENDS=${BACKENDS:-"hbm host emu"} # also hbm-resident, host-direct, host-resident (placement in place)
 CACHE=${BAM_CACHE_BYTES:-2M}     # small: forces eviction and write-back on every program
 LINE=${BAM_LINE_BYTES:-}          # empty: each backend's default line size (host 512 B, others 4 KiB)
 OUT=${OUT:-$ROOT/build/difftest}
@@ -122,10 +122,13 @@ run_one() {
 		if [ "$status" = ok ] || [ "${status#mismatch}" != "$status" ]; then
 			# In a subshell so a crash's "Aborted" lands in the log, not the table.
 			# hbm, host and emu go through the cache (placement off);
-			# hbm-resident and host-direct read the data in place.
+			# hbm-resident reads the data in place, host-direct zero-copy
+			# (no budget: else the host backend copies what fits into GPU memory);
+			# host-resident copies it into GPU memory (the host default).
 			case $b in
 			hbm-resident) env=(BAM_BACKEND=hbm) ;;
-			host-direct) env=(BAM_BACKEND=host BAM_HOST_PLACEMENT=direct) ;;
+			host-direct) env=(BAM_BACKEND=host BAM_GPU_BUDGET=0 BAM_HOST_PLACEMENT=direct) ;;
+			host-resident) env=(BAM_BACKEND=host) ;;
 			*) env=(BAM_BACKEND="$b" BAM_GPU_BUDGET=0 BAM_HOST_PLACEMENT=cache) ;;
 			esac
 			[ -n "$LINE" ] && env+=(BAM_LINE_BYTES="$LINE")

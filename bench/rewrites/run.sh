@@ -65,7 +65,11 @@ run_one() { # prog variant backend cache
 	mkdir -p "$out/traces"
 	[ "$backend" = emu ] || trace=
 	# shellcheck disable=SC2086
-	env BAM_BACKEND="$backend" BAM_CACHE_BYTES="$cache" BAM_STATS=1 BAM_EMU_LATENCY_US="$LAT" BAM_EMU_IOPS="$IOPS" \
+	# BAM_GPU_BUDGET=0, BAM_HOST_PLACEMENT=cache: the rewrites are measured
+	# through the cache (the host backend's defaults would copy arrays that
+	# fit into GPU memory, or read large ones zero-copy, where a ported
+	# kernel runs its direct clone instead of the rewrite).
+	env BAM_BACKEND="$backend" BAM_GPU_BUDGET="${BAM_GPU_BUDGET:-0}" BAM_HOST_PLACEMENT="${BAM_HOST_PLACEMENT:-cache}" BAM_CACHE_BYTES="$cache" BAM_STATS=1 BAM_EMU_LATENCY_US="$LAT" BAM_EMU_IOPS="$IOPS" \
 		BAM_EMU_THREADS="$EMU_THREADS" BAM_EMU_DIR=/tmp BAM_EMU_TRACE="$trace" \
 		timeout "${RUN_TIMEOUT:-120}" "$exe" ${ARGS[$prog]} >"$log.out" 2>"$log"
 	local rc=$?

@@ -16,9 +16,11 @@ import (
 // nvccLinesInput has an odt kernel, a claware kernel and host code with a
 // multi-line statement, and a deliberate compile error (an undefined
 // name, undefined_*) inside each kernel's body, in a kernel after the
-// rewritten ones, in an unbraced loop body that gets braces and a launch
-// check, and in main after the rewritten allocation and a synchronization
-// check (statements bamgen inserts on lines of their own).
+// rewritten ones, on the second line of the odt launch (which bamgen
+// copies into the launch of the kernel's direct clone), in an unbraced
+// loop body that gets braces and a launch check, and in main after the
+// rewritten allocation and a synchronization check (statements bamgen
+// inserts on lines of their own).
 const nvccLinesInput = `#include <cuda_runtime.h>
 
 __global__ void walk(const unsigned *rowptr, const unsigned *colidx, unsigned *level, unsigned n, unsigned cur)
@@ -48,7 +50,8 @@ int main()
                m * sizeof(unsigned));
     cudaMalloc(&x, n * sizeof(float));
     cudaMalloc(&level, n * sizeof(unsigned));
-    walk<<<n / 256, 256>>>(rowptr, colidx, level, n, 0);
+    walk<<<n / 256, 256>>>(rowptr, colidx, level,
+                           n, undefined_in_launch);
     scale<<<n / 256, 256>>>(x, n);
     for (int r = 0; r < 2; r++)
         scale<<<n / 256, 256>>>(x, undefined_in_loop_body);
@@ -86,8 +89,9 @@ func TestNvccReportsOriginalLines(t *testing.T) {
 	}
 	plain := filepath.Join(dir, "plain.cu")
 	code, out, errOut := runMain(t, "port", "--array", "colidx", "--array", "x", "--opt", "auto", src)
-	if code != 0 || !strings.Contains(out, "bam_active") || !strings.Contains(out, "for_each_thread_by_line") {
-		t.Fatalf("port: exit %d, want odt and claware applied\n%s\n%s", code, out, errOut)
+	if code != 0 || !strings.Contains(out, "bam_active") || !strings.Contains(out, "for_each_thread_by_line") ||
+		!strings.Contains(out, "if (bam::all_direct(colidx_bam)) { walk_bam_direct<<<") {
+		t.Fatalf("port: exit %d, want odt and claware applied, and the odt launch guarded by its clone's\n%s\n%s", code, out, errOut)
 	}
 	if err := os.WriteFile(plain, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
@@ -112,12 +116,20 @@ func TestNvccReportsOriginalLines(t *testing.T) {
 		// EDG's format: FILE(LINE): error: identifier "NAME" is undefined
 		re := regexp.MustCompile(`(?m)^(.*)\((\d+)\): error: identifier "(undefined_\w+)" is undefined`)
 		got := map[string]int{}
+		copies := map[string]int{}
 		for _, m := range re.FindAllStringSubmatch(logs[i], -1) {
 			n, _ := strconv.Atoi(m[2])
 			if filepath.Base(m[1]) != filepath.Base(c.name) {
 				t.Errorf("%s: error names %s, want the input %s", filepath.Base(c.file), m[1], c.name)
 			}
+			if n != want[m[3]] { // every copy (a kernel and its clone, a launch and its clone's) at the line
+				t.Errorf("%s: %s reported at line %d, it is on line %d of the input", filepath.Base(c.file), m[3], n, want[m[3]])
+			}
 			got[m[3]] = n
+			copies[m[3]]++
+		}
+		if copies["undefined_in_launch"] != 2 {
+			t.Errorf("%s: undefined_in_launch reported %d times, want 2 (the odt launch and its clone's)", filepath.Base(c.file), copies["undefined_in_launch"])
 		}
 		var names []string
 		for name := range want {

@@ -73,6 +73,13 @@ func (r *rewriter) odtLaunchesOK() bool {
 				"adds the first vertex list only to <<<>>> launches; launch it with <<<>>> to apply odt", r.name(), l.Via)
 			return false
 		}
+		if _, explicit := l.Expr.Kernel.(*parse.TemplateIdent); r.fn.Decl.Template != nil && !explicit {
+			// bam::odt_block(k, block) takes the kernel itself, and a
+			// template's name alone names no function.
+			r.refuse(CodeNotCSR, l.Expr.Pos(), l.Expr.End(), "odt does not apply to kernel %s: this launch deduces the template's arguments, "+
+				"and odt passes the kernel itself to the runtime (bam::odt_block); name them (%s<...><<<...>>>) to apply odt", r.name(), r.name())
+			return false
+		}
 		if len(l.Expr.Args) != len(r.fn.Decl.Params) || len(l.Expr.Config) < 2 {
 			r.refuse(CodeNotCSR, l.Expr.Pos(), l.Expr.End(), "odt does not apply to kernel %s: this launch passes %d arguments "+
 				"for %d parameters, so bamgen cannot add the first vertex list to it", r.name(), len(l.Expr.Args), len(r.fn.Decl.Params))

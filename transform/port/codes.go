@@ -46,4 +46,5 @@ const (
 	CodeNotChosen       = "PORT092" // note: --auto does not choose a parameter that can never be a bam::array
 	CodeModesCollapsed  = "PORT093" // note: a buffer allocated per memory mode became one bam::array, and how each mode makes it
 	CodeSingleVersion   = "PORT094" // note: a ported kernel is compiled once (no plain-pointer version), and why
+	CodeNoDirectClone   = "PORT095" // note: a launch an access-pattern rewrite changes cannot choose the kernel's direct clone, and why
 )

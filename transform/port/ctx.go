@@ -47,7 +47,8 @@ type portCtx struct {
 	parentMaps map[*parse.FuncDecl]map[parse.Node]parse.Node
 	choices    []Choice
 	diags      []diag.Diagnostic
-	clones     []Clone // direct clones of kernels (clones.go)
+	clones     []Clone   // direct clones of kernels (clones.go)
+	noClones   []NoClone // versioned kernels without one, and why
 }
 
 func newPortCtx(f *parse.File, an *analysis.File, opts Options) *portCtx {

@@ -47,6 +47,9 @@ type Result struct {
 	// them (clones.go), not in Edits: the pipeline applies a kernel's
 	// unless an access-pattern rewrite changes one of those launches.
 	Clones []Clone
+	// NoClones are the versioned kernels that got no direct clone, and
+	// why (the pipeline reports them where a rewrite changes a launch).
+	NoClones []NoClone
 }
 
 // Port plans the port of one parsed file; an is the analysis of the same
@@ -69,6 +72,7 @@ func Port(f *parse.File, an *analysis.File, opts Options) (*Result, error) {
 	res.Choices = c.choices
 	res.Edits = edits
 	res.Clones = c.clones
+	res.NoClones = c.noClones
 	res.Planned = true
 	return res, nil
 }

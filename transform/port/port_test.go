@@ -30,7 +30,7 @@ func portFile(f *parse.File, opts Options) (*applied, error) {
 	}
 	edits := res.Edits
 	for _, cl := range res.Clones { // no access-pattern rewrite here: every clone applies
-		edits = append(edits, cl.Edits...)
+		edits = append(edits, cl.Picks()...)
 	}
 	out, err := edit.Apply(f.Src.Bytes, edits, f.Src.Name)
 	if err != nil {

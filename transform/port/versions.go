@@ -66,8 +66,10 @@ func runVersions(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
 		args := versionArgs(fn, ps.set)
 		open, close := versionTexts("bam::by_placement", args)
 		edits = append(edits, c.versionOpen(fn.Body, openAfter, open), c.versionClose(fn.Body, close))
-		if cl := c.directClone(ps, openAfter, args); cl != nil {
+		if cl, why := c.directClone(ps, openAfter, args); cl != nil {
 			c.clones = append(c.clones, *cl)
+		} else {
+			c.noClones = append(c.noClones, NoClone{Kernel: fn.Name, Pos: fn.NameSpan.Start, End: fn.NameSpan.End(), Why: why})
 		}
 	}
 	return diags, edits

@@ -64,17 +64,17 @@ public:
     }
   }
 
-  // The GPU memory the budget stood for shrank by `bytes` (the miss path's
-  // stack was reserved): later plans and arrays get that much less.
-  void shrink(uint64_t bytes) noexcept { budget_ -= std::min(budget_, bytes); }
+  // The budget can promise at most `bytes` in all (the miss path's stack
+  // took GPU memory): later plans and arrays get no more than that.
+  void cap(uint64_t bytes) noexcept { budget_ = std::min(budget_, bytes); }
 
   // Announced sizes that are to leave GPU memory, not made yet.
   [[nodiscard]] const std::vector<uint64_t>& leaving() const noexcept { return other_; }
 
   // An array of `bytes` is being made: true when it is to be resident (the
   // bytes are then counted as used until release()). An array nobody
-  // announced must also leave `keep` bytes of the budget free.
-  bool take(uint64_t bytes, uint64_t keep = 0)
+  // announced must also be no larger than `room`.
+  bool take(uint64_t bytes, uint64_t room = UINT64_MAX)
   {
     if (remove_one(resident_, bytes)) {
       reserved_ -= bytes;
@@ -83,8 +83,7 @@ public:
     }
     if (remove_one(other_, bytes))
       return false;
-    const uint64_t spare = free_bytes() - std::min(free_bytes(), reserved_);
-    if (bytes <= spare - std::min(spare, keep)) {
+    if (bytes <= free_bytes() - std::min(free_bytes(), reserved_) && bytes <= room) {
       used_ += bytes;
       return true;
     }

@@ -166,7 +166,7 @@ struct runtime::impl {
   placement placement_off_gpu(uint64_t bytes) const;
   // The miss path's stack (BAM_STACK_BYTES), raised when the first array is
   // read through the cache (ensure_stack); stack_room is what the driver is
-  // expected to reserve for it, kept out of the budget until then.
+  // expected to reserve for it, kept free of unannounced arrays until then.
   size_t stack_want = 2048;
   bool stack_ready = false;
   uint64_t stack_room = 0;
@@ -328,6 +328,11 @@ runtime::impl::impl(const config& c) : cfg(c)
   // through the cache unless BAM_GPU_BUDGET grants GPU memory: their data
   // is meant to outgrow it, and the cache is what their benchmarks measure.
   size_t gpu_budget = cfg.kind == backend::hbm || cfg.kind == backend::host ? free_b : 0;
+  // A resident copy of host data takes GPU memory the program may still
+  // want for its own allocations (on hbm the data is there already): keep
+  // 1/16 of what is free, at least 256 MiB, out of the default.
+  if (cfg.kind == backend::host)
+    gpu_budget -= std::min(gpu_budget, std::max(size_t(256) << 20, gpu_budget / 16));
   if (const char* v = std::getenv("BAM_GPU_BUDGET"); v != nullptr && *v != '\0')
     gpu_budget = parse_size(v, "BAM_GPU_BUDGET");
   budget = detail::placement_plan(gpu_budget);
@@ -363,9 +368,15 @@ runtime::impl::impl(const config& c) : cfg(c)
 //    memory when it is made.
 placement runtime::impl::choose_placement(uint64_t bytes)
 {
-  // An array nobody announced leaves room for the stack a later cached
-  // array needs (ensure_stack); announced ones were planned knowing.
-  if (budget.take(bytes, stack_ready ? 0 : stack_room))
+  // An array nobody announced leaves the GPU memory a later cached array's
+  // stack needs (ensure_stack) free; announced ones were planned knowing.
+  uint64_t room = UINT64_MAX;
+  if (!stack_ready) {
+    size_t free_now = 0, total = 0;
+    if (cudaMemGetInfo(&free_now, &total) == cudaSuccess)
+      room = free_now > stack_room ? free_now - stack_room : 0;
+  }
+  if (budget.take(bytes, room))
     return placement::resident;
   const placement pl = placement_off_gpu(bytes);
   if (pl == placement::cache)
@@ -398,7 +409,10 @@ void runtime::impl::ensure_stack()
                 "memory");
   detail::cuda_check(cudaMemGetInfo(&after, &total), "bam::runtime: cudaMemGetInfo");
   stack_bytes_reserved = before > after ? before - after : 0;
-  budget.shrink(stack_bytes_reserved);
+  // The budget cannot promise more than is now free besides what resident
+  // arrays hold: the default (free memory) gives up the reservation, a
+  // BAM_GPU_BUDGET that still fits stays as it is.
+  budget.cap(budget.used() + after);
   stack_ready = true;
 }
 

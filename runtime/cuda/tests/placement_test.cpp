@@ -86,21 +86,24 @@ void zero_budget()
   EXPECT(!p.take(1 * MiB) && !p.take(4096), "a zero budget keeps nothing resident");
 }
 // The miss path's stack (runtime::impl::ensure_stack): an unannounced array
-// leaves room for it until it is reserved; once reserved, the budget shrinks
-// and a new plan is made against what is left.
-void stack_room_and_shrink()
+// must fit the room the stack leaves until it is reserved; once reserved,
+// the budget is capped at what is left and a new plan is made against it.
+void stack_room_and_cap()
 {
   placement_plan p(600 * MiB);
-  EXPECT(!p.take(400 * MiB, 264 * MiB), "400 MiB would leave no room for a 264 MiB stack");
-  EXPECT(p.take(300 * MiB, 264 * MiB), "300 MiB leaves room for it");
+  EXPECT(!p.take(400 * MiB, 336 * MiB), "400 MiB does not fit the 336 MiB the stack leaves");
+  EXPECT(p.take(300 * MiB, 336 * MiB), "300 MiB does");
   p.announce({250 * MiB, 200 * MiB});
   EXPECT(p.leaving().size() == 1 && p.leaving()[0] == 250 * MiB, "the 250 MiB array leaves (300 used, 200 fits)");
-  p.shrink(264 * MiB);
+  p.cap(p.used() + 36 * MiB); // the stack took 264 MiB of the 300 free
   EXPECT(p.budget() == 336 * MiB, "budget after the stack: %llu", (unsigned long long)p.budget());
   p.announce({250 * MiB, 200 * MiB});
   EXPECT(p.leaving().size() == 2, "after the stack neither fits beside the 300 MiB resident");
-  p.shrink(1000 * MiB);
-  EXPECT(p.budget() == 0, "shrinking below zero stops at zero");
+  p.cap(1000 * MiB);
+  EXPECT(p.budget() == 336 * MiB, "a cap above the budget leaves it as it is");
+  placement_plan q(3 * MiB); // an explicit small budget on a GPU with room
+  q.cap(100000 * MiB);
+  EXPECT(q.budget() == 3 * MiB && q.take(1 * MiB, 80000 * MiB), "a small BAM_GPU_BUDGET is kept");
 }
 
 void stack_estimate()
@@ -122,7 +125,7 @@ int main()
   already_resident_count();
   dropped_plan_frees_room();
   zero_budget();
-  stack_room_and_shrink();
+  stack_room_and_cap();
   stack_estimate();
   if (test_failures != 0) {
     std::printf("placement_test: %d failure(s)\n", test_failures);

@@ -476,8 +476,12 @@ void cast_view()
 // and rowptr[v+1] > lo), in increasing order, and every edge must be
 // summed once. With item_vertices > 0 the plan splits tiles into work items
 // of that many candidates (several warps share a tile): the same calls per
-// tile, each warp's in increasing order within an item.
-void odt_warp_scan(bool filtered, unsigned long long item_vertices)
+// tile, each warp's in increasing order within an item. With `direct` the
+// edges are a direct array (the kernel's direct version under
+// bam::by_placement): the view is odt_tile<direct_edges<...>> and the
+// driver runs the vertex test and the body inline; over the cached array
+// it calls them out of line (odt_candidate, odt_vertex).
+void odt_warp_scan(bool filtered, unsigned long long item_vertices, bool direct = false)
 {
   auto t0 = std::chrono::steady_clock::now();
   using ull = unsigned long long;
@@ -497,6 +501,16 @@ void odt_warp_scan(bool filtered, unsigned long long item_vertices)
   for (size_t i = 0; i < m; ++i)
     edges[i] = uint32_t(mix(i));
   bam::array<const uint32_t> a = c.make<const uint32_t>(edges);
+  // The same edges as a direct array (what bam::by_placement's direct
+  // version hands the kernel): plain memory, same line geometry.
+  bam::detail::array_meta dm = bam::detail::array_factory::meta(a);
+  dm.direct = reinterpret_cast<unsigned char*>(edges.data());
+  const bam::direct_array<const uint32_t> d(
+      bam::detail::array_factory::make<const uint32_t>(&c.ctx, dm, nullptr, m, 9));
+  static_assert(bam::detail::odt_inline_body<decltype(bam::odt_tile(d))>::value,
+                "odt_tile over a direct_array is the direct tile");
+  static_assert(!bam::detail::odt_inline_body<bam::odt_tile<const uint32_t>>::value,
+                "odt_tile over an array is the cached tile");
   const ull ept = a.elems_per_line(), tiles = bam::odt::tile_count(m, ept);
   std::vector<ull> winner(tiles, bam::odt::no_winner), fvl(bam::odt::fvl_entries(m, ept), 0);
   for (size_t v = 0; v < n; ++v)
@@ -528,8 +542,8 @@ void odt_warp_scan(bool filtered, unsigned long long item_vertices)
   const unsigned warps = 4, T = warps * 32;
   warp_emu::launch(warps, 32, [&](unsigned t) {
     const bam::detail::launch_1d l{t, T, 32, true};
-    bam::odt_tile<const uint32_t> view(a);
     auto active = [&](ull v) { return !filtered || v % 3 != 0; };  // a guard like BFS's label[v] == level
+    auto walk = [&](auto& view) {
     bam::detail::odt_tiles_warp(l, plan, rp.data(), m, ept, [&](ull v, ull lo, ull hi) {
       if (t % 32 == 0) {  // every call, so a driver that does not skip fails
         std::lock_guard<std::mutex> g(mu);
@@ -547,6 +561,14 @@ void odt_warp_scan(bool filtered, unsigned long long item_vertices)
       }
       __atomic_fetch_add(&sums[v], sum, __ATOMIC_RELAXED);
     }, view, active);
+    };
+    if (direct) {
+      bam::odt_tile view(d);
+      walk(view);
+    } else {
+      bam::odt_tile<const uint32_t> view(a);
+      walk(view);
+    }
   });
   for (ull t = 0; t < tiles; ++t) {
     const ull lo = t * ept, hi = lo + ept < m ? lo + ept : m;
@@ -565,8 +587,10 @@ void odt_warp_scan(bool filtered, unsigned long long item_vertices)
     CHECK(sums[v] == want, "vertex %zu: edge sum %llu, want %llu", v, sums[v], want);
   }
   c.flush_and_check();
-  report(item_vertices > 0 ? (filtered ? "odt work items, vertex guard" : "odt work items, tile view")
-                           : (filtered ? "odt warp scan, vertex guard" : "odt warp scan, tile view"),
+  CHECK(!direct || c.stats.accesses == 0, "a direct tile must not touch the cache");
+  report(direct ? (item_vertices > 0 ? "odt work items, direct tile" : "odt warp scan, direct tile")
+         : item_vertices > 0 ? (filtered ? "odt work items, vertex guard" : "odt work items, tile view")
+                             : (filtered ? "odt warp scan, vertex guard" : "odt warp scan, tile view"),
          c, since(t0));
 }
 
@@ -713,6 +737,8 @@ int main()
   odt_warp_scan(true, 0);
   odt_warp_scan(false, 40);
   odt_warp_scan(true, 33);
+  odt_warp_scan(true, 0, true);
+  odt_warp_scan(false, 40, true);
   }
   std::printf("warp_emu_test: all passed\n");
   return 0;

@@ -16,8 +16,13 @@
 
 #include <bam/detail/config.cuh>
 #include <bam/odt.cuh>
+#if BAM_HAS_DEVICE_CODE
+#  include <bam/array.cuh>
+#  include <bam/detail/cold_call.cuh>
+#endif
 
 #include <cstdio>
+#include <type_traits>
 
 #include <bam/version.h>
 
@@ -159,11 +164,95 @@ BAM_HD bool odt_tiles(const launch_1d& l, const unsigned long long* fvl, const R
   return true;
 }
 
-#if defined(__CUDACC__) || defined(BAM_WARP_EMULATION)
+#if BAM_HAS_DEVICE_CODE
 // The default vertex test of odt_tiles_warp: every vertex may be active.
 struct every_vertex {
   BAM_HD bool operator()(unsigned long long) const { return true; }
 };
+
+// The edge array of an ODT kernel's direct version (bam::by_placement runs
+// the body over direct_array views when every array is in GPU memory or
+// zero-copy host memory): odt_tile over a direct_array deduces
+// odt_tile<direct_edges<T, R>>, whose reads are plain loads with nothing
+// to pin, so that version of the kernel makes no slow-path call at all.
+template <class T, bool ReadOnlyPath>
+struct direct_edges;
+} // namespace detail
+
+template <class T, bool ReadOnlyPath>
+class odt_tile<detail::direct_edges<T, ReadOnlyPath>> {
+public:
+  using value_type = typename array<T>::value_type;
+
+  BAM_HD explicit odt_tile(const direct_array<T, ReadOnlyPath>& a) noexcept
+      : p_(a.data()), n_(a.size()), epl_(a.elems_per_line())
+  {}
+  odt_tile(const odt_tile&) = delete;
+  odt_tile& operator=(const odt_tile&) = delete;
+
+  [[nodiscard]] BAM_HD size_t size() const noexcept { return n_; }
+  [[nodiscard]] BAM_HD uint32_t elems_per_line() const noexcept { return epl_; }
+
+  // Edge e: a plain load (through a restrict-qualified pointer on the
+  // read-only path, as direct_array reads it).
+  __device__ value_type operator[](size_t e) const
+  {
+    BAM_ASSERT(e < n_, "bam::odt_tile: edge outside the array");
+    if constexpr (ReadOnlyPath) {
+      const value_type* __restrict__ p = p_;
+      return p[e];
+    } else {
+      return p_[e];
+    }
+  }
+
+  // Driver hooks: nothing is pinned.
+  __device__ void enter(unsigned long long) {}
+  __device__ void leave() {}
+
+private:
+  const value_type* p_;
+  size_t n_;
+  uint32_t epl_;
+};
+
+template <class T, bool R>
+odt_tile(const direct_array<T, R>&) -> odt_tile<detail::direct_edges<T, R>>;
+
+namespace detail {
+
+// Whether the driver may inline the vertex code (see odt_tiles_warp).
+template <class View>
+struct odt_inline_body : std::false_type {};
+template <class T, bool R>
+struct odt_inline_body<odt_tile<direct_edges<T, R>>> : std::true_type {};
+
+// The out-of-line halves of odt_tiles_warp over a cached edge array (called
+// through BAM_COLD, cold_call.cuh, so that each sets the kernel's register
+// count on its own instead of adding to the driver's).
+//
+// One vertex's code: what it keeps live (its array handles' hit paths,
+// loop bounds) no longer sits on top of the driver's state.
+template <class Body>
+__device__ __noinline__ void odt_vertex(Body* body, unsigned long long v, unsigned long long lo, unsigned long long hi) {
+  (*body)(v, lo, hi);
+}
+
+// The vertex test of one lane (`v <= last`: a candidate of the item):
+// bit 0, v starts at or past hi (so do the vertices after it); bit 1, v's
+// list overlaps [lo, hi) and active(v). Reads rowptr (often a cached array)
+// and whatever active reads.
+template <class RowPtr, class Active>
+__device__ __noinline__ unsigned odt_candidate(const RowPtr* rowptr, Active* active, unsigned long long v,
+                                               unsigned long long last, unsigned long long lo, unsigned long long hi) {
+  if (v > last) {
+    return 1u;
+  }
+  if (static_cast<unsigned long long>((*rowptr)[v]) >= hi) {
+    return 1u;
+  }
+  return static_cast<unsigned long long>((*rowptr)[v + 1]) > lo && (*active)(v) ? 2u : 0u;
+}
 
 // odt_tiles for hardware warps (blocks of whole warps), over the work items
 // of an odt_plan: the same vertices of each tile in the same order and the
@@ -177,10 +266,24 @@ struct every_vertex {
 // `active(v)` is a test the body makes before it does anything (bamgen
 // passes the vertex guard it found, e.g. BFS's `label[v] == level`): the
 // warp skips the vertices it rejects without entering them.
+//
+// Registers (issue 18's budget of 64): over a cached edge array the
+// vertex code and the vertex test run out of line (odt_vertex,
+// odt_candidate): inlined, every value the driver keeps across the loop
+// (the plan, the item's tile and bounds, the chunk, the vote masks) added
+// to the registers of the vertex code's hit paths, 112-138 registers for a
+// warp-per-vertex BFS level. Out of line, the kernel needs the larger of
+// the two, not their sum, for one call per active vertex and one per 32
+// candidates (the vertex code reads through the cache there anyway). Over
+// a direct edge array (odt_inline_body) nothing is called and everything
+// stays inline.
 template <class RowPtr, class Body, class View, class Active = every_vertex>
 __device__ void odt_tiles_warp(const launch_1d& l, const odt_plan& plan, const RowPtr& rowptr,
                                unsigned long long n_edges, unsigned long long edges_per_tile, Body&& body, View& view,
                                Active&& active = Active{}) {
+  constexpr bool inline_body = odt_inline_body<std::remove_cv_t<View>>::value;
+  using body_type = std::remove_reference_t<Body>;
+  using active_type = std::remove_reference_t<Active>;
   const unsigned lane = static_cast<unsigned>(l.gtid & 31u);
   const unsigned long long groups = l.total / 32;
   for (unsigned long long i = l.gtid / 32; i < plan.items; i += groups) {
@@ -197,16 +300,26 @@ __device__ void odt_tiles_warp(const launch_1d& l, const odt_plan& plan, const R
     for (unsigned long long base = first; base <= last; base += 32) {
       const unsigned long long v = base + lane;
       bool past = true, overlaps = false;
-      if (v <= last) {
-        past = static_cast<unsigned long long>(rowptr[v]) >= hi;
-        overlaps = !past && static_cast<unsigned long long>(rowptr[v + 1]) > lo && active(v);
+      if constexpr (inline_body) {
+        if (v <= last) {
+          past = static_cast<unsigned long long>(rowptr[v]) >= hi;
+          overlaps = !past && static_cast<unsigned long long>(rowptr[v + 1]) > lo && active(v);
+        }
+      } else {
+        const unsigned r = BAM_COLD((odt_candidate<RowPtr, active_type>))(&rowptr, &active, v, last, lo, hi);
+        past = (r & 1u) != 0;
+        overlaps = (r & 2u) != 0;
       }
       const unsigned past_mask = __ballot_sync(0xffffffffu, past);
       unsigned todo = __ballot_sync(0xffffffffu, overlaps);
       while (todo != 0) {
         const unsigned k = static_cast<unsigned>(__ffs(todo) - 1);
         todo &= todo - 1;
-        body(base + k, lo, hi);
+        if constexpr (inline_body) {
+          body(base + k, lo, hi);
+        } else {
+          BAM_COLD((odt_vertex<body_type>))(&body, base + k, lo, hi);
+        }
       }
       if (past_mask != 0) {
         break;  // rowptr is monotone: the vertices after this chunk are past the tile too
