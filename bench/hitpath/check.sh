@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # One GPU call for a change to the hit path (issue 18, item 2): the
-# hit-path microbenchmark with the old hit path (`fence`: exactly the code
-# before the acquire loads, counters included) and the new ones in the same
-# run, then the runtime's GPU tests (eviction and correctness, including
-# hit_path_sizes_eviction). Aims at < 4 minutes on one H100/H200.
+# hit-path microbenchmark with the hit path shipped before (`acquire`:
+# exactly that code, counters included), the opt-in before (`dependency`)
+# and the shipped one (`default`, and `default_oldstats` with the old
+# counters) in the same run (bench/hitpath/run.sh lists the builds), then
+# the runtime's GPU tests (eviction and correctness, including
+# hit_path_sizes_eviction) built with the shipped hit path. Aims at < 4
+# minutes on one H100/H200.
 #
 #   bench/hitpath/check.sh            # results in $OUT (default ./out-hit)
 #   VARIANTS="fence acquire" OLD_INC=/tree/runtime/cuda/include bench/hitpath/check.sh
@@ -20,7 +23,7 @@ mkdir -p "$OUT"
 J=$(nproc 2> /dev/null || echo 8)
 B=${BUILD:-$ROOT/runtime/cuda/build/hitcheck-$ARCH}
 export BUILD=$B
-export VARIANTS=${VARIANTS:-"fence acquire dependency dependency_l1"}
+export VARIANTS=${VARIANTS:-"acquire dependency default default_oldstats"}
 t0=$(date +%s)
 say() { echo "check [$(($(date +%s) - t0)) s] $*" >&2; }
 

@@ -12,6 +12,7 @@
 //   (both also with BAM_STATS=0: *_nostats)
 //   hit_linear_lb, hit_random_lb   the same with __launch_bounds__(1024, 2)
 //                       (<= 32 registers: what occupancy is worth)
+//   hit_linear_lb40, hit_random_lb40   __launch_bounds__(256, 6) (<= 40)
 //   resident_direct     a[i] on an array placed resident (hbm, in the budget)
 //   zero_copy_read      plain sum over cudaHostAlloc(mapped) memory
 //   host_direct_read    a[i] on a host-backend array placed host-direct
@@ -154,6 +155,21 @@ __global__ void __launch_bounds__(1024, 2) k_read_lb(A a, size_t n, unsigned lon
 
 template <class A>
 __global__ void __launch_bounds__(1024, 2) k_gather_lb(A a, size_t n, unsigned long long* out)
+{
+  gather_body(a, n, out);
+}
+
+// And with __launch_bounds__(256, 6): at most 40 registers, 48 warps per
+// SM for these 256-thread blocks (rows *_lb40): what a miss path whose
+// every function fits in 40 registers would give the default kernels.
+template <class A>
+__global__ void __launch_bounds__(256, 6) k_read_lb40(A a, size_t n, unsigned long long* out)
+{
+  read_body(a, n, out);
+}
+
+template <class A>
+__global__ void __launch_bounds__(256, 6) k_gather_lb40(A a, size_t n, unsigned long long* out)
 {
   gather_body(a, n, out);
 }
@@ -339,6 +355,7 @@ int run(int argc, char** argv)
   jnum("regs_csr", regs_of(k_csr));
   jnum("regs_bam_read_lb", regs_of(k_read_lb<bam::array<const uint64_t>>));
   jnum("regs_bam_gather_lb", regs_of(k_gather_lb<bam::array<const uint64_t>>));
+  jnum("regs_bam_read_lb40", regs_of(k_read_lb40<bam::array<const uint64_t>>));
 
   // ---- baselines in GPU memory
   uint64_t* d = nullptr;
@@ -378,9 +395,34 @@ int run(int argc, char** argv)
     expect_sum(("hit_random_lb" + sfx).c_str(), rnd_lb.sum, gather.sum);
     jnum("ratio_hit_linear_lb" + sfx + "_vs_plain_read", plain.ms / lin_lb.ms);
     jnum("ratio_hit_random_lb" + sfx + "_vs_plain_gather", gather.ms / rnd_lb.ms);
+    const row_result lin_lb40 =
+        run_row(("hit_linear_lb40" + sfx).c_str(), s, reps, [&] { k_read_lb40<<<grid, 256>>>(a, n, s.d); });
+    const row_result rnd_lb40 =
+        run_row(("hit_random_lb40" + sfx).c_str(), s, reps, [&] { k_gather_lb40<<<grid, 256>>>(a, n, s.d); });
+    expect_sum(("hit_linear_lb40" + sfx).c_str(), lin_lb40.sum, plain.sum);
+    expect_sum(("hit_random_lb40" + sfx).c_str(), rnd_lb40.sum, gather.sum);
+    jnum("ratio_hit_linear_lb40" + sfx + "_vs_plain_read", plain.ms / lin_lb40.ms);
+    jnum("ratio_hit_random_lb40" + sfx + "_vs_plain_gather", gather.ms / rnd_lb40.ms);
     if (stats) {
+      // The counters must be exact whatever path served the reads: each
+      // row launched its kernel 1 + reps + 1 times (run_row).
       const bam::stats st = rt.stats();
+      const double want = double(reps + 2) * (3.0 * double(n) + 3.0 * double(grid) * 256 * kGather);
       jnum("hit_rows_misses", double(st.misses));
+      jnum("hit_rows_accesses", double(st.accesses));
+      jnum("hit_rows_hit_accesses", double(st.hit_accesses));
+#if defined(BAM_HIT_STATS_PER_FIELD) || defined(BAM_HIT_ORDER_BY_FENCE)
+      const bool counted_pin_free = true; // these builds count hits as before (no hit_accesses)
+#else
+      const bool counted_pin_free = st.hit_accesses > 0;
+#endif
+      if (double(st.accesses) != want || st.bytes != st.accesses * 8 || st.hit_accesses > st.accesses ||
+          !counted_pin_free) {
+        std::fprintf(stderr, "FAIL: counters: %llu accesses (want %.0f), %llu bytes, %llu read pin-free\n",
+                     (unsigned long long)st.accesses, want, (unsigned long long)st.bytes,
+                     (unsigned long long)st.hit_accesses);
+        ++g_failures;
+      }
       rt.print_stats(stderr);
     }
     rt.check();

@@ -17,11 +17,19 @@
 #                                   # main's, to compare a change in one run)
 #
 # Builds of the hit path (the JSON has one object per build):
-#   acquire        default: map entry and element as acquire loads
+#   default        the shipped hit path: ordered by address dependency (no
+#                  acquire), map entry weak (L1), element and fill number
+#                  from L2; hit counters: one reduction per warp access
+#   default_oldstats  the same with the three counter reductions of before
+#                  (-DBAM_HIT_STATS_PER_FIELD): what the counters cost
+#   acquire        the default before (-DBAM_HIT_ORDER_BY_ACQUIRE
+#                  -DBAM_HIT_STATS_PER_FIELD): map entry and element as
+#                  acquire loads, three counter reductions
+#   dependency     the opt-in before (-DBAM_HIT_ENTRY_L2
+#                  -DBAM_HIT_STATS_PER_FIELD): dependency order, entry from L2
 #   fence          -DBAM_HIT_ORDER_BY_FENCE: plain element load + acquire fence
 #                  (the hit path before the acquire loads)
-#   dependency     -DBAM_HIT_ORDER_BY_DEPENDENCY: address dependencies
-#   dependency_l1  the same plus -DBAM_HIT_ENTRY_L1 (map entry from L1)
+#   acquire_newstats  -DBAM_HIT_ORDER_BY_ACQUIRE with the new counters
 #
 # Also writes $OUT/hitpath-registers.txt: ptxas registers/spills of every
 # benchmark kernel of every build (this nvcc, no -maxrregcount).
@@ -40,14 +48,16 @@ JOBS=$(nproc 2>/dev/null || echo 4)
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
 echo "hitpath: building libbam ($ARCH) in $BUILD" >&2
 make -s -C "$ROOT/runtime/cuda" -j"$JOBS" ARCH="$ARCH" BUILD="$BUILD" lib >&2
-VARIANTS=${VARIANTS:-"acquire fence dependency dependency_l1"}
+VARIANTS=${VARIANTS:-"acquire dependency default default_oldstats"}
 [ -n "${OLD_INC:-}" ] && VARIANTS="old $VARIANTS"
 flags_of() {
 	case $1 in
-	acquire) echo "-I$ROOT/runtime/cuda/include" ;;
+	default) echo "-I$ROOT/runtime/cuda/include" ;;
+	default_oldstats) echo "-DBAM_HIT_STATS_PER_FIELD -I$ROOT/runtime/cuda/include" ;;
+	acquire) echo "-DBAM_HIT_ORDER_BY_ACQUIRE -DBAM_HIT_STATS_PER_FIELD -I$ROOT/runtime/cuda/include" ;;
+	acquire_newstats) echo "-DBAM_HIT_ORDER_BY_ACQUIRE -I$ROOT/runtime/cuda/include" ;;
+	dependency) echo "-DBAM_HIT_ENTRY_L2 -DBAM_HIT_STATS_PER_FIELD -I$ROOT/runtime/cuda/include" ;;
 	fence) echo "-DBAM_HIT_ORDER_BY_FENCE -I$ROOT/runtime/cuda/include" ;;
-	dependency) echo "-DBAM_HIT_ORDER_BY_DEPENDENCY -I$ROOT/runtime/cuda/include" ;;
-	dependency_l1) echo "-DBAM_HIT_ORDER_BY_DEPENDENCY -DBAM_HIT_ENTRY_L1 -I$ROOT/runtime/cuda/include" ;;
 	old) echo "-I$OLD_INC" ;;
 	*) echo "hitpath: unknown build $1" >&2; return 2 ;;
 	esac
@@ -104,10 +114,12 @@ d = json.load(open(sys.argv[1]))
 keys = ["ratio_hit_linear_vs_plain_read", "ratio_hit_linear_nostats_vs_plain_read",
         "ratio_hit_linear_lb_vs_plain_read", "ratio_hit_linear_lb_nostats_vs_plain_read",
         "ratio_hit_random_vs_plain_gather", "ratio_hit_random_nostats_vs_plain_gather",
-        "ratio_hit_random_lb_vs_plain_gather", "regs_bam_read", "regs_bam_read_lb", "failures"]
+        "ratio_hit_random_lb_vs_plain_gather", "ratio_hit_linear_lb40_vs_plain_read",
+        "ratio_hit_linear_lb40_nostats_vs_plain_read", "ratio_hit_random_lb40_vs_plain_gather",
+        "regs_bam_read", "regs_bam_read_lb", "regs_bam_read_lb40", "failures"]
 print("hitpath summary (build: " + ", ".join(k.replace("ratio_", "").replace("_vs_plain_read", "").replace("_vs_plain_gather", "") for k in keys) + ")")
 for b, r in d.items():
-    print("  %-14s %s" % (b, " ".join("%.3f" % r[k] if isinstance(r.get(k), (int, float)) else "-" for k in keys)))
+    print("  %-17s %s" % (b, " ".join("%.3f" % r[k] if isinstance(r.get(k), (int, float)) else "-" for k in keys)))
 PY
 
 if [ "${GPU_TESTS:-0}" = 1 ]; then

@@ -21,6 +21,6 @@ while read -r prog variant args; do
 		echo "prepare: $prog/$variant: bamgen port failed" >&2
 		fail=1
 	fi
-done < bench/rewrites/variants.txt
+done < "${VARIANTS_FILE:-bench/rewrites/variants.txt}"
 ls "$out" | wc -l | xargs echo "prepare: variants generated:"
 exit $fail

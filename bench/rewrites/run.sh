@@ -7,6 +7,7 @@
 # data; every run's checksum must equal the original's.
 #
 #   bench/rewrites/run.sh OUTDIR [quick]
+#   VARIANTS_FILE=FILE bench/rewrites/run.sh OUTDIR   # rows of a subset of variants.txt (prepare.sh reads it too)
 #
 # Writes OUTDIR/results.csv (one row per run), OUTDIR/runs.log, and prints
 # "N passed, N failed" for the checksum comparisons.
@@ -106,11 +107,15 @@ while read -r prog variant _; do
 		continue
 	fi
 	for backend in host emu; do run_one "$prog" "$variant" "$backend" "$CACHE_BIG"; done
-done < bench/rewrites/variants.txt
+done < "${VARIANTS_FILE:-bench/rewrites/variants.txt}"
 
 # ODT's claim: performance flat when the cache shrinks to SMs x warps x line.
 for prog in bfs_warp cc; do
-	for variant in naive transpose odt; do run_one "$prog" "$variant" emu "$CACHE_SMALL"; done
+	for variant in naive transpose odt; do
+		# only variants of this run (VARIANTS_FILE); a failed build already failed above
+		grep -qE "^$prog +$variant " "${VARIANTS_FILE:-bench/rewrites/variants.txt}" || continue
+		run_one "$prog" "$variant" emu "$CACHE_SMALL"
+	done
 done
 
 echo "$passed passed, $failed failed"

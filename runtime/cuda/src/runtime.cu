@@ -899,8 +899,10 @@ bam::stats runtime::stats()
                      "bam::runtime::stats: reading counters");
   bam::stats s;
   for (const auto& r : rows) {
-    s.accesses += r.accesses;
-    s.bytes += r.bytes;
+    const detail::hit_fold f = detail::fold_hit_elems(r); // the hit path counts its reads by element size
+    s.accesses += f.accesses;
+    s.bytes += f.bytes;
+    s.hit_accesses += f.hit_accesses;
     s.hits += r.hits;
     s.misses += r.misses;
     s.evictions += r.evictions;
@@ -931,9 +933,12 @@ void runtime::print_stats(FILE* out)
   std::fprintf(out, "bam: backend %s, cache %u lines x %zu B (%.1f MiB), replacement %s%s\n", backend_name(p_->cfg.kind),
                p_->n_slots, p_->cfg.line_bytes, double(size_t(p_->n_slots) * p_->cfg.line_bytes) / (1 << 20),
                p_->cfg.cache_policy.c_str(), p_->cfg.stats ? "" : " [BAM_STATS=0: counters off]");
-  std::fprintf(out, "  accesses %llu (%.1f MB), line probes: %llu hits, %llu misses, hit rate %.2f%%\n",
-               (unsigned long long)s.accesses, double(s.bytes) / 1e6, (unsigned long long)s.hits,
-               (unsigned long long)s.misses, 100.0 * s.hit_rate());
+  std::fprintf(out,
+               "  accesses %llu (%.1f MB), %llu (%.2f%%) read pin-free; pinned line probes: %llu hits, %llu misses, "
+               "hit rate %.2f%%\n",
+               (unsigned long long)s.accesses, double(s.bytes) / 1e6, (unsigned long long)s.hit_accesses,
+               100.0 * s.hit_access_share(), (unsigned long long)s.hits, (unsigned long long)s.misses,
+               100.0 * s.hit_rate());
   std::fprintf(out, "  evictions %llu, write-backs %llu\n", (unsigned long long)s.evictions, (unsigned long long)s.writebacks);
   std::fprintf(out, "  I/O: %llu reads, %llu writes, %.1f MB read, %.1f MB written, %llu errors\n",
                (unsigned long long)s.io_reads, (unsigned long long)s.io_writes, double(s.io_read_bytes) / 1e6,

@@ -10,9 +10,10 @@
 BAM_NAMESPACE_BEGIN
 
 struct stats {
-  uint64_t accesses = 0;       // element accesses by GPU threads
+  uint64_t accesses = 0;       // element accesses by GPU threads (cached arrays)
   uint64_t bytes = 0;          // bytes of those elements
-  uint64_t hits = 0;           // line probes served from the cache (or an in-flight fetch)
+  uint64_t hit_accesses = 0;   // of those, element reads served by the pin-free hit path (no probe, no pin)
+  uint64_t hits = 0;           // pinned-path line probes (one per warp group) served from the cache or an in-flight fetch
   uint64_t misses = 0;         // line probes that fetched the line
   uint64_t evictions = 0;
   uint64_t writebacks = 0;     // dirty lines written back (eviction and flush)
@@ -23,10 +24,17 @@ struct stats {
   uint64_t io_errors = 0;
   double seconds = 0;          // wall time the counters cover (since creation or reset_stats)
 
+  // Of the pinned path's line probes, the share that found the line.
+  // Reads the hit path served are element accesses (hit_accesses), not
+  // probes, and are not in it; hit_access_share() is their share.
   [[nodiscard]] double hit_rate() const noexcept
   {
     uint64_t probes = hits + misses;
     return probes ? double(hits) / double(probes) : 0.0;
+  }
+  [[nodiscard]] double hit_access_share() const noexcept
+  {
+    return accesses ? double(hit_accesses) / double(accesses) : 0.0;
   }
   [[nodiscard]] uint64_t io_ops() const noexcept { return io_reads + io_writes; }
   [[nodiscard]] double iops() const noexcept { return seconds > 0 ? double(io_ops()) / seconds : 0.0; }

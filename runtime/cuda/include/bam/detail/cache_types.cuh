@@ -154,9 +154,9 @@ struct array_io {
 // Statistics, one 128-byte row per SM so counters do not serialize on one
 // address. Field order is the order print_stats sums them in.
 struct stats_row {
-  unsigned long long accesses;       // element accesses (lanes)
-  unsigned long long bytes;          // element bytes accessed
-  unsigned long long hits;           // line probes that found the line present or in flight
+  unsigned long long accesses;       // element accesses (lanes), except hits of 1-8-byte elements (hit_elems)
+  unsigned long long bytes;          // element bytes accessed, the same exception
+  unsigned long long hits;           // pinned-path line probes that found the line present or in flight
   unsigned long long misses;         // line probes that fetched
   unsigned long long evictions;
   unsigned long long writebacks;     // dirty lines written (eviction + flush)
@@ -165,9 +165,36 @@ struct stats_row {
   unsigned long long io_read_bytes;
   unsigned long long io_write_bytes;
   unsigned long long io_errors;
-  unsigned long long pad[5];
+  // Element reads served by the pin-free hit path (warp_cache.cuh,
+  // hit_stats): [k] for k < 4 the lanes that read 2^k-byte elements (not
+  // in accesses/bytes: fold_hit_elems adds them, so a hit costs one
+  // reduction per warp access); [4] those of larger elements (already in
+  // accesses/bytes).
+  unsigned long long hit_elems[5];
 };
 static_assert(sizeof(stats_row) == 128, "stats_row must fill one 128-byte line");
+
+// hit_elems bucket of an element size (sizes are powers of two).
+[[nodiscard]] BAM_HD constexpr uint32_t hit_elem_bucket(uint32_t elem_bytes) noexcept
+{
+  return elem_bytes == 1 ? 0u : elem_bytes == 2 ? 1u : elem_bytes == 4 ? 2u : elem_bytes == 8 ? 3u : 4u;
+}
+
+// A row's totals with its hit_elems folded in: element accesses, their
+// bytes, and how many of them the pin-free hit path served.
+struct hit_fold {
+  unsigned long long accesses, bytes, hit_accesses;
+};
+[[nodiscard]] BAM_HD constexpr hit_fold fold_hit_elems(const stats_row& r) noexcept
+{
+  hit_fold f{r.accesses, r.bytes, r.hit_elems[4]};
+  for (uint32_t k = 0; k < 4; ++k) {
+    f.accesses += r.hit_elems[k];
+    f.bytes += r.hit_elems[k] << k;
+    f.hit_accesses += r.hit_elems[k];
+  }
+  return f;
+}
 
 enum class stat : uint32_t {
   accesses, bytes, hits, misses, evictions, writebacks, io_reads, io_writes, io_read_bytes, io_write_bytes, io_errors

@@ -402,42 +402,82 @@ __device__ __forceinline__ auto warp_access(const cache_ctx& c, const array_meta
 // the element optimistically and checks afterwards that the slot still
 // held the line while it read (a seqlock read).
 //
-//   1. e = slot_of[line]            acquire; e = (slot s, fill number q)
-//   2. v = slot s's element         acquire (GPU, elements of <= 8 bytes);
-//                                   else a plain load and an acquire fence
-//   3. f = slot_seq[s]              relaxed; hit iff f == q
+//   1. e = slot_of[line]            e = (slot s, fill number q)
+//   2. v = slot s's element         issued after e arrived (its address is s's)
+//   3. f = slot_seq[s]              issued after v arrived; hit iff f == q
 //
-// Why a hit returns the line's value:
+// Why a hit returns the line's value, given that step 2 reads data at
+// least as new as the fill that recorded e, and step 3 sees any fill
+// whose stores step 2 saw (how each build orders the steps: below):
 //  * q was recorded by install() (release store of e) after the fill that
-//    bumped slot_seq[s] to q had copied the line into s, so step 2, ordered
-//    after the acquire of step 1, reads data at least as new as that fill.
+//    bumped slot_seq[s] to q had copied the line into s, so step 2 reads
+//    data at least as new as that fill.
 //  * Any later change of s's data is made by a new fill, and every fill
 //    first bumps slot_seq[s] and then fences (release) before its first
 //    store into the slot (cache_core.cuh, begin_fill). If step 2 read any
-//    byte such a fill wrote, its acquire (or the acquire fence after it)
-//    makes step 3 see the bump, so f != q and the read is retried on the
-//    pinned path.
+//    byte such a fill wrote, step 3 sees the bump, so f != q and the read
+//    is retried on the pinned path.
 //  * Evicting a line does not touch its data (only a following fill does),
 //    so reading a line that is being evicted returns its last value.
 //  * No ABA: fill numbers only grow (32 bits: a read would have to stay in
 //    flight across 2^32 fills of one slot).
 // Writers of the same line through the cache (pinned, non-const arrays)
-// race with a hit read exactly as they race with a pinned read. Formally
-// step 2 is a load racing with the fill's plain stores (the seqlock
-// pattern; making the data load itself an acquire is the reader side
-// Boehm gives for seqlocks in C++): the acquire gives the ordering on the
-// GPU; the CPU emulation reads through an unsanitized load so
-// ThreadSanitizer does not flag it.
+// race with a hit read exactly as they race with a pinned read.
 //
-// Cost on the GPU (nvcc 11.8, sm_90, the linear benchmark loop of
-// bench/hitpath): an acquire load is LDG.STRONG.GPU + CCTL.IVALL, and
-// step 3 waits for step 2's value either way, but the data-load acquire
-// replaces the fence (MEMBAR.CTA + MEMBAR.ALL.GPU + ERRBAR + CGAERRBAR +
-// CCTL.IVALL), which also waits for every store and reduction the thread
-// still has in flight (the hit counters' REDs). The loads are PTX on
-// global addresses: cuda::atomic_ref's loads went through generic
-// addresses (LD, not LDG) and stored each address to the stack first
-// (an STL per load).
+// How the steps are ordered (one of these per build):
+//
+//  default on GPUs (sm_70 and later): by address dependency, no acquire.
+//    Step 2's address is computed from step 1's value and step 3's from
+//    step 2's value (ANDed with array_meta::zero, a 0 ptxas cannot fold),
+//    so each load is issued only after the previous one returned. Steps 2
+//    and 3 are L2 loads (ld.global.cg / ld.relaxed.gpu: they bypass L1),
+//    and L2 is where a fill's stores become visible: the fill's fences
+//    (begin_fill's release fence, install's release store of e) make its
+//    earlier stores reach L2 before its later ones. So step 2, issued
+//    after e was read, cannot read data older than the fill e names, and
+//    step 3, issued after step 2 returned a byte of a later fill, cannot
+//    read a fill number older than that fill's bump. THIS RELIES ON
+//    HARDWARE BEHAVIOUR the PTX memory model does not promise: the model
+//    has no dependency ordering (only acquire/release and fences order
+//    loads), and it calls step 2 a data race. What it relies on is that
+//    NVIDIA GPUs do not issue a load before the value its address depends
+//    on has arrived (no value prediction) and that an L2 load returns the
+//    value L2 holds when the load arrives there. Step 1 is a weak load,
+//    which L1 may answer with an entry older than the current one (the
+//    line was evicted since, or moved): a stale (s, q) still validates
+//    only while slot s holds fill q, which installed this line (fill
+//    numbers name one fill of one slot), so the element read is the
+//    line's value as of its eviction; a stale "not cached" takes the
+//    pinned path. So a[i] is as stale as a weak load p[i] of plain memory
+//    may be (the entry line covers more elements than a data line does):
+//    a program that orders a write to an element before its read with its
+//    own acquire (a fence or acquire load) invalidates L1 with it, a
+//    thread's own writes go through the pinned path, whose acquire pin
+//    invalidates its SM's L1 before its next read, and kernel launches
+//    start with a clean L1. -DBAM_HIT_ENTRY_L2 makes step 1 an L2 load
+//    (ld.relaxed.gpu) as well.
+//    Measured against the acquire build in the same run: bench/hitpath
+//    (check.sh) and docs/runtime-performance.md.
+//
+//  -DBAM_HIT_ORDER_BY_ACQUIRE (the default before; follows the PTX memory
+//    model): steps 1 and 2 are acquire loads (elements of 1-8 bytes;
+//    larger ones: a plain load and an acquire fence). Step 2 is formally
+//    a load racing with the fill's plain stores (the seqlock pattern;
+//    making the data load itself an acquire is the reader side Boehm
+//    gives for seqlocks in C++). On sm_90 an acquire load is LDG.STRONG.GPU
+//    plus CCTL.IVALL (invalidate the SM's L1), twice per access: measured
+//    on an H200 that caps per-element linear hits at ~0.26 of a plain read
+//    whatever the occupancy (docs/runtime-performance.md).
+//
+//  -DBAM_HIT_ORDER_BY_FENCE (older still, for comparison in bench/hitpath),
+//    the CPU warp emulation, and GPUs before sm_70: acquire load of the
+//    entry, plain element load, acquire fence, relaxed fill-number load.
+//    The CPU emulation reads the element through an unsanitized load so
+//    ThreadSanitizer does not flag the seqlock race.
+//
+// The loads are PTX on global addresses: cuda::atomic_ref's loads went
+// through generic addresses (LD, not LDG) and stored each address to the
+// stack first (an STL per load).
 template <class V>
 #if defined(BAM_WARP_EMULATION)
 __attribute__((noinline, no_sanitize("thread")))
@@ -472,7 +512,7 @@ __device__ __forceinline__ uint64_t ld_relaxed_global(const uint64_t* p)
   return v;
 }
 
-// A weak load (L1-cacheable): BAM_HIT_ENTRY_L1 only.
+// A weak load (L1-cacheable): the map entry of the default ordering.
 __device__ __forceinline__ uint64_t ld_weak_global(const uint64_t* p)
 {
   uint64_t v;
@@ -516,13 +556,14 @@ __device__ __forceinline__ V ld_acquire_elem(const V* p)
 }
 #endif
 
-//
-// BAM_HIT_ORDER_BY_DEPENDENCY (opt-in, GPU only): instead of the acquires
-// of steps 1 and 2, step 2's address depends on step 1's value and step
-// 3's on the value step 2 returned, so the fill-number load is issued only after
-// the data arrived, and goes to L2 (strong load). That relies on the
-// hardware not reordering a load after a dependent one, which the PTX
-// memory model does not promise; bench/hitpath measures both.
+// Selecting the ordering (see above). BAM_HIT_ORDER_BY_DEPENDENCY and
+// BAM_HIT_ENTRY_L1 name what is now the default and are accepted.
+#if BAM_HIT_PTX_LOADS && !defined(BAM_HIT_ORDER_BY_ACQUIRE) && !defined(BAM_HIT_ORDER_BY_FENCE)
+#  define BAM_HIT_DEPENDENCY_ORDER 1
+#else
+#  define BAM_HIT_DEPENDENCY_ORDER 0
+#endif
+
 // (`zero` is array_meta::zero: 0 at run time, unknown to ptxas, which
 // folds an AND with a literal 0 even inside inline PTX.)
 template <class V>
@@ -533,8 +574,8 @@ __device__ __forceinline__ uint32_t dependency_zero(const V& v, uint32_t zero)
   return w & zero;
 }
 
-#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && BAM_HIT_PTX_LOADS
-// The element load of the dependency variant: L2 (ld.global.cg), so no L1
+#if BAM_HIT_DEPENDENCY_ORDER
+// The element load of the dependency ordering: L2 (ld.global.cg), so no L1
 // line older than the map entry can answer it.
 template <class V>
 __device__ __forceinline__ V load_l2(const V* p)
@@ -564,27 +605,21 @@ template <class V>
 __device__ __forceinline__ bool hit_read(const array_meta& m, const unsigned char* slots, uint32_t line_shift,
                                          uint64_t line, uint64_t sub, V& out)
 {
-#if defined(BAM_HIT_ORDER_BY_DEPENDENCY) && BAM_HIT_PTX_LOADS
-  // map entry (strong, L2) -> element (L2; its address depends on the
-  // entry) -> fill number (strong, L2; its address depends on the element).
-#  if defined(BAM_HIT_ENTRY_L1)
-  // Opt-in on top (measured by bench/hitpath): the map entry as a weak
-  // load, which L1 may answer with an older entry. A stale (s, q) still
-  // validates only while slot s holds fill q, which installed this line
-  // and was complete in L2 before the entry could be read anywhere; the
-  // element load (L2, address from the entry) cannot be issued before the
-  // entry arrived. A stale "not cached" just takes the pinned path, whose
-  // acquires invalidate L1.
-  const uint64_t e = ld_weak_global(m.slot_of + line);
-#  else
+#if BAM_HIT_DEPENDENCY_ORDER
+  // map entry (weak: L1 may answer) -> element (L2; its address depends
+  // on the entry) -> fill number (strong, L2; its address depends on the
+  // element). Why this is enough, and what it relies on: above.
+#  if defined(BAM_HIT_ENTRY_L2)
   const uint64_t e = ld_relaxed_global(m.slot_of + line);
+#  else
+  const uint64_t e = ld_weak_global(m.slot_of + line);
 #  endif
   const uint32_t s = line_map::slot(e);
   if (s == no_slot)
     return false;
   out = load_l2(reinterpret_cast<const V*>(slots + (uint64_t(s) << line_shift)) + sub);
   return ld_relaxed_global(m.seq + s + dependency_zero(out, m.zero)) == line_map::fill(e);
-#elif BAM_HIT_PTX_LOADS && !defined(BAM_HIT_ORDER_BY_FENCE)
+#elif BAM_HIT_PTX_LOADS && !defined(BAM_HIT_ORDER_BY_FENCE) // BAM_HIT_ORDER_BY_ACQUIRE
   const uint64_t e = ld_acquire_global(m.slot_of + line);
   const uint32_t s = line_map::slot(e);
   if (s == no_slot)
@@ -611,40 +646,64 @@ __device__ __forceinline__ bool hit_read(const array_meta& m, const unsigned cha
 #endif
 }
 
-// Counters for hits served by hit_read (`mask`: the lanes that hit): one
-// lane per warp access adds them. `rows`/`n_rows`: the cache's counter
-// rows (cache_ctx::stats, nullptr when off), loaded by the caller before
-// the hit path's acquire so the load overlaps the map entry's instead of
-// following the fill-number check (the acquire invalidates L1, so a load
-// of the context after it is an L2 round trip on every access).
-__device__ __forceinline__ void hit_stats(stats_row* rows, uint32_t n_rows, uint32_t elem_bytes, uint32_t mask)
+// Counters for reads served by hit_read (`mask`: the lanes that hit): one
+// lane per warp access adds them, with ONE reduction: the number of lanes
+// goes to the row's hit_elems bucket of the element size (1, 2, 4 or 8
+// bytes), which the host adds to accesses and (times the size) to bytes
+// when it sums the rows (stats_row, fold_hit_elems). Larger elements add
+// accesses and bytes directly and their lanes to hit_elems[4] (three
+// reductions). Hits of the pin-free path are element accesses, not line
+// probes: stats_row::hits and misses are the pinned path's probes.
+// (Three reductions per warp access before: accesses, bytes, hits; on an
+// H200 the counters cost a fifth of the linear hit rate at 32 registers.
+// -DBAM_HIT_STATS_PER_FIELD brings them back for bench/hitpath; hits then
+// also count one probe per warp access of the hit path, as they did.)
+//
+// `rows`/`n_rows`: the cache's counter rows (cache_ctx::stats, nullptr
+// when off), loaded by the caller before the hit path's loads, so the
+// load overlaps the map entry's.
+template <uint32_t ElemBytes>
+__device__ __forceinline__ void hit_stats(stats_row* rows, uint32_t n_rows, uint32_t mask)
 {
   if (rows == nullptr)
     return;
   if (lane_id() == uint32_t(__ffs(mask) - 1)) {
-    const uint32_t n = __popc(mask);
+    const unsigned long long n = __popc(mask);
 #if BAM_IS_DEVICE
     uint32_t sm;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     stats_row& r = rows[sm < n_rows ? sm : sm % n_rows];
 #  if defined(BAM_HIT_ORDER_BY_FENCE) // the hit path as it was before the acquire loads (bench/hitpath)
-    atomicAdd(&r.accesses, (unsigned long long)n);
-    atomicAdd(&r.bytes, (unsigned long long)n * elem_bytes);
+    atomicAdd(&r.accesses, n);
+    atomicAdd(&r.bytes, n * ElemBytes);
     atomicAdd(&r.hits, 1ull);
 #  else
     // Reductions on global addresses: atomicAdd on these (generic)
     // pointers compiled to ATOM plus a shared-window test and a CAS loop
-    // for the shared case, three times per access.
-    asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.accesses), "l"((unsigned long long)n) : "memory");
-    asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.bytes),
-                 "l"((unsigned long long)n * elem_bytes) : "memory");
+    // for the shared case.
+#    if defined(BAM_HIT_STATS_PER_FIELD) // measurement only (bench/hitpath): the three reductions of before
+    asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.accesses), "l"(n) : "memory");
+    asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.bytes), "l"(n * ElemBytes) : "memory");
     asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.hits), "l"(1ull) : "memory");
+#    else
+    if constexpr (ElemBytes <= 8) {
+      asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.hit_elems[hit_elem_bucket(ElemBytes)]), "l"(n) : "memory");
+    } else {
+      asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.accesses), "l"(n) : "memory");
+      asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.bytes), "l"(n * ElemBytes) : "memory");
+      asm volatile("red.global.add.u64 [%0], %1;" ::"l"(&r.hit_elems[hit_elem_bucket(ElemBytes)]), "l"(n) : "memory");
+    }
+#    endif
 #  endif
 #else
     (void)n_rows;
-    atomic_fetch_add(&rows[0].accesses, (unsigned long long)n, order::relaxed);
-    atomic_fetch_add(&rows[0].bytes, (unsigned long long)n * elem_bytes, order::relaxed);
-    atomic_fetch_add(&rows[0].hits, 1ull, order::relaxed);
+    if constexpr (ElemBytes <= 8) {
+      atomic_fetch_add(&rows[0].hit_elems[hit_elem_bucket(ElemBytes)], n, order::relaxed);
+    } else {
+      atomic_fetch_add(&rows[0].accesses, n, order::relaxed);
+      atomic_fetch_add(&rows[0].bytes, n * ElemBytes, order::relaxed);
+      atomic_fetch_add(&rows[0].hit_elems[hit_elem_bucket(ElemBytes)], n, order::relaxed);
+    }
 #endif
   }
 }
@@ -679,7 +738,7 @@ __device__ __forceinline__ V element_read(const cache_ctx* c, const array_meta& 
   const uint32_t active = __activemask();
   const uint32_t missed = __ballot_sync(active, !hit) & active; // bits outside `active` are undefined
   if (hit) {
-    hit_stats(rows, n_rows, uint32_t(sizeof(V)), active & ~missed);
+    hit_stats<uint32_t(sizeof(V))>(rows, n_rows, active & ~missed);
     return v;
   }
   return BAM_COLD(read_slow<V>)(*c, m.id, line, sub, missed);
