@@ -65,10 +65,16 @@ test-tsan:
 # than 64 registers or spills (issue 18's budget), naming kernel, arch and
 # count; kernels listed in bench/difftest/registers_over_budget.txt may stay
 # at their listed count until they are fixed (the list can only shrink).
-# Compile errors fail it too.
+# Compile errors fail it too. Each case is compiled for both archs in one
+# nvcc run (the host side once; rows split per arch, a failing case compiled
+# again per arch); compile_golden_test.sh checks that against a fake nvcc.
+# The program goldens' cases are compiled two at a time (one nvcc process
+# each), checked the same way by compile_program_golden_test.sh.
 test-golden-nvcc:
 	@mkdir -p build
 	bash bench/difftest/test/check_registers_test.sh
+	bash bench/difftest/test/compile_golden_test.sh
+	bash bench/difftest/test/compile_program_golden_test.sh
 	REGISTERS=$(CURDIR)/build/registers-port.txt bench/difftest/compile_golden.sh
 	rm -rf build/golden-opt && mkdir -p build/golden-opt
 	BAMGEN_GOLDEN_OUT=$(CURDIR)/build/golden-opt $(GO) test -count=1 -run '^TestOptGolden$$' ./transform

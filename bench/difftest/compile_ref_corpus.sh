@@ -41,8 +41,25 @@ compile_one() { # PROG VARIANT FLAGS...
 		echo "FAIL $prog $variant (no bam::array_ref in the output)"
 		return
 	fi
-	local arch
-	for arch in $ARCHS; do
+	# Every arch in one nvcc run (-gencode per arch; see compile_golden.sh):
+	# the rows split per arch by ptxas_usage.sh are those of a run per arch.
+	# When it fails, each arch is compiled alone, to pass or fail with its
+	# own log.
+	local arch target=() archs=$ARCHS
+	for arch in $ARCHS; do target+=(-gencode "arch=compute_${arch#sm_},code=$arch"); done
+	if [ "$(wc -w <<<"$ARCHS")" -gt 1 ] &&
+		"$NVCC" -std=c++17 "${target[@]}" -Xptxas -v -I"$ROOT/runtime/cuda/include" \
+			-c "$src" -o "$OUT/${prog}_$variant.o" >"$log.all" 2>&1; then
+		"$ROOT/bench/difftest/ptxas_usage.sh" "${prog}_$variant" <"$log.all" >"$OUT/${prog}_$variant.all"
+		for arch in $ARCHS; do
+			echo "ok   $prog $variant $arch"
+			awk -F '\t' -v a="$arch" '$2 == a' "$OUT/${prog}_$variant.all" >"$OUT/${prog}_$variant.$arch.tsv"
+		done
+		rm -f "$log.all" "$OUT/${prog}_$variant.all" "$OUT/${prog}_$variant.o"
+		archs=
+	fi
+	rm -f "$log.all"
+	for arch in $archs; do
 		if "$NVCC" -std=c++17 -gencode "arch=compute_${arch#sm_},code=$arch" -Xptxas -v -I"$ROOT/runtime/cuda/include" \
 			-c "$src" -o "$OUT/${prog}_$variant.$arch.o" >"$log.$arch" 2>&1; then
 			echo "ok   $prog $variant $arch"
