@@ -558,12 +558,12 @@ __device__ __forceinline__ V ld_acquire_elem(const V* p)
 
 // Selecting the ordering (see above). The default is the acquire ordering,
 // which the PTX memory model justifies: measured on an H200 (session 12,
-// bench/hitpath/check.sh, 64 registers) the dependency ordering gained
-// only 4% on linear hits (0.262 against 0.252 of a plain read) and lost on
-// random ones with the same counters (0.666 against 0.710), and most of
-// what its build gained came from the one-reduction counters, which both
-// orderings now use. -DBAM_HIT_ORDER_BY_DEPENDENCY opts in (it pays at
-// lower register counts: 0.46 at 32 registers against 0.24).
+// bench/hitpath/check.sh, 64 registers, both with one counter reduction)
+// the dependency ordering gained 3% on linear hits (0.273 against 0.265
+// of a plain read) and 10% on random ones (0.853 against 0.776), neither
+// bar-changing, for relying on hardware behaviour the model does not
+// promise. -DBAM_HIT_ORDER_BY_DEPENDENCY opts in (it pays at lower
+// register counts: 0.49 at 32 registers against 0.25).
 #if BAM_HIT_PTX_LOADS && defined(BAM_HIT_ORDER_BY_DEPENDENCY) && !defined(BAM_HIT_ORDER_BY_FENCE)
 #  define BAM_HIT_DEPENDENCY_ORDER 1
 #else
