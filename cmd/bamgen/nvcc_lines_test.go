@@ -13,7 +13,8 @@ import (
 	"testing"
 )
 
-// nvccLinesInput has an odt kernel, a claware kernel and host code with a
+// nvccLinesInput has an odt kernel (warp per vertex, so its launch is
+// guarded by its direct clone's), a claware kernel and host code with a
 // multi-line statement, and a deliberate compile error (an undefined
 // name, undefined_*) inside each kernel's body, in a kernel after the
 // rewritten ones, on the second line of the odt launch (which bamgen
@@ -25,9 +26,11 @@ const nvccLinesInput = `#include <cuda_runtime.h>
 
 __global__ void walk(const unsigned *rowptr, const unsigned *colidx, unsigned *level, unsigned n, unsigned cur)
 {
-    const unsigned v = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned v = tid / 32;
+    const unsigned lane = threadIdx.x % 32;
     if (v < n && level[v] == cur)
-        for (unsigned e = rowptr[v]; e < rowptr[v + 1]; e++) {
+        for (unsigned e = rowptr[v] + lane; e < rowptr[v + 1]; e += 32) {
             int bad = undefined_in_walk;
             if (level[colidx[e]] == 0xffffffffu) level[colidx[e]] = cur + 1;
         }
