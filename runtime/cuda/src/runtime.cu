@@ -281,10 +281,12 @@ runtime::impl::impl(const config& c) : cfg(c)
   h_ctx.access = detail::registry::access_of(cfg.kind);
   h_ctx.slot_prio = d_prio.get();
   h_ctx.n_protected = d_protected.get();
+  // Threads the GPU holds at once per SM: the replacement policy's protected
+  // share and the stack's reservation are both sized by it.
+  int per_sm = 2048;
+  if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev) != cudaSuccess)
+    per_sm = 2048;
   { // freq's protected share leaves room for the lines the GPU's running warps use
-    int per_sm = 2048;
-    if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev) != cudaSuccess)
-      per_sm = 2048;
     h_ctx.protect_budget = detail::protect_budget_for(n_slots, uint64_t(n_sms) * uint64_t(per_sm / 32));
   }
   h_ctx.io_of = d_array_io.get();
@@ -311,9 +313,6 @@ runtime::impl::impl(const config& c) : cfg(c)
   {
     size_t cur = 0;
     detail::cuda_check(cudaDeviceGetLimit(&cur, cudaLimitStackSize), "bam::runtime: reading the stack size limit");
-    int per_sm = 2048;
-    if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev) != cudaSuccess)
-      per_sm = 2048;
     stack_room = detail::stack_reservation_estimate(cur, stack_want, uint64_t(n_sms) * uint64_t(per_sm));
   }
 
