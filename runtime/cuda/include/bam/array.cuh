@@ -128,10 +128,12 @@ public:
   __device__ value_type read(size_t i) const
   {
     BAM_ASSERT(i < n_, "bam::array::read: index out of range");
+    i = detail::opaque(i);
     if (meta_.direct != nullptr)
       return reinterpret_cast<const value_type*>(meta_.direct)[i];
-    return detail::element_read<value_type>(ctx_, meta_, slots_, line_shift_, i >> epl_shift_,
-                                            i & ((size_t(1) << epl_shift_) - 1));
+    const size_t line = i >> epl_shift_;
+    return detail::element_read<value_type>(detail::opaque(ctx_), meta_, slots_, line_shift_, line,
+                                            i - (line << epl_shift_));
   }
 
   __device__ void write(size_t i, value_type v) const
@@ -204,10 +206,11 @@ private:
   __device__ auto access(size_t i, F f) const
   {
     BAM_ASSERT(i < n_, "bam::array::access: index out of range");
+    i = detail::opaque(i);
     if (meta_.direct != nullptr)
       return f(reinterpret_cast<value_type*>(meta_.direct) + i);
-    return BAM_COLD((detail::access_slow<Write, value_type, F>))(*ctx_, meta_.id, i >> epl_shift_,
-                                                                 i & ((size_t(1) << epl_shift_) - 1), f,
+    const size_t line = i >> epl_shift_;
+    return BAM_COLD((detail::access_slow<Write, value_type, F>))(*ctx_, meta_.id, line, i - (line << epl_shift_), f,
                                                                  __activemask());
   }
 #endif
@@ -232,6 +235,11 @@ public:
 
   BAM_HD explicit array_ref(const array<T>& a) noexcept : a_(a) {}
   BAM_HD explicit array_ref(const array<T>* a) noexcept : a_(*a) {}
+  // Over the direct view bam::by_placement passes to a kernel's direct
+  // version: every access is a plain one, as on the kernel's pointer.
+  template <bool ReadOnlyPath>
+  BAM_HD explicit array_ref(const direct_array<T, ReadOnlyPath>& a) noexcept : a_(a), direct_view_(true)
+  {}
   array_ref(const array_ref&) = delete;
   array_ref& operator=(const array_ref&) = delete;
 
@@ -301,24 +309,38 @@ private:
     return const_cast<array_ref*>(this)->update(i, f);
   }
 
+  // A kernel's cached version reaches a direct array (mixed placements)
+  // through the same line check as a cached one (switch_to points base_
+  // at the line in place, nothing pinned), so the loop keeps no second
+  // pointer per ref live across its slow-path calls. The index is opaque
+  // (detail::opaque): nothing derived from it is hoisted out of the loop
+  // to stay live across those calls either.
   __device__ value_type* element(size_t i, bool write)
   {
     BAM_ASSERT(i < a_.n_, "bam::array_ref::element: index out of range");
-    if (a_.meta_.direct != nullptr)
+    if (direct_view_)
       return reinterpret_cast<value_type*>(a_.meta_.direct) + i;
+    i = detail::opaque(i);
     const uint64_t line = i >> a_.epl_shift_;
     if (line != line_)
       switch_to(line);
     if (write && !dirty_)
       mark_dirty();
-    return base_ + (i & ((size_t(1) << a_.epl_shift_) - 1));
+    return base_ + (i - (line << a_.epl_shift_));
   }
 
   __device__ void switch_to(uint64_t line)
   {
     drop();
+    if (unsigned char* const d = detail::opaque(a_.meta_.direct)) { // direct data: the line in place, no pin, nothing to mark dirty
+      base_ = reinterpret_cast<value_type*>(d) + (line << a_.epl_shift_);
+      line_ = line;
+      dirty_ = true;
+      return;
+    }
+    const detail::cache_ctx* const c = detail::opaque(a_.ctx_);
     base_ = reinterpret_cast<value_type*>(
-        BAM_COLD(detail::warp_hold<false>)(*a_.ctx_, a_.ctx_->arrays[a_.meta_.id], line, sizeof(value_type)));
+        BAM_COLD(detail::warp_hold<false>)(*c, c->arrays[a_.meta_.id], line, sizeof(value_type)));
     line_ = line; // each lane keeps the reference the leader took for it
     dirty_ = false;
   }
@@ -337,6 +359,7 @@ private:
   uint64_t line_ = none;
   value_type* base_ = nullptr;
   bool dirty_ = false;
+  bool direct_view_ = false; // made from a direct_array: a[i] is a plain access, no line check
 };
 
 // The edge array as an ODT kernel's warp sees it (`bamgen port --opt
@@ -369,8 +392,9 @@ public:
     if (a_.meta_.direct != nullptr)
       return reinterpret_cast<const value_type*>(a_.meta_.direct)[e];
     if (base_ == nullptr) {
+      const detail::cache_ctx* const c = detail::opaque(a_.ctx_);
       base_ = reinterpret_cast<const value_type*>(
-          BAM_COLD(detail::warp_hold<false>)(*a_.ctx_, a_.ctx_->arrays[a_.meta_.id], line_, sizeof(value_type)));
+          BAM_COLD(detail::warp_hold<false>)(*c, c->arrays[a_.meta_.id], line_, sizeof(value_type)));
     }
     return base_[e & ((size_t(1) << a_.epl_shift_) - 1)];
   }
@@ -569,7 +593,7 @@ __device__ direct_array<T, true> direct_view(const read_only_arg<T>& r) noexcept
 template <class Body, class... A>
 __device__ __forceinline__ void by_placement(Body&& body, const A&... args)
 {
-  if ((detail::is_direct(detail::array_of(args)) && ...))
+  if (((detail::direct_view(args).data() != nullptr) && ...))
     body(detail::direct_view(args)...);
   else
     body(detail::array_of(args)...);

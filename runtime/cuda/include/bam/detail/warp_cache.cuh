@@ -741,13 +741,21 @@ __device__ __forceinline__ V element_read(const cache_ctx* c, const array_meta& 
   const uint32_t n_rows = c->n_stat_rows;
   V v;
   const bool hit = hit_read(m, slots, line_shift, line, sub, v);
+#if defined(BAM_WARP_EMULATION) // its __activemask() is every launched lane, not the lanes of a branch
   const uint32_t active = __activemask();
-  const uint32_t missed = __ballot_sync(active, !hit) & active; // bits outside `active` are undefined
+  const uint32_t missed = __ballot_sync(active, !hit) & active;
   if (hit) {
     hit_stats<uint32_t(sizeof(V))>(rows, n_rows, active & ~missed);
     return v;
   }
   return BAM_COLD(read_slow<V>)(*c, m.id, line, sub, missed);
+#else
+  if (hit) {
+    hit_stats<uint32_t(sizeof(V))>(rows, n_rows, __activemask());
+    return v;
+  }
+  return BAM_COLD(read_slow<V>)(*c, m.id, line, sub, __activemask());
+#endif
 }
 
 // A whole pinned element access out of line: pin (coalesced), f on the
