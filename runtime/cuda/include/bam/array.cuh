@@ -593,7 +593,7 @@ __device__ direct_array<T, true> direct_view(const read_only_arg<T>& r) noexcept
 template <class Body, class... A>
 __device__ __forceinline__ void by_placement(Body&& body, const A&... args)
 {
-  if (((detail::direct_view(args).data() != nullptr) && ...))
+  if ((detail::is_direct(detail::array_of(args)) && ...))
     body(detail::direct_view(args)...);
   else
     body(detail::array_of(args)...);
