@@ -125,6 +125,12 @@ public:
   [[nodiscard]] BAM_HD bam::placement placement() const noexcept { return bam::placement(meta_.placement); }
 
 #if BAM_HAS_DEVICE_CODE
+  // The index and the context pointer are opaque (detail::opaque): the
+  // line, the element's offset in it and the addresses of the hit path are
+  // computed at each access instead of being hoisted out of the kernel's
+  // loops, where they sat in callee-saved registers across every slow-path
+  // call of the loop (issue 18's register budget; a few integer
+  // instructions per access instead).
   __device__ value_type read(size_t i) const
   {
     BAM_ASSERT(i < n_, "bam::array::read: index out of range");
@@ -132,7 +138,7 @@ public:
     if (meta_.direct != nullptr)
       return reinterpret_cast<const value_type*>(meta_.direct)[i];
     const size_t line = i >> epl_shift_;
-    return detail::element_read<value_type>(detail::opaque(ctx_), meta_, slots_, line_shift_, line,
+    return detail::element_read<value_type>(detail::opaque_ptr(ctx_), meta_, slots_, line_shift_, line,
                                             i - (line << epl_shift_));
   }
 
@@ -338,7 +344,7 @@ private:
       dirty_ = true;
       return;
     }
-    const detail::cache_ctx* const c = detail::opaque(a_.ctx_);
+    const detail::cache_ctx* const c = detail::opaque_ptr(a_.ctx_);
     base_ = reinterpret_cast<value_type*>(
         BAM_COLD(detail::warp_hold<false>)(*c, c->arrays[a_.meta_.id], line, sizeof(value_type)));
     line_ = line; // each lane keeps the reference the leader took for it
@@ -392,7 +398,7 @@ public:
     if (a_.meta_.direct != nullptr)
       return reinterpret_cast<const value_type*>(a_.meta_.direct)[e];
     if (base_ == nullptr) {
-      const detail::cache_ctx* const c = detail::opaque(a_.ctx_);
+      const detail::cache_ctx* const c = detail::opaque_ptr(a_.ctx_);
       base_ = reinterpret_cast<const value_type*>(
           BAM_COLD(detail::warp_hold<false>)(*c, c->arrays[a_.meta_.id], line_, sizeof(value_type)));
     }

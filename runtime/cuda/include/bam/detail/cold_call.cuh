@@ -66,6 +66,16 @@ BAM_HD BAM_FORCEINLINE T opaque(T v)
   return v;
 }
 
+// p through an opaque offset of 0: what is computed from it (a field's
+// address) is not hoisted out of a loop either, and it is still derived
+// from p, so loads through it keep p's address space (LDG, not a generic LD,
+// for a kernel parameter's pointer).
+template <class T>
+BAM_HD BAM_FORCEINLINE T* opaque_ptr(T* p)
+{
+  return p + opaque(std::ptrdiff_t(0));
+}
+
 } // namespace detail
 BAM_NAMESPACE_END // namespace bam
 

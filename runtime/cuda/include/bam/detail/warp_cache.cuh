@@ -730,9 +730,17 @@ __device__ __noinline__ V read_slow(const cache_ctx& c, uint32_t id, uint64_t li
       mask);
 }
 
-// A whole element read: the hit path inline, the rest out of line. One
-// ballot tells every lane which lanes missed, so the pinned path's warp
-// vote runs only among them (and not at all when every lane hit).
+// A whole element read: the hit path inline, the rest out of line. The
+// lanes that missed call the pinned path together, with __activemask()
+// taken in the miss branch as their mask (the lanes that hit, likewise, for
+// the counters), so the pinned path's warp vote runs only among them (and
+// not at all when every lane hit). A ballot over the entry's active mask
+// said the same, but ptxas compiles a vote.sync whose mask is a run-time
+// value with a divergent fallback that is a CALL, and every hit-path value
+// live across it had to sit in a callee-saved register: ported kernels
+// needed 66-72 registers on sm_80 for it (issue 18). The CPU warp
+// emulation keeps the ballot: its __activemask() is every launched lane,
+// not the lanes of a branch.
 template <class V>
 __device__ __forceinline__ V element_read(const cache_ctx* c, const array_meta& m, const unsigned char* slots,
                                           uint32_t line_shift, uint64_t line, uint64_t sub)
@@ -741,7 +749,7 @@ __device__ __forceinline__ V element_read(const cache_ctx* c, const array_meta& 
   const uint32_t n_rows = c->n_stat_rows;
   V v;
   const bool hit = hit_read(m, slots, line_shift, line, sub, v);
-#if defined(BAM_WARP_EMULATION) // its __activemask() is every launched lane, not the lanes of a branch
+#if defined(BAM_WARP_EMULATION)
   const uint32_t active = __activemask();
   const uint32_t missed = __ballot_sync(active, !hit) & active;
   if (hit) {
