@@ -71,15 +71,26 @@ for p in "${programs[@]}"; do
 		failed=$((failed + 1))
 		continue
 	fi
+	# The first run of the program's args file (bfs_modes lists one per
+	# memory mode, after comment lines).
 	args=()
-	[ -f "$CONFIGS/$p.args" ] && read -r -a args <"$CONFIGS/$p.args"
+	[ -f "$CONFIGS/$p.args" ] && read -r -a args <<<"$(grep -v '^[[:space:]]*\(#\|$\)' "$CONFIGS/$p.args" | head -1)"
 	tol=""
 	[ -f "$CONFIGS/$p.tol" ] && tol=$(grep -v '^#' "$CONFIGS/$p.tol" | head -1)
 	want=$(checksum_of "$work/orig.out")
 	result=ok
-	for f in transient delay error; do
+	# The error run is repeated at 10x the rate (up to 1) while no injected
+	# error hits: a program that reads few lines (cc) otherwise shows nothing.
+	rates=$ERROR_RATE hit_rate=
+	for r in 10 100; do
+		rates+=" $(awk -v a="$ERROR_RATE" -v m="$r" 'BEGIN { v = a * m; if (v > 1) v = 1; print v }')"
+	done
+	for f in transient delay $rates; do
 		rate=$TRANSIENT_RATE
-		[ "$f" = error ] && rate=$ERROR_RATE
+		if [[ $f != [a-z]* ]]; then
+			rate=$f f=error
+			[ -n "${hit_rate:-}" ] && continue
+		fi
 		log=$work/fault.$f.$rate
 		(env BAM_BACKEND=emu BAM_GPU_BUDGET=0 BAM_HOST_PLACEMENT=cache BAM_CACHE_BYTES="$CACHE" BAM_LINE_BYTES="$LINE" \
 			BAM_EMU_FAULT="$f" BAM_EMU_FAULT_RATE="$rate" BAM_STATS=1 \
@@ -100,15 +111,19 @@ for p in "${programs[@]}"; do
 		fi
 		msg=$(grep -m1 '^bam: ' "$log.err" | cut -c1-160)
 		if [ $rc -eq 0 ] && [ "$(io_errors_of "$log.err")" = 0 ]; then
+			[ "$rate" != "${rates##* }" ] && continue # try the next rate
 			row+=" | no fault hit (exit 0)"
 			[ "$result" = ok ] && result=no-fault-hit
+			hit_rate=none
 		elif [ $rc -eq 1 ] && [ -z "$got" ] && ! grep -q 'terminate called' "$log.err" &&
 			grep -q 'device-side \(read\|write-back\) of line .* of array .*: .*\(permanent error\|retries\)' "$log.err"; then
 			where=$(grep -m1 -o 'found at the synchronization at [^)]*' "$log.err" | sed 's/^found at the synchronization at //')
-			row+=" | exit 1, no result, stopped at ${where:-a runtime call (copy_to_host, ...)}: $(cut -c1-110 <<<"$msg")"
+			row+=" | exit 1, no result$([ "$rate" != "$ERROR_RATE" ] && echo " (rate $rate)"), stopped at ${where:-a runtime call (copy_to_host, ...)}: $(cut -c1-110 <<<"$msg")"
+			hit_rate=$rate
 		else
-			row+=" | exit $rc, checksum ${got:-none}: ${msg:-no bam message}"
+			row+=" | exit $rc, checksum ${got:-none} (rate $rate): ${msg:-no bam message}"
 			result=fail
+			hit_rate=$rate
 		fi
 	done
 	rows+=("$row | $result")

@@ -44,11 +44,14 @@ DEST=${OUT:-$PWD}
 mkdir -p "$BUILD" "$DEST"
 JOBS=$(nproc 2>/dev/null || echo 4)
 
+# The builds (also for SKIP_BUILD=1 runs: check.sh builds, then runs them;
+# before, its runs left out the `old` build).
+VARIANTS=${VARIANTS:-"acquire dependency default default_dependency"}
+[ -n "${OLD_INC:-}" ] && VARIANTS="old $VARIANTS"
+
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
 echo "hitpath: building libbam ($ARCH) in $BUILD" >&2
 make -s -C "$ROOT/runtime/cuda" -j"$JOBS" ARCH="$ARCH" BUILD="$BUILD" lib >&2
-VARIANTS=${VARIANTS:-"acquire dependency default default_dependency"}
-[ -n "${OLD_INC:-}" ] && VARIANTS="old $VARIANTS"
 flags_of() {
 	case $1 in
 	default) echo "-I$ROOT/runtime/cuda/include" ;;

@@ -171,6 +171,11 @@ struct runtime::impl {
   bool stack_ready = false;
   uint64_t stack_room = 0;
   uint64_t stack_bytes_reserved = 0; // measured when it was raised
+  // GPU memory the budget leaves to the program's own allocations (its
+  // cudaMalloc'd buffers, ODT plans): what was free when the runtime was
+  // made less the budget, at most the host default's margin. Kept free
+  // when the stack's reservation shrinks the budget (ensure_stack).
+  uint64_t budget_headroom = 0;
   void ensure_stack();
   // Arrays the budget placed in GPU memory whose copy could not be
   // allocated there (they are read where the backend keeps them).
@@ -335,6 +340,9 @@ runtime::impl::impl(const config& c) : cfg(c)
   if (const char* v = std::getenv("BAM_GPU_BUDGET"); v != nullptr && *v != '\0')
     gpu_budget = parse_size(v, "BAM_GPU_BUDGET");
   budget = detail::placement_plan(gpu_budget);
+  // hbm's resident arrays take no memory (they are the backing data itself).
+  if (cfg.kind != backend::hbm && free_b > gpu_budget)
+    budget_headroom = std::min<uint64_t>(free_b - gpu_budget, std::max(size_t(256) << 20, free_b / 16));
   if (const char* v = std::getenv("BAM_HOST_PLACEMENT"); v != nullptr && *v != '\0') {
     const std::string p = v;
     if (p == "auto")
@@ -409,9 +417,12 @@ void runtime::impl::ensure_stack()
   detail::cuda_check(cudaMemGetInfo(&after, &total), "bam::runtime: cudaMemGetInfo");
   stack_bytes_reserved = before > after ? before - after : 0;
   // The budget cannot promise more than is now free besides what resident
-  // arrays hold: the default (free memory) gives up the reservation, a
-  // BAM_GPU_BUDGET that still fits stays as it is.
-  budget.cap(budget.used() + after);
+  // arrays hold, less the headroom it left the program: the default gives
+  // up the reservation, a BAM_GPU_BUDGET that still fits stays as it is.
+  // (Without the headroom a budget of free - cache - 192 MiB, the matrix's
+  // nofit runs, lost its 192 MiB to the reservation and the program's ODT
+  // plan found no GPU memory: "odt_plan_of: cudaMalloc: out of memory".)
+  budget.cap(budget.used() + (after > budget_headroom ? after - budget_headroom : 0));
   stack_ready = true;
 }
 

@@ -727,6 +727,48 @@ void test_stack_lazy(bam::backend b)
   }
 }
 
+// The headroom a budget leaves the program survives the stack's
+// reservation. The matrix's nofit runs hold all but 640 MiB with a blocker
+// and set BAM_GPU_BUDGET = free - cache - 192 MiB; the reservation (~266
+// MiB on an H200) then came out of the program's 192 MiB, resident arrays
+// took the rest, and the ODT plan's cudaMalloc failed. Here: 768 MiB left,
+// four announced 96 MiB arrays and a 1 GiB one bound for the cache; once
+// they are made, at least the budget's headroom (less 32 MiB of slack for
+// the runtime's own small allocations) must still be free.
+void test_stack_headroom(bam::backend b)
+{
+  if (stack_limit() >= 2048)
+    throw skip("the stack limit already is " + std::to_string(stack_limit()) + " bytes in a new process");
+  size_t free0 = 0, total = 0;
+  EXPECT(cudaMemGetInfo(&free0, &total) == cudaSuccess, "cudaMemGetInfo");
+  void* blocker = nullptr;
+  const size_t leave = size_t(768) << 20, cache = size_t(2) << 20, headroom = size_t(192) << 20;
+  EXPECT(free0 > leave && cudaMalloc(&blocker, free0 - leave) == cudaSuccess, "blocker of %zu MiB", (free0 - leave) >> 20);
+  size_t free1 = 0;
+  EXPECT(cudaMemGetInfo(&free1, &total) == cudaSuccess, "cudaMemGetInfo");
+  const std::string budget = std::to_string(free1 - cache - headroom);
+  {
+    auto rt = make_rt_with_budget(cfg_for(b, cache), budget.c_str());
+    const size_t n = (size_t(96) << 20) / 8;
+    rt->plan_arrays(n * 8, n * 8, n * 8, n * 8, size_t(1) << 30);
+    EXPECT(stack_limit() >= 2048, "a plan with a 1 GiB array bound for the cache left the stack at %zu bytes",
+           stack_limit());
+    auto h = pattern(n);
+    std::vector<bam::array<uint64_t>> made;
+    for (int k = 0; k < 4; ++k)
+      made.push_back(rt->array_from_host(h.data(), n, "part"));
+    size_t free2 = 0;
+    EXPECT(cudaMemGetInfo(&free2, &total) == cudaSuccess, "cudaMemGetInfo");
+    EXPECT(free2 + (size_t(32) << 20) >= headroom,
+           "%zu MiB free once the arrays are made; the budget (free - cache - %zu MiB) left the program %zu MiB",
+           free2 >> 20, headroom >> 20, headroom >> 20);
+    read_back_check(*rt, made.back(), h, "after the reservation");
+    for (auto& a : made)
+      rt->free(a);
+  }
+  cudaFree(blocker);
+}
+
 // remake_zeros / remake_from_host (what the port makes of a whole-buffer
 // cudaMemset / cudaMemcpy after the first): the contents are replaced
 // whether the array is resident (overwritten in place: same handle) or
@@ -981,6 +1023,8 @@ std::vector<test_case> all_tests()
     t.push_back({std::string("resident_fallback/") + bam::backend_name(b), [b] { test_resident_fallback(b); }});
   for (auto b : {bam::backend::hbm, bam::backend::emu}) // host arrays this size would be read zero-copy
     t.push_back({std::string("stack_lazy/") + bam::backend_name(b), [b] { test_stack_lazy(b); }});
+  for (auto b : {bam::backend::host, bam::backend::emu})
+    t.push_back({std::string("stack_headroom/") + bam::backend_name(b), [b] { test_stack_headroom(b); }});
   for (auto b : {bam::backend::host, bam::backend::emu})
     for (bool resident : {true, false})
       t.push_back({std::string("remake/") + bam::backend_name(b) + (resident ? "/resident" : "/cached"),

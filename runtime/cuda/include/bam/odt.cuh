@@ -316,7 +316,13 @@ odt_plan build_odt_plan(const Off* d_rowptr, size_t n_vertices, size_t n_edges, 
      "sizing the prefix sum");
   // One allocation: the list, per-tile counts (first the winner scratch of
   // the list's build), the first item of each tile, the prefix sum's scratch.
-  ok(cudaMalloc(reinterpret_cast<void**>(&block), 3 * entries * sizeof(ull) + scan_bytes + 256), "cudaMalloc");
+  const size_t block_bytes = 3 * entries * sizeof(ull) + scan_bytes + 256;
+  if (cudaMalloc(reinterpret_cast<void**>(&block), block_bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw error("build_odt_plan: no GPU memory for the plan of " + std::to_string(tiles) + " tiles (" +
+                std::to_string(block_bytes) + " bytes): leave that much free (a lower BAM_GPU_BUDGET keeps fewer "
+                "arrays in GPU memory)");
+  }
   ull* fvl = reinterpret_cast<ull*>(block);
   ull* counts = fvl + entries;
   ull* first_item = counts + entries;

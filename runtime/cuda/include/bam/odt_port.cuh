@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <tuple>
@@ -50,8 +51,12 @@ class odt_plan_cache {
     return get_locked(key{d_rowptr, n_vertices, n_edges, edges_per_tile}, d_rowptr, n_vertices, n_edges, edges_per_tile);
   }
 
-  // Offsets that were ported too: stage their |V|+1 entries in GPU memory
-  // once to build the plan (the walk itself reads them through the cache).
+  // Offsets that were ported too: their |V|+1 entries are staged once in
+  // mapped pinned host memory, which the build's kernels read in one pass
+  // (the walk itself reads them through the cache). Not in GPU memory: a
+  // program whose data does not fit has none to spare for a copy of its
+  // offsets (cc at the matrix's nofit size: 52 MiB, and cudaMalloc failed),
+  // and one pass over mapped memory costs what the copy there would.
   template <class Off, class T>
   const odt_plan& get(const array<Off>& rowptr, size_t n_vertices, const array<T>& edges) {
     using O = std::remove_const_t<Off>;
@@ -62,14 +67,14 @@ class odt_plan_cache {
     if (it != plans_.end()) {
       return it->second;
     }
-    std::vector<O> host(n_vertices + 1);
-    default_runtime().copy_to_host(rowptr, host.data(), host.size());
     O* staged = nullptr;
-    check(cudaMalloc(reinterpret_cast<void**>(&staged), host.size() * sizeof(O)), "cudaMalloc");
-    check(cudaMemcpy(staged, host.data(), host.size() * sizeof(O), cudaMemcpyHostToDevice), "cudaMemcpy");
-    const odt_plan& plan = get_locked(k, staged, n_vertices, edges.size(), edges.elems_per_line());
-    check(cudaFree(staged), "cudaFree");
-    return plan;
+    check(cudaHostAlloc(reinterpret_cast<void**>(&staged), (n_vertices + 1) * sizeof(O), cudaHostAllocMapped),
+          "cudaHostAlloc (the offsets, staged for the plan)");
+    std::unique_ptr<O, cudaError_t (*)(void*)> owner(staged, cudaFreeHost);
+    default_runtime().copy_to_host(rowptr, staged, n_vertices + 1);
+    O* device_view = nullptr;
+    check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_view), staged, 0), "cudaHostGetDevicePointer");
+    return get_locked(k, device_view, n_vertices, edges.size(), edges.elems_per_line());
   }
 
   odt_plan_cache(const odt_plan_cache&) = delete;
