@@ -381,12 +381,15 @@ class odt_tile {
 public:
   using value_type = typename array<T>::value_type;
 
-  BAM_HD explicit odt_tile(const array<T>& a) noexcept : a_(a) {}
+  BAM_HD explicit odt_tile(const array<T>& a) noexcept
+      : ctx_(a.ctx_), state_(a.meta_.state), direct_(a.meta_.direct), n_(a.n_), id_(a.meta_.id),
+        epl_shift_(a.epl_shift_)
+  {}
   odt_tile(const odt_tile&) = delete;
   odt_tile& operator=(const odt_tile&) = delete;
 
-  [[nodiscard]] BAM_HD size_t size() const noexcept { return a_.size(); }
-  [[nodiscard]] BAM_HD uint32_t elems_per_line() const noexcept { return a_.elems_per_line(); }
+  [[nodiscard]] BAM_HD size_t size() const noexcept { return n_; }
+  [[nodiscard]] BAM_HD uint32_t elems_per_line() const noexcept { return 1u << epl_shift_; }
 
 #if BAM_HAS_DEVICE_CODE
   __device__ ~odt_tile() { leave(); }
@@ -394,15 +397,15 @@ public:
   // Edge e, which must lie in the tile the warp is in.
   __device__ value_type operator[](size_t e)
   {
-    BAM_ASSERT((e >> a_.epl_shift_) == line_ && e < a_.n_, "bam::odt_tile: edge outside the current tile");
-    if (a_.meta_.direct != nullptr)
-      return reinterpret_cast<const value_type*>(a_.meta_.direct)[e];
+    BAM_ASSERT((e >> epl_shift_) == line_ && e < n_, "bam::odt_tile: edge outside the current tile");
+    if (direct_ != nullptr)
+      return reinterpret_cast<const value_type*>(direct_)[e];
     if (base_ == nullptr) {
-      const detail::cache_ctx* const c = detail::opaque_ptr(a_.ctx_);
+      const detail::cache_ctx* const c = detail::opaque_ptr(ctx_);
       base_ = reinterpret_cast<const value_type*>(
-          BAM_COLD(detail::warp_hold<false>)(*c, c->arrays[a_.meta_.id], line_, sizeof(value_type)));
+          BAM_COLD(detail::warp_hold<false>)(*c, c->arrays[id_], line_, sizeof(value_type)));
     }
-    return base_[e & ((size_t(1) << a_.epl_shift_) - 1)];
+    return base_[e & ((size_t(1) << epl_shift_) - 1)];
   }
 
   // Driver hooks (odt_for_each_tile), called by the whole warp.
@@ -410,14 +413,21 @@ public:
   __device__ void leave()
   {
     if (base_ != nullptr) {
-      detail::warp_release_each(a_.meta_, line_);
+      detail::warp_release_each(state_, line_);
       base_ = nullptr;
     }
   }
 #endif
 
 private:
-  array<T> a_;
+  // What the view needs of the array (not the whole handle: ODT kernels
+  // keep their views in the stack frame the out-of-line vertex code reads).
+  const detail::cache_ctx* ctx_;
+  uint32_t* state_;
+  unsigned char* direct_;
+  size_t n_;
+  uint32_t id_;
+  uint32_t epl_shift_;
   uint64_t line_ = ~0ull;
   const value_type* base_ = nullptr;
 };
