@@ -81,7 +81,7 @@ for p in "${programs[@]}"; do
 	result=ok
 	# The error run is repeated at 10x the rate (up to 1) while no injected
 	# error hits: a program that reads few lines (cc) otherwise shows nothing.
-	rates=$ERROR_RATE hit_rate=
+	rates=$ERROR_RATE decided=
 	for r in 10 100; do
 		rates+=" $(awk -v a="$ERROR_RATE" -v m="$r" 'BEGIN { v = a * m; if (v > 1) v = 1; print v }')"
 	done
@@ -89,7 +89,7 @@ for p in "${programs[@]}"; do
 		rate=$TRANSIENT_RATE
 		if [[ $f != [a-z]* ]]; then
 			rate=$f f=error
-			[ -n "${hit_rate:-}" ] && continue
+			[ -n "$decided" ] && continue
 		fi
 		log=$work/fault.$f.$rate
 		(env BAM_BACKEND=emu BAM_GPU_BUDGET=0 BAM_HOST_PLACEMENT=cache BAM_CACHE_BYTES="$CACHE" BAM_LINE_BYTES="$LINE" \
@@ -114,16 +114,16 @@ for p in "${programs[@]}"; do
 			[ "$rate" != "${rates##* }" ] && continue # try the next rate
 			row+=" | no fault hit (exit 0)"
 			[ "$result" = ok ] && result=no-fault-hit
-			hit_rate=none
+			decided=1
 		elif [ $rc -eq 1 ] && [ -z "$got" ] && ! grep -q 'terminate called' "$log.err" &&
 			grep -q 'device-side \(read\|write-back\) of line .* of array .*: .*\(permanent error\|retries\)' "$log.err"; then
 			where=$(grep -m1 -o 'found at the synchronization at [^)]*' "$log.err" | sed 's/^found at the synchronization at //')
 			row+=" | exit 1, no result$([ "$rate" != "$ERROR_RATE" ] && echo " (rate $rate)"), stopped at ${where:-a runtime call (copy_to_host, ...)}: $(cut -c1-110 <<<"$msg")"
-			hit_rate=$rate
+			decided=1
 		else
 			row+=" | exit $rc, checksum ${got:-none} (rate $rate): ${msg:-no bam message}"
 			result=fail
-			hit_rate=$rate
+			decided=1
 		fi
 	done
 	rows+=("$row | $result")

@@ -335,14 +335,15 @@ runtime::impl::impl(const config& c) : cfg(c)
   // A resident copy of host data takes GPU memory the program may still
   // want for its own allocations (on hbm the data is there already): keep
   // 1/16 of what is free, at least 256 MiB, out of the default.
+  const size_t program_margin = std::min(free_b, std::max(size_t(256) << 20, free_b / 16));
   if (cfg.kind == backend::host)
-    gpu_budget -= std::min(gpu_budget, std::max(size_t(256) << 20, gpu_budget / 16));
+    gpu_budget -= program_margin;
   if (const char* v = std::getenv("BAM_GPU_BUDGET"); v != nullptr && *v != '\0')
     gpu_budget = parse_size(v, "BAM_GPU_BUDGET");
   budget = detail::placement_plan(gpu_budget);
   // hbm's resident arrays take no memory (they are the backing data itself).
   if (cfg.kind != backend::hbm && free_b > gpu_budget)
-    budget_headroom = std::min<uint64_t>(free_b - gpu_budget, std::max(size_t(256) << 20, free_b / 16));
+    budget_headroom = std::min<uint64_t>(free_b - gpu_budget, program_margin);
   if (const char* v = std::getenv("BAM_HOST_PLACEMENT"); v != nullptr && *v != '\0') {
     const std::string p = v;
     if (p == "auto")
