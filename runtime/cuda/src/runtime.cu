@@ -185,6 +185,9 @@ struct runtime::impl {
   ~impl();
   void upload_ctx();
   std::string array_name(uint32_t id) const;
+  // What the fatal word says stopped a kernel (empty when nothing did).
+  std::string fatal_cause() const;
+  bool fatal_reported = false; // check_at threw it: ~impl does not say it again
   array_rec& rec(uint32_t id);
   uint32_t new_id();
   // Blocks of 256 threads for a grid-stride kernel over all slots.
@@ -445,6 +448,12 @@ runtime::impl::~impl()
   // Errors are ignored: at exit the CUDA runtime may already be gone. The
   // cache's own allocations go with their owning pointers.
   cudaDeviceSynchronize();
+  // A kernel the cache stopped (__trap) is seen by the program's own error
+  // check first, which then exits with only "unspecified launch failure":
+  // the cause is said here, at the exit, if check_at did not say it.
+  if (!fatal_reported)
+    if (const std::string cause = fatal_cause(); !cause.empty())
+      std::fprintf(stderr, "%s (the kernel failure reported above)\n", cause.c_str());
   for (auto& r : arrays)
     if (r.live) {
       if (!r.wrapped)
@@ -712,6 +721,23 @@ bool runtime::failure_seen() const noexcept
 
 void runtime::check() { check_at(nullptr, 0); }
 
+std::string runtime::impl::fatal_cause() const
+{
+  const uint32_t k = h_fatal.get()[0];
+  if (k == 0)
+    return {};
+  if (detail::fault_kind(k) == detail::fault_kind::exhausted)
+    return "bam: a kernel was stopped by the cache: no free slot for " + std::to_string(cfg.stall_timeout_s) +
+           " s; every one of the " + std::to_string(n_slots) +
+           " cache lines stayed pinned or in flight. Raise BAM_CACHE_BYTES (more lines than concurrently pinned "
+           "lines: resident warps x 32 for random access)";
+  return "bam: a kernel was stopped by the cache: a line stayed busy for " + std::to_string(cfg.stall_timeout_s) +
+         " s (array " + array_name(h_fatal.get()[1]) + ", line " + std::to_string(h_fatal.get()[2]) +
+         "): the backend stopped answering, or the line's fetcher found no free slot because every line was pinned "
+         "(each bam::array_ref holds one line per thread); raise BAM_CACHE_BYTES above resident threads x refs per "
+         "thread x line size, or drop the refs";
+}
+
 // The array a device-side failure names: the name the port gave it, or its
 // number (an array freed since is named by number).
 std::string runtime::impl::array_name(uint32_t id) const
@@ -727,20 +753,9 @@ void runtime::check_at(const char* file, int line)
       file != nullptr ? std::string(" (found at the synchronization at ") + file + ":" + std::to_string(line) + ")" : "";
   cudaError_t e = cudaDeviceSynchronize();
   p_->h_fatal.get()[3] = 0; // re-armed: what the error block holds is reported below
-  if (p_->h_fatal.get()[0] != 0) {
-    const uint32_t k = p_->h_fatal.get()[0];
-    throw error(std::string("bam: a kernel was stopped by the cache: ") +
-                (detail::fault_kind(k) == detail::fault_kind::exhausted
-                     ? "no free slot for " + std::to_string(p_->cfg.stall_timeout_s) + " s; every one of the " +
-                           std::to_string(p_->n_slots) +
-                           " cache lines stayed pinned or in flight. Raise BAM_CACHE_BYTES (more lines than "
-                           "concurrently pinned lines: resident warps x 32 for random access)"
-                     : "a line stayed busy for " + std::to_string(p_->cfg.stall_timeout_s) +
-                           " s (array " + p_->array_name(p_->h_fatal.get()[1]) + ", line " +
-                           std::to_string(p_->h_fatal.get()[2]) + "): the backend stopped answering, or the line's fetcher found no free slot because every line "
-                           "was pinned (each bam::array_ref holds one line per thread); raise BAM_CACHE_BYTES above resident "
-                           "threads x refs per thread x line size, or drop the refs") +
-                " [CUDA: " + cudaGetErrorString(e) + "]" + where);
+  if (std::string cause = p_->fatal_cause(); !cause.empty()) {
+    p_->fatal_reported = true;
+    throw error(cause + " [CUDA: " + cudaGetErrorString(e) + "]" + where);
   }
   if (e != cudaSuccess)
     throw error(std::string("bam: a kernel using bam arrays failed: ") + cudaGetErrorString(e) + where);
