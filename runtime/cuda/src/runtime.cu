@@ -187,6 +187,8 @@ struct runtime::impl {
   std::string array_name(uint32_t id) const;
   // What the fatal word says stopped a kernel (empty when nothing did).
   std::string fatal_cause() const;
+  std::string fatal_reason(uint32_t kind) const;
+  std::string placement_summary() const;
   bool fatal_reported = false; // check_at threw it: ~impl does not say it again
   array_rec& rec(uint32_t id);
   uint32_t new_id();
@@ -726,12 +728,31 @@ std::string runtime::impl::fatal_cause() const
   const uint32_t k = h_fatal.get()[0];
   if (k == 0)
     return {};
+  return fatal_reason(k) + ". " + placement_summary();
+}
+
+// Where each live array is read and how large the cache is: what decides
+// whether lines can be found (a failure message's context).
+std::string runtime::impl::placement_summary() const
+{
+  std::string s = "The cache: " + std::to_string(n_slots) + " lines of " + std::to_string(cfg.line_bytes) +
+                  " bytes; arrays:";
+  for (const auto& r : arrays)
+    if (r.live)
+      s += " " + array_name(r.meta.id) + " " + std::to_string((r.meta.n_lines * cfg.line_bytes) >> 20) + " MiB " +
+           (r.wrapped ? "wrapped" : placement_name(placement(r.meta.placement))) + ",";
+  s.back() = '.';
+  return s;
+}
+
+std::string runtime::impl::fatal_reason(uint32_t k) const
+{
   if (detail::fault_kind(k) == detail::fault_kind::exhausted)
-    return "bam: a kernel was stopped by the cache: no free slot for " + std::to_string(cfg.stall_timeout_s) +
+    return "bam: a kernel was stopped by the cache: no free slot for " + detail::format_number(cfg.stall_timeout_s) +
            " s; every one of the " + std::to_string(n_slots) +
            " cache lines stayed pinned or in flight. Raise BAM_CACHE_BYTES (more lines than concurrently pinned "
            "lines: resident warps x 32 for random access)";
-  return "bam: a kernel was stopped by the cache: a line stayed busy for " + std::to_string(cfg.stall_timeout_s) +
+  return "bam: a kernel was stopped by the cache: a line stayed busy for " + detail::format_number(cfg.stall_timeout_s) +
          " s (array " + array_name(h_fatal.get()[1]) + ", line " + std::to_string(h_fatal.get()[2]) +
          "): the backend stopped answering, or the line's fetcher found no free slot because every line was pinned "
          "(each bam::array_ref holds one line per thread); raise BAM_CACHE_BYTES above resident threads x refs per "

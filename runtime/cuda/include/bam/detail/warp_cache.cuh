@@ -749,9 +749,10 @@ __device__ __noinline__ V read_slow(const cache_ctx& c, uint32_t id, uint64_t li
 // it had to sit in a callee-saved register (ported kernels needed 66-72
 // registers on sm_80 for it, issue 18); and an __activemask() in the
 // caller's miss branch is not promised to be that branch's lanes (the
-// compiler may compute it where the branch's two sides join: cc's odt port
-// crashed on emu with it, session 13). The counters of the lanes that hit
-// take __activemask() in the hit branch: a count, never a warp vote.
+// compiler may move it: the two branches' identical calls can become one
+// before the branch). Inside the out-of-line callee nothing can move it.
+// The counters of the lanes that hit take __activemask() in the hit
+// branch: a count, never a warp vote.
 //
 // The CPU warp emulation keeps the ballot: its __activemask() is every
 // launched lane, not the lanes of a call. -DBAM_MISS_MASK_BALLOT builds the
