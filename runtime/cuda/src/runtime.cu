@@ -316,10 +316,18 @@ runtime::impl::impl(const config& c) : cfg(c)
   // program whose arrays are all resident or zero-copy never needs (its
   // kernels' direct versions never reach the miss path). Until then the
   // placement keeps that much out of the budget for arrays nobody announced.
-  stack_want = 2048;
+  // It is also the floor: cc's ODT port at 1 KiB made an illegal memory
+  // access on an H200 (session 14), so a lower value is refused rather
+  // than left to overflow the stack.
+  constexpr size_t stack_floor = 2048;
+  stack_want = stack_floor;
   const char* stack_env = std::getenv("BAM_STACK_BYTES");
-  if (stack_env != nullptr && *stack_env != '\0')
+  if (stack_env != nullptr && *stack_env != '\0') {
     stack_want = parse_size(stack_env, "BAM_STACK_BYTES");
+    if (stack_want < stack_floor)
+      throw error("BAM_STACK_BYTES=" + std::string(stack_env) + ": the cache's miss path needs at least " +
+                  std::to_string(stack_floor) + " bytes per thread (ODT ports overflowed 1024); leave it unset or raise it");
+  }
   {
     size_t cur = 0;
     detail::cuda_check(cudaDeviceGetLimit(&cur, cudaLimitStackSize), "bam::runtime: reading the stack size limit");
@@ -412,14 +420,13 @@ void runtime::impl::ensure_stack()
     cudaGetLastError();
     throw error("bam::runtime: cannot raise the per-thread stack to " + std::to_string(stack_want) +
                 " bytes (BAM_STACK_BYTES) for the cache's miss path; the GPU lacks the memory for it: set "
-                "BAM_GPU_BUDGET lower, BAM_STACK_BYTES lower (the miss path needs about 1 KiB) or free GPU memory");
+                "BAM_GPU_BUDGET lower or free GPU memory (BAM_STACK_BYTES cannot go below 2048)");
   }
   detail::stack_warm_kernel<<<1, 32>>>(nullptr);
   if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess)
     throw error("bam::runtime: cannot reserve local memory for a " + std::to_string(std::max(cur, stack_want)) +
                 "-byte stack per thread (BAM_STACK_BYTES) for the cache's miss path; the GPU lacks the memory for "
-                "it: set BAM_GPU_BUDGET lower, BAM_STACK_BYTES lower (the miss path needs about 1 KiB) or free GPU "
-                "memory");
+                "it: set BAM_GPU_BUDGET lower or free GPU memory (BAM_STACK_BYTES cannot go below 2048)");
   detail::cuda_check(cudaMemGetInfo(&after, &total), "bam::runtime: cudaMemGetInfo");
   stack_bytes_reserved = before > after ? before - after : 0;
   // The budget cannot promise more than is now free besides what resident
