@@ -185,6 +185,11 @@ struct runtime::impl {
   ~impl();
   void upload_ctx();
   std::string array_name(uint32_t id) const;
+  // What the fatal word says stopped a kernel (empty when nothing did).
+  std::string fatal_cause() const;
+  std::string fatal_reason(uint32_t kind) const;
+  std::string placement_summary() const;
+  bool fatal_reported = false; // check_at threw it: ~impl does not say it again
   array_rec& rec(uint32_t id);
   uint32_t new_id();
   // Blocks of 256 threads for a grid-stride kernel over all slots.
@@ -311,10 +316,18 @@ runtime::impl::impl(const config& c) : cfg(c)
   // program whose arrays are all resident or zero-copy never needs (its
   // kernels' direct versions never reach the miss path). Until then the
   // placement keeps that much out of the budget for arrays nobody announced.
-  stack_want = 2048;
+  // It is also the floor: cc's ODT port at 1 KiB made an illegal memory
+  // access on an H200 (session 14), so a lower value is refused rather
+  // than left to overflow the stack.
+  constexpr size_t stack_floor = 2048;
+  stack_want = stack_floor;
   const char* stack_env = std::getenv("BAM_STACK_BYTES");
-  if (stack_env != nullptr && *stack_env != '\0')
+  if (stack_env != nullptr && *stack_env != '\0') {
     stack_want = parse_size(stack_env, "BAM_STACK_BYTES");
+    if (stack_want < stack_floor)
+      throw error("BAM_STACK_BYTES=" + std::string(stack_env) + ": the cache's miss path needs at least " +
+                  std::to_string(stack_floor) + " bytes per thread (ODT ports overflowed 1024); leave it unset or raise it");
+  }
   {
     size_t cur = 0;
     detail::cuda_check(cudaDeviceGetLimit(&cur, cudaLimitStackSize), "bam::runtime: reading the stack size limit");
@@ -407,14 +420,13 @@ void runtime::impl::ensure_stack()
     cudaGetLastError();
     throw error("bam::runtime: cannot raise the per-thread stack to " + std::to_string(stack_want) +
                 " bytes (BAM_STACK_BYTES) for the cache's miss path; the GPU lacks the memory for it: set "
-                "BAM_GPU_BUDGET lower, BAM_STACK_BYTES lower (the miss path needs about 1 KiB) or free GPU memory");
+                "BAM_GPU_BUDGET lower or free GPU memory (BAM_STACK_BYTES cannot go below 2048)");
   }
   detail::stack_warm_kernel<<<1, 32>>>(nullptr);
   if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess)
     throw error("bam::runtime: cannot reserve local memory for a " + std::to_string(std::max(cur, stack_want)) +
                 "-byte stack per thread (BAM_STACK_BYTES) for the cache's miss path; the GPU lacks the memory for "
-                "it: set BAM_GPU_BUDGET lower, BAM_STACK_BYTES lower (the miss path needs about 1 KiB) or free GPU "
-                "memory");
+                "it: set BAM_GPU_BUDGET lower or free GPU memory (BAM_STACK_BYTES cannot go below 2048)");
   detail::cuda_check(cudaMemGetInfo(&after, &total), "bam::runtime: cudaMemGetInfo");
   stack_bytes_reserved = before > after ? before - after : 0;
   // The budget cannot promise more than is now free besides what resident
@@ -445,6 +457,12 @@ runtime::impl::~impl()
   // Errors are ignored: at exit the CUDA runtime may already be gone. The
   // cache's own allocations go with their owning pointers.
   cudaDeviceSynchronize();
+  // A kernel the cache stopped (__trap) is seen by the program's own error
+  // check first, which then exits with only "unspecified launch failure":
+  // the cause is said here, at the exit, if check_at did not say it.
+  if (!fatal_reported)
+    if (const std::string cause = fatal_cause(); !cause.empty())
+      std::fprintf(stderr, "%s (the kernel failure reported above)\n", cause.c_str());
   for (auto& r : arrays)
     if (r.live) {
       if (!r.wrapped)
@@ -712,6 +730,42 @@ bool runtime::failure_seen() const noexcept
 
 void runtime::check() { check_at(nullptr, 0); }
 
+std::string runtime::impl::fatal_cause() const
+{
+  const uint32_t k = h_fatal.get()[0];
+  if (k == 0)
+    return {};
+  return fatal_reason(k) + ". " + placement_summary();
+}
+
+// Where each live array is read and how large the cache is: what decides
+// whether lines can be found (a failure message's context).
+std::string runtime::impl::placement_summary() const
+{
+  std::string s = "The cache: " + std::to_string(n_slots) + " lines of " + std::to_string(cfg.line_bytes) +
+                  " bytes; arrays:";
+  for (const auto& r : arrays)
+    if (r.live)
+      s += " " + array_name(r.meta.id) + " " + std::to_string((r.meta.n_lines * cfg.line_bytes) >> 20) + " MiB " +
+           (r.wrapped ? "wrapped" : placement_name(placement(r.meta.placement))) + ",";
+  s.back() = '.';
+  return s;
+}
+
+std::string runtime::impl::fatal_reason(uint32_t k) const
+{
+  if (detail::fault_kind(k) == detail::fault_kind::exhausted)
+    return "bam: a kernel was stopped by the cache: no free slot for " + detail::format_number(cfg.stall_timeout_s) +
+           " s; every one of the " + std::to_string(n_slots) +
+           " cache lines stayed pinned or in flight. Raise BAM_CACHE_BYTES (more lines than concurrently pinned "
+           "lines: resident warps x 32 for random access)";
+  return "bam: a kernel was stopped by the cache: a line stayed busy for " + detail::format_number(cfg.stall_timeout_s) +
+         " s (array " + array_name(h_fatal.get()[1]) + ", line " + std::to_string(h_fatal.get()[2]) +
+         "): the backend stopped answering, or the line's fetcher found no free slot because every line was pinned "
+         "(each bam::array_ref holds one line per thread); raise BAM_CACHE_BYTES above resident threads x refs per "
+         "thread x line size, or drop the refs";
+}
+
 // The array a device-side failure names: the name the port gave it, or its
 // number (an array freed since is named by number).
 std::string runtime::impl::array_name(uint32_t id) const
@@ -727,20 +781,9 @@ void runtime::check_at(const char* file, int line)
       file != nullptr ? std::string(" (found at the synchronization at ") + file + ":" + std::to_string(line) + ")" : "";
   cudaError_t e = cudaDeviceSynchronize();
   p_->h_fatal.get()[3] = 0; // re-armed: what the error block holds is reported below
-  if (p_->h_fatal.get()[0] != 0) {
-    const uint32_t k = p_->h_fatal.get()[0];
-    throw error(std::string("bam: a kernel was stopped by the cache: ") +
-                (detail::fault_kind(k) == detail::fault_kind::exhausted
-                     ? "no free slot for " + std::to_string(p_->cfg.stall_timeout_s) + " s; every one of the " +
-                           std::to_string(p_->n_slots) +
-                           " cache lines stayed pinned or in flight. Raise BAM_CACHE_BYTES (more lines than "
-                           "concurrently pinned lines: resident warps x 32 for random access)"
-                     : "a line stayed busy for " + std::to_string(p_->cfg.stall_timeout_s) +
-                           " s (array " + p_->array_name(p_->h_fatal.get()[1]) + ", line " +
-                           std::to_string(p_->h_fatal.get()[2]) + "): the backend stopped answering, or the line's fetcher found no free slot because every line "
-                           "was pinned (each bam::array_ref holds one line per thread); raise BAM_CACHE_BYTES above resident "
-                           "threads x refs per thread x line size, or drop the refs") +
-                " [CUDA: " + cudaGetErrorString(e) + "]" + where);
+  if (std::string cause = p_->fatal_cause(); !cause.empty()) {
+    p_->fatal_reported = true;
+    throw error(cause + " [CUDA: " + cudaGetErrorString(e) + "]" + where);
   }
   if (e != cudaSuccess)
     throw error(std::string("bam: a kernel using bam arrays failed: ") + cudaGetErrorString(e) + where);

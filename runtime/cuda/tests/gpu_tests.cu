@@ -971,6 +971,23 @@ void test_env_errors()
   }
 }
 
+// BAM_STACK_BYTES below the miss path's floor is refused when the runtime
+// is made (cc's ODT port overflowed a 1 KiB stack: an illegal memory
+// access), instead of a kernel overflowing it later.
+void test_stack_floor()
+{
+  setenv("BAM_STACK_BYTES", "1024", 1);
+  try {
+    bam::runtime rt;
+    unsetenv("BAM_STACK_BYTES");
+    EXPECT(false, "BAM_STACK_BYTES=1024 accepted");
+  } catch (const bam::error& e) {
+    unsetenv("BAM_STACK_BYTES");
+    EXPECT(std::string(e.what()).find("BAM_STACK_BYTES=1024: the cache's miss path needs at least 2048 bytes") == 0,
+           "message: %s", e.what());
+  }
+}
+
 void test_stats_print()
 {
   auto rt = make_rt(cfg_for(bam::backend::hbm, size_t(8) << 20));
@@ -1031,6 +1048,7 @@ std::vector<test_case> all_tests()
                    [b, resident] { test_remake(b, resident); }});
   t.push_back({"odt_fvl", test_odt});
   t.push_back({"env_errors", test_env_errors});
+  t.push_back({"stack_floor", test_stack_floor});
   t.push_back({"stats_print", test_stats_print});
   return t;
 }

@@ -363,6 +363,61 @@ void array_ref_lines(unsigned lanes)
   report(name, c, since(t0));
 }
 
+// Mixed placements under bam::by_placement: a cached array next to a direct
+// one (the kernel's cached version sees both as bam::array; array_ref over
+// the direct one points at its lines in place, array reads and writes go
+// straight to it), then both direct (the direct version: direct_array
+// views, array_ref over a view is a plain pointer). Only the cached
+// array's accesses reach the cache.
+void mixed_placement()
+{
+  auto t0 = std::chrono::steady_clock::now();
+  emu_cache c(9, 4);
+  const size_t epl = 64, n = epl * 12;
+  std::vector<uint64_t> h(n), plain(n);
+  for (size_t i = 0; i < n; ++i) {
+    h[i] = mix(i);
+    plain[i] = mix(i + n);
+  }
+  bam::array<uint64_t> cached = c.make<uint64_t>(h);
+  bam::array<uint64_t> shadow = c.make<uint64_t>(plain); // its meta, made direct below
+  array_meta dm = array_factory::meta(shadow);
+  dm.direct = reinterpret_cast<unsigned char*>(plain.data());
+  dm.placement = uint32_t(bam::placement::resident);
+  c.table[dm.id] = dm;
+  const bam::array<uint64_t> direct = array_factory::make<uint64_t>(&c.ctx, dm, c.slots.data(), n, 9);
+  CHECK(!bam::all_direct(cached, direct) && bam::all_direct(direct), "placements");
+  const unsigned warps = 3, T = warps * 32;
+  auto body = [&](auto ca, auto da) {
+    warp_emu::launch(warps, 32, [&](unsigned t) {
+      bam::array_ref<uint64_t> r(da);
+      for (size_t i = t; i < n; i += T) { // n is a multiple of T: converged
+        const uint64_t was = r[i];
+        r[i] = was + ca[i];  // array_ref write on direct data
+        da[i] = da[i] + 1;   // element access on direct data
+      }
+    });
+  };
+  bam::by_placement(body, cached, direct);
+  const unsigned long long cached_accesses = fold_hit_elems(c.stats).accesses;
+  CHECK(cached_accesses == n, "%llu cache accesses for %zu reads of the cached array", cached_accesses, n);
+  for (size_t i = 0; i < n; ++i)
+    CHECK(plain[i] == mix(i + n) + h[i] + 1, "mixed: element %zu = %llx", i, (unsigned long long)plain[i]);
+  // Both direct: the direct version; the cache is not touched.
+  array_meta dm2 = array_factory::meta(cached);
+  std::vector<uint64_t> other(h);
+  dm2.direct = reinterpret_cast<unsigned char*>(other.data());
+  dm2.placement = uint32_t(bam::placement::resident);
+  const bam::array<uint64_t> direct2 = array_factory::make<uint64_t>(&c.ctx, dm2, c.slots.data(), n, 9);
+  bam::by_placement(body, direct2, direct);
+  CHECK(fold_hit_elems(c.stats).accesses == cached_accesses, "the direct version went through the cache");
+  for (size_t i = 0; i < n; ++i)
+    CHECK(plain[i] == mix(i + n) + 2 * h[i] + 2, "direct: element %zu = %llx", i, (unsigned long long)plain[i]);
+  c.table[dm.id] = array_factory::meta(shadow); // flush_and_check reads the shadow's line states
+  c.flush_and_check();
+  report("mixed placements, by_placement", c, since(t0));
+}
+
 // Reads, writes and atomics at random over a cache of 1/16 of the data,
 // 6 warps: every path (hit, fetch with dirty victim, wait, re-fetch after
 // eviction) races with every other.
@@ -735,6 +790,7 @@ int main()
   writers(7);
   array_ref_lines(32);
   array_ref_lines(19);
+  mixed_placement();
   mixed_stress(false);
   mixed_stress(true);
   storage_errors();

@@ -125,13 +125,21 @@ public:
   [[nodiscard]] BAM_HD bam::placement placement() const noexcept { return bam::placement(meta_.placement); }
 
 #if BAM_HAS_DEVICE_CODE
+  // The index and the context pointer are opaque (detail::opaque): the
+  // line, the element's offset in it and the addresses of the hit path are
+  // computed at each access instead of being hoisted out of the kernel's
+  // loops, where they sat in callee-saved registers across every slow-path
+  // call of the loop (issue 18's register budget; a few integer
+  // instructions per access instead).
   __device__ value_type read(size_t i) const
   {
     BAM_ASSERT(i < n_, "bam::array::read: index out of range");
+    i = detail::opaque(i);
     if (meta_.direct != nullptr)
       return reinterpret_cast<const value_type*>(meta_.direct)[i];
-    return detail::element_read<value_type>(ctx_, meta_, slots_, line_shift_, i >> epl_shift_,
-                                            i & ((size_t(1) << epl_shift_) - 1));
+    const size_t line = i >> epl_shift_;
+    return detail::element_read<value_type>(detail::opaque_ptr(ctx_), meta_, slots_, line_shift_, line,
+                                            i - (line << epl_shift_));
   }
 
   __device__ void write(size_t i, value_type v) const
@@ -204,10 +212,11 @@ private:
   __device__ auto access(size_t i, F f) const
   {
     BAM_ASSERT(i < n_, "bam::array::access: index out of range");
+    i = detail::opaque(i);
     if (meta_.direct != nullptr)
       return f(reinterpret_cast<value_type*>(meta_.direct) + i);
-    return BAM_COLD((detail::access_slow<Write, value_type, F>))(*ctx_, meta_.id, i >> epl_shift_,
-                                                                 i & ((size_t(1) << epl_shift_) - 1), f,
+    const size_t line = i >> epl_shift_;
+    return BAM_COLD((detail::access_slow<Write, value_type, F>))(*ctx_, meta_.id, line, i - (line << epl_shift_), f,
                                                                  __activemask());
   }
 #endif
@@ -232,6 +241,11 @@ public:
 
   BAM_HD explicit array_ref(const array<T>& a) noexcept : a_(a) {}
   BAM_HD explicit array_ref(const array<T>* a) noexcept : a_(*a) {}
+  // Over the direct view bam::by_placement passes to a kernel's direct
+  // version: every access is a plain one, as on the kernel's pointer.
+  template <bool ReadOnlyPath>
+  BAM_HD explicit array_ref(const direct_array<T, ReadOnlyPath>& a) noexcept : a_(a), direct_view_(true)
+  {}
   array_ref(const array_ref&) = delete;
   array_ref& operator=(const array_ref&) = delete;
 
@@ -301,24 +315,38 @@ private:
     return const_cast<array_ref*>(this)->update(i, f);
   }
 
+  // A kernel's cached version reaches a direct array (mixed placements)
+  // through the same line check as a cached one (switch_to points base_
+  // at the line in place, nothing pinned), so the loop keeps no second
+  // pointer per ref live across its slow-path calls. The index is opaque
+  // (detail::opaque): nothing derived from it is hoisted out of the loop
+  // to stay live across those calls either.
   __device__ value_type* element(size_t i, bool write)
   {
     BAM_ASSERT(i < a_.n_, "bam::array_ref::element: index out of range");
-    if (a_.meta_.direct != nullptr)
+    if (direct_view_)
       return reinterpret_cast<value_type*>(a_.meta_.direct) + i;
+    i = detail::opaque(i);
     const uint64_t line = i >> a_.epl_shift_;
     if (line != line_)
       switch_to(line);
     if (write && !dirty_)
       mark_dirty();
-    return base_ + (i & ((size_t(1) << a_.epl_shift_) - 1));
+    return base_ + (i - (line << a_.epl_shift_));
   }
 
   __device__ void switch_to(uint64_t line)
   {
     drop();
+    if (unsigned char* const d = detail::opaque(a_.meta_.direct)) { // direct data: the line in place, no pin, nothing to mark dirty
+      base_ = reinterpret_cast<value_type*>(d) + (line << a_.epl_shift_);
+      line_ = line;
+      dirty_ = true;
+      return;
+    }
+    const detail::cache_ctx* const c = detail::opaque_ptr(a_.ctx_);
     base_ = reinterpret_cast<value_type*>(
-        BAM_COLD(detail::warp_hold<false>)(*a_.ctx_, a_.ctx_->arrays[a_.meta_.id], line, sizeof(value_type)));
+        BAM_COLD(detail::warp_hold<false>)(*c, c->arrays[a_.meta_.id], line, sizeof(value_type)));
     line_ = line; // each lane keeps the reference the leader took for it
     dirty_ = false;
   }
@@ -337,6 +365,7 @@ private:
   uint64_t line_ = none;
   value_type* base_ = nullptr;
   bool dirty_ = false;
+  bool direct_view_ = false; // made from a direct_array: a[i] is a plain access, no line check
 };
 
 // The edge array as an ODT kernel's warp sees it (`bamgen port --opt
@@ -352,12 +381,15 @@ class odt_tile {
 public:
   using value_type = typename array<T>::value_type;
 
-  BAM_HD explicit odt_tile(const array<T>& a) noexcept : a_(a) {}
+  BAM_HD explicit odt_tile(const array<T>& a) noexcept
+      : ctx_(a.ctx_), state_(a.meta_.state), direct_(a.meta_.direct), n_(a.n_), id_(a.meta_.id),
+        epl_shift_(a.epl_shift_)
+  {}
   odt_tile(const odt_tile&) = delete;
   odt_tile& operator=(const odt_tile&) = delete;
 
-  [[nodiscard]] BAM_HD size_t size() const noexcept { return a_.size(); }
-  [[nodiscard]] BAM_HD uint32_t elems_per_line() const noexcept { return a_.elems_per_line(); }
+  [[nodiscard]] BAM_HD size_t size() const noexcept { return n_; }
+  [[nodiscard]] BAM_HD uint32_t elems_per_line() const noexcept { return 1u << epl_shift_; }
 
 #if BAM_HAS_DEVICE_CODE
   __device__ ~odt_tile() { leave(); }
@@ -365,14 +397,15 @@ public:
   // Edge e, which must lie in the tile the warp is in.
   __device__ value_type operator[](size_t e)
   {
-    BAM_ASSERT((e >> a_.epl_shift_) == line_ && e < a_.n_, "bam::odt_tile: edge outside the current tile");
-    if (a_.meta_.direct != nullptr)
-      return reinterpret_cast<const value_type*>(a_.meta_.direct)[e];
+    BAM_ASSERT((e >> epl_shift_) == line_ && e < n_, "bam::odt_tile: edge outside the current tile");
+    if (direct_ != nullptr)
+      return reinterpret_cast<const value_type*>(direct_)[e];
     if (base_ == nullptr) {
+      const detail::cache_ctx* const c = detail::opaque_ptr(ctx_);
       base_ = reinterpret_cast<const value_type*>(
-          BAM_COLD(detail::warp_hold<false>)(*a_.ctx_, a_.ctx_->arrays[a_.meta_.id], line_, sizeof(value_type)));
+          BAM_COLD(detail::warp_hold<false>)(*c, c->arrays[id_], line_, sizeof(value_type)));
     }
-    return base_[e & ((size_t(1) << a_.epl_shift_) - 1)];
+    return base_[e & ((size_t(1) << epl_shift_) - 1)];
   }
 
   // Driver hooks (odt_for_each_tile), called by the whole warp.
@@ -380,14 +413,21 @@ public:
   __device__ void leave()
   {
     if (base_ != nullptr) {
-      detail::warp_release_each(a_.meta_, line_);
+      detail::warp_release_each(state_, line_);
       base_ = nullptr;
     }
   }
 #endif
 
 private:
-  array<T> a_;
+  // What the view needs of the array (not the whole handle: ODT kernels
+  // keep their views in the stack frame the out-of-line vertex code reads).
+  const detail::cache_ctx* ctx_;
+  uint32_t* state_;
+  unsigned char* direct_;
+  size_t n_;
+  uint32_t id_;
+  uint32_t epl_shift_;
   uint64_t line_ = ~0ull;
   const value_type* base_ = nullptr;
 };

@@ -14,11 +14,11 @@
 #ifndef BAM_WORK_ASSIGNMENT_CUH
 #define BAM_WORK_ASSIGNMENT_CUH
 
+#include <bam/detail/cold_call.cuh>
 #include <bam/detail/config.cuh>
 #include <bam/odt.cuh>
 #if BAM_HAS_DEVICE_CODE
 #  include <bam/array.cuh>
-#  include <bam/detail/cold_call.cuh>
 #endif
 
 #include <cstdio>
@@ -146,12 +146,15 @@ BAM_HD bool odt_tiles(const launch_1d& l, const unsigned long long* fvl, const R
   if (l.total % 32 != 0 || groups == 0 || edges_per_tile == 0) {
     return false;
   }
-  const unsigned long long tiles = (n_edges + edges_per_tile - 1) / edges_per_tile;
-  for (unsigned long long t = l.gtid / 32; t < tiles; t += groups) {
-    const unsigned long long lo = t * edges_per_tile;
-    const unsigned long long hi = lo + edges_per_tile < n_edges ? lo + edges_per_tile : n_edges;
+  // t < the tile count exactly when t's first edge is an edge. The tile's
+  // bounds are computed where they are used, from an opaque copy of t
+  // (detail::opaque): held across the loop they sat in registers across
+  // every slow-path call the inlined vertex code makes.
+  for (unsigned long long t = l.gtid / 32; t * edges_per_tile < n_edges; t += groups) {
     view.enter(t);
     for (unsigned long long v = fvl[t];; ++v) {
+      const unsigned long long lo = opaque(t) * edges_per_tile;
+      const unsigned long long hi = lo + edges_per_tile < n_edges ? lo + edges_per_tile : n_edges;
       if (static_cast<unsigned long long>(rowptr[v]) >= hi) {
         break;  // rowptr[n] == n_edges >= hi, so this stops at the last vertex
       }

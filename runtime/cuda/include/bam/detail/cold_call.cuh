@@ -23,6 +23,8 @@
 
 #include <bam/detail/config.cuh>
 
+#include <cstring>
+
 #include <bam/version.h>
 
 BAM_NAMESPACE_BEGIN
@@ -41,6 +43,38 @@ __device__ __forceinline__ decltype(Fn) cold_ptr()
 #  define BAM_COLD(f) f
 #  define BAM_NO_UNROLL
 #endif
+
+// v, unknown to the compiler from this point on: what is computed from it
+// is neither hoisted out of a loop nor shared with another access.
+template <class T>
+BAM_HD BAM_FORCEINLINE T opaque(T v)
+{
+#if defined(__CUDA_ARCH__)
+  static_assert(sizeof(T) == 8 || sizeof(T) == 4, "opaque: 4 or 8 bytes");
+  if constexpr (sizeof(T) == 8) {
+    unsigned long long w;
+    memcpy(&w, &v, 8);
+    asm volatile("" : "+l"(w));
+    memcpy(&v, &w, 8);
+  } else {
+    unsigned int w;
+    memcpy(&w, &v, 4);
+    asm volatile("" : "+r"(w));
+    memcpy(&v, &w, 4);
+  }
+#endif
+  return v;
+}
+
+// p through an opaque offset of 0: what is computed from it (a field's
+// address) is not hoisted out of a loop either, and it is still derived
+// from p, so loads through it keep p's address space (LDG, not a generic LD,
+// for a kernel parameter's pointer).
+template <class T>
+BAM_HD BAM_FORCEINLINE T* opaque_ptr(T* p)
+{
+  return p + opaque(std::ptrdiff_t(0));
+}
 
 } // namespace detail
 BAM_NAMESPACE_END // namespace bam

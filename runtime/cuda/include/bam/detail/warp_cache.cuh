@@ -714,9 +714,14 @@ __device__ __forceinline__ void hit_stats(stats_row* rows, uint32_t n_rows, uint
   }
 }
 
+// `mask` argument of read_slow meaning "the lanes making this call": the
+// callee names them with its own __activemask(). A mask cannot be 0 (the
+// calling lane is in it), so 0 is free for this.
+inline constexpr uint32_t calling_lanes = 0;
+
 // The read of an element whose hit_read failed (miss, line in flight, or
 // evicted under the read): the pinned, coalesced path, out of line. `mask`:
-// the lanes that failed (they call it together).
+// the lanes that failed (they call it together), or calling_lanes.
 //
 // The array's metadata comes from the runtime's table (c.arrays[id], the
 // same values as the handle's copy): passing the handle's copy by
@@ -724,15 +729,34 @@ __device__ __forceinline__ void hit_stats(stats_row* rows, uint32_t n_rows, uint
 template <class V>
 __device__ __noinline__ V read_slow(const cache_ctx& c, uint32_t id, uint64_t line, uint64_t sub, uint32_t mask)
 {
+  if (mask == calling_lanes)
+    mask = __activemask();
   const array_meta& m = c.arrays[id];
   return warp_access<false>(
       c, m, line, uint32_t(sizeof(V)), [sub](unsigned char* base) { return reinterpret_cast<const V*>(base)[sub]; },
       mask);
 }
 
-// A whole element read: the hit path inline, the rest out of line. One
-// ballot tells every lane which lanes missed, so the pinned path's warp
-// vote runs only among them (and not at all when every lane hit).
+// A whole element read: the hit path inline, the rest out of line. The
+// pinned path's warp vote runs only among the lanes that missed (not at
+// all when every lane hit), so its mask must name exactly them.
+//
+// On the GPU read_slow names them itself: __activemask() at its entry is
+// the lanes executing the call, and they are all lanes that missed. The
+// caller cannot take that mask: a ballot over the entry's active mask is
+// exact, but ptxas compiles a vote.sync whose mask is a run-time value with
+// a divergent fallback that is a CALL, and every hit-path value live across
+// it had to sit in a callee-saved register (ported kernels needed 66-72
+// registers on sm_80 for it, issue 18); and an __activemask() in the
+// caller's miss branch is not promised to be that branch's lanes (the
+// compiler may move it: the two branches' identical calls can become one
+// before the branch). Inside the out-of-line callee nothing can move it.
+// The counters of the lanes that hit take __activemask() in the hit
+// branch: a count, never a warp vote.
+//
+// The CPU warp emulation keeps the ballot: its __activemask() is every
+// launched lane, not the lanes of a call. -DBAM_MISS_MASK_BALLOT builds the
+// ballot on the GPU too (to compare the two in one GPU run).
 template <class V>
 __device__ __forceinline__ V element_read(const cache_ctx* c, const array_meta& m, const unsigned char* slots,
                                           uint32_t line_shift, uint64_t line, uint64_t sub)
@@ -741,13 +765,21 @@ __device__ __forceinline__ V element_read(const cache_ctx* c, const array_meta& 
   const uint32_t n_rows = c->n_stat_rows;
   V v;
   const bool hit = hit_read(m, slots, line_shift, line, sub, v);
+#if defined(BAM_WARP_EMULATION) || defined(BAM_MISS_MASK_BALLOT)
   const uint32_t active = __activemask();
-  const uint32_t missed = __ballot_sync(active, !hit) & active; // bits outside `active` are undefined
+  const uint32_t missed = __ballot_sync(active, !hit) & active;
   if (hit) {
     hit_stats<uint32_t(sizeof(V))>(rows, n_rows, active & ~missed);
     return v;
   }
   return BAM_COLD(read_slow<V>)(*c, m.id, line, sub, missed);
+#else
+  if (hit) {
+    hit_stats<uint32_t(sizeof(V))>(rows, n_rows, __activemask());
+    return v;
+  }
+  return BAM_COLD(read_slow<V>)(*c, m.id, line, sub, calling_lanes);
+#endif
 }
 
 // A whole pinned element access out of line: pin (coalesced), f on the
