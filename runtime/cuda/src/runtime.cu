@@ -124,6 +124,7 @@ struct array_rec {
   // meta.direct; no region, no budget, nothing owned. wrap_host is its
   // CPU-side address for host memory (range copies then run on the CPU).
   bool wrapped = false;
+  bool wrap_managed = false; // wrapped cudaMallocManaged memory: the GPU reaches it through UVM page faults
   unsigned char* wrap_host = nullptr;
   bool live = false;
 };
@@ -671,6 +672,7 @@ detail::array_meta runtime::create_wrapped(size_t n, size_t elem_bytes, void* pt
     throw;
   }
   r.wrapped = true;
+  r.wrap_managed = wp.kind == detail::wrap_memory::managed;
   r.wrap_host = static_cast<unsigned char*>(w.host);
   r.meta.data = static_cast<unsigned char*>(w.direct);
   r.meta.base = 0;
@@ -735,7 +737,18 @@ std::string runtime::impl::fatal_cause() const
   const uint32_t k = h_fatal.get()[0];
   if (k == 0)
     return {};
-  return fatal_reason(k) + ". " + placement_summary();
+  std::string s = fatal_reason(k) + ". " + placement_summary();
+  // Session 14: cc's odt port on emu stopped this way on a nearly full GPU
+  // only while its labels were managed memory; pinned host memory passed.
+  std::string managed;
+  for (const auto& r : arrays)
+    if (r.live && r.wrap_managed)
+      managed += (managed.empty() ? "" : ", ") + array_name(r.meta.id);
+  if (!managed.empty())
+    s += " Wrapped managed memory (" + managed +
+         ") is reached through UVM page faults, whose migrations on a nearly full GPU can hold lines this long; "
+         "allocate it with cudaMallocHost or leave the GPU more free memory.";
+  return s;
 }
 
 // Where each live array is read and how large the cache is: what decides
@@ -747,7 +760,7 @@ std::string runtime::impl::placement_summary() const
   for (const auto& r : arrays)
     if (r.live)
       s += " " + array_name(r.meta.id) + " " + std::to_string((r.meta.n_lines * cfg.line_bytes) >> 20) + " MiB " +
-           (r.wrapped ? "wrapped" : placement_name(placement(r.meta.placement))) + ",";
+           (r.wrap_managed ? "wrapped managed" : r.wrapped ? "wrapped" : placement_name(placement(r.meta.placement))) + ",";
   s.back() = '.';
   return s;
 }
