@@ -94,12 +94,14 @@ test-drivers:
 	build/work_assignment_test
 
 # The benchmark matrix's own machinery on the CPU: the memory-mode shim
-# against a mock CUDA runtime, and the runner end to end with fake programs
+# against a mock CUDA runtime, the runner end to end with fake programs
 # (ratios, skips, a planted wrong checksum and a failing run must be
-# reported). No GPU; ~30 s.
+# reported), and sweep.py (one program under many environments) with the
+# same fakes. No GPU; ~30 s.
 test-bench:
 	bash bench/matrix/test/shim_test.sh
 	bash bench/matrix/test/e2e_test.sh
+	bash bench/matrix/test/sweep_test.sh
 
 # Every corpus program compiles with nvcc for sm_80 and sm_90, warnings as errors.
 test-corpus:
