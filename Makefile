@@ -58,8 +58,9 @@ test-tsan:
 # Every golden output of `bamgen port` (testdata/port) and of `bamgen port
 # --opt` (testdata/opt) compiled with nvcc against the runtime headers, through
 # ptxas to machine code for sm_80 and sm_90: the generated code and the runtime
-# agree. Then bfs_thread, spmv, sssp and pagerank ported with --auto --ref
-# (with and without --opt auto) from the corpus itself. Registers, spills and
+# agree. Then the corpus itself (bench/difftest/compile_corpus.sh): bfs_thread,
+# spmv, sssp and pagerank ported with --auto --ref (with and without --opt
+# auto), and every single-file corpus program with --auto --opt auto. Registers, spills and
 # stack per kernel go to build/registers.txt, printed at the end; then
 # bench/difftest/check_registers.sh fails the step when a kernel uses more
 # than 64 registers or spills (issue 18's budget), naming kernel, arch and
@@ -79,13 +80,13 @@ test-golden-nvcc:
 	rm -rf build/golden-opt && mkdir -p build/golden-opt
 	BAMGEN_GOLDEN_OUT=$(CURDIR)/build/golden-opt $(GO) test -count=1 -run '^TestOptGolden$$' ./transform
 	REGISTERS=$(CURDIR)/build/registers-opt.txt SRC_DIR=$(CURDIR)/build/golden-opt bench/difftest/compile_golden.sh
-	REGISTERS=$(CURDIR)/build/registers-ref.txt bench/difftest/compile_ref_corpus.sh
+	REGISTERS=$(CURDIR)/build/registers-corpus.txt bench/difftest/compile_corpus.sh
 	BAMGEN_NVCC=1 $(GO) test -count=1 -run '^TestNvccReportsOriginalLines$$' ./cmd/bamgen
 	bench/difftest/compile_program_golden.sh
-	@{ head -1 build/registers-port.txt; for f in port opt ref; do tail -n +2 build/registers-$$f.txt; done; } | awk -F '\t' '{ printf "%-28s %-6s %9s %12s %11s %6s  %s\n", $$1, $$2, $$3, $$4, $$5, $$6, $$7 }' >build/registers.txt
+	@{ head -1 build/registers-port.txt; for f in port opt corpus; do tail -n +2 build/registers-$$f.txt; done; } | awk -F '\t' '{ printf "%-28s %-6s %9s %12s %11s %6s  %s\n", $$1, $$2, $$3, $$4, $$5, $$6, $$7 }' >build/registers.txt
 	@echo "== build/registers.txt: registers, spill stores/loads (bytes), stack (bytes) per kernel"
 	@cat build/registers.txt
-	bench/difftest/check_registers.sh build/registers-port.txt build/registers-opt.txt build/registers-ref.txt
+	bench/difftest/check_registers.sh build/registers-port.txt build/registers-opt.txt build/registers-corpus.txt
 
 # The work-assignment drivers of the rewrites, played thread by thread on the CPU.
 test-drivers:

@@ -58,7 +58,7 @@ expect "known kernel within its count" 0 "over  odt sm_90: kernel walk(bam::v1::
 printf 'odt\tsm_90\twalk\t64\n' >"$tmp/known64.txt"
 expect "known kernel grown past its count" 1 "uses 65 registers, more than its known 64" env KNOWN="$tmp/known64.txt" "$check" "$tmp/65.txt"
 table "$tmp/fixed.txt" "odt|sm_90|60|0|0|32|walk(bam::v1::array<const unsigned int>, int)"
-expect "known kernel back within budget" 0 "stale $tmp/known.txt:2: kernel walk (odt sm_90) now uses 60 registers, within the budget of 64; remove the line" env KNOWN="$tmp/known.txt" "$check" "$tmp/fixed.txt"
+expect "known kernel back within budget" 0 "stale $tmp/known.txt:2: kernel walk (odt sm_90) now uses 60 registers, within the budget of 64, and does not spill; remove the line" env KNOWN="$tmp/known.txt" "$check" "$tmp/fixed.txt"
 expect "stale entries fail when strict" 1 "1 stale list entries" env STRICT=1 KNOWN="$tmp/known.txt" "$check" "$tmp/fixed.txt"
 expect "known kernel not compiled" 0 "was not compiled; remove the line" env KNOWN="$tmp/known.txt" "$check" "$tmp/ok.txt"
 table "$tmp/cub.txt" "prog|sm_80|80|0|0|0|void cub::CUB_101702_800_NS::DeviceReduceSingleTileKernel<int>(int *)"
@@ -66,6 +66,21 @@ expect "library kernels are skipped" 0 "0 kernels checked" env KNOWN= "$check" "
 expect "unless SKIP is empty" 1 "uses 80 registers, budget 64" env KNOWN= SKIP= "$check" "$tmp/cub.txt"
 table "$tmp/spillknown.txt" "odt|sm_90|65|4|4|32|walk(bam::v1::array<const unsigned int>, int)"
 expect "known kernel may not spill" 1 "spills" env KNOWN="$tmp/known.txt" "$check" "$tmp/spillknown.txt"
+# A known spill (fifth column: bytes stored plus loaded) is allowed up to
+# its count, fails above it, and keeps an entry under the budget from going
+# stale while the kernel spills.
+printf 'odt\tsm_90\twalk\t65\t8\n' >"$tmp/knownspill.txt"
+expect "known spill within its bytes" 0 "over  odt sm_90: kernel walk(bam::v1::array<const unsigned int>, int) spills (4 bytes stored, 4 bytes loaded; known" \
+	env KNOWN="$tmp/knownspill.txt" "$check" "$tmp/spillknown.txt"
+table "$tmp/spillmore.txt" "odt|sm_90|65|8|4|32|walk(bam::v1::array<const unsigned int>, int)"
+expect "known spill grown past its bytes" 1 "budget: no spills, known 8)" env KNOWN="$tmp/knownspill.txt" "$check" "$tmp/spillmore.txt"
+table "$tmp/spill48.txt" "cc|sm_80|48|4|4|32|walk(bam::v1::array<const unsigned int>, int)"
+printf 'cc\tsm_80\twalk\t48\t8\n' >"$tmp/known48.txt"
+expect "a spilling kernel under the budget is not stale" 0 "0 stale list entries" env STRICT=1 KNOWN="$tmp/known48.txt" "$check" "$tmp/spill48.txt"
+table "$tmp/nospill48.txt" "cc|sm_80|48|0|0|32|walk(bam::v1::array<const unsigned int>, int)"
+expect "nor spilling any more: stale" 1 "and does not spill; remove the line" env STRICT=1 KNOWN="$tmp/known48.txt" "$check" "$tmp/nospill48.txt"
+printf 'cc\tsm_80\twalk\t48\tx\n' >"$tmp/knownbad.txt"
+expect "a bad spill column is bad input" 2 "REGISTERS[<TAB>SPILL_BYTES]" env KNOWN="$tmp/knownbad.txt" "$check" "$tmp/spill48.txt"
 
 # Template arguments with parentheses: two instantiations, one listed.
 table "$tmp/tmpl.txt" "spmv|sm_80|66|0|0|8|void spmv_csr_vector<double, (int)32>(int, bam::v1::array<const int>)" \
@@ -78,6 +93,9 @@ expect "instantiations are told apart" 1 "FAIL spmv sm_80: kernel void spmv_csr_
 expect "update writes the list" 0 "1 kernels over budget" env UPDATE=1 KNOWN="$tmp/written.txt" "$check" "$tmp/65.txt" "$tmp/ok.txt"
 expect "written list holds the kernel" 0 "" grep -qP '^odt\tsm_90\twalk\t65$' "$tmp/written.txt"
 expect "check passes with the written list" 0 "1 known over budget" env KNOWN="$tmp/written.txt" "$check" "$tmp/65.txt" "$tmp/ok.txt"
+expect "update lists a spilling kernel with its bytes" 0 "" env UPDATE=1 KNOWN="$tmp/written2.txt" "$check" "$tmp/spill48.txt" "$tmp/ok.txt"
+expect "written spill entry" 0 "" grep -qP '^cc\tsm_80\twalk\t48\t8$' "$tmp/written2.txt"
+expect "check passes with it" 0 "1 known over budget" env STRICT=1 KNOWN="$tmp/written2.txt" "$check" "$tmp/spill48.txt" "$tmp/ok.txt"
 
 echo "not a table" >"$tmp/junk.txt"
 expect "not a table" 2 "not a register table" env KNOWN= "$check" "$tmp/junk.txt"

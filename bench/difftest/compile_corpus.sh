@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Port corpus programs with `bamgen port --auto --ref` (and with --opt auto
-# added) straight from testdata/kernels and compile each result with nvcc:
-# the bam::array_ref code bamgen writes builds against runtime/cuda/include.
-# The corpus_ref_* goldens pin the outputs on copies; this follows the corpus
-# itself. No GPU needed.
+# Port corpus programs straight from testdata/kernels and compile each
+# result with nvcc through ptxas: what bamgen writes for the corpus builds
+# against runtime/cuda/include, and its registers are measured. Two sets:
 #
-#   bench/difftest/compile_ref_corpus.sh
-#   PROGS="spmv sssp" ARCHS=sm_90 bench/difftest/compile_ref_corpus.sh
-#   REGISTERS=build/registers-ref.txt bench/difftest/compile_ref_corpus.sh
+#   REF_PROGS (bfs_thread spmv sssp pagerank): `--auto --ref` and
+#     `--auto --ref --opt auto` (the bam::array_ref code; the corpus_ref_*
+#     goldens pin the outputs on copies, this follows the corpus itself);
+#   OPT_PROGS (every single-file corpus program): `--auto --opt auto`, the
+#     ports the benchmark matrix and the difftest run (the port goldens
+#     cover `--auto`; the opt goldens cover the rewrites on small cases, not
+#     on these programs).
+#
+# No GPU needed.
+#
+#   bench/difftest/compile_corpus.sh
+#   REF_PROGS="spmv sssp" OPT_PROGS=cc ARCHS=sm_90 bench/difftest/compile_corpus.sh
+#   REGISTERS=build/registers-corpus.txt bench/difftest/compile_corpus.sh
 #
 # Each result goes through ptxas to machine code for every arch in ARCHS
 # (sm_80 and sm_90), with `-Xptxas -v`: registers, spills and stack per
@@ -20,11 +28,21 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 ARCHS=${ARCHS:-${ARCH:-"sm_80 sm_90"}}
 REGISTERS=${REGISTERS:-}
-PROGS=${PROGS:-"bfs_thread spmv sssp pagerank"}
-OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/bamgen-refcorpus.XXXXXX")}
+REF_PROGS=${REF_PROGS-"bfs_thread spmv sssp pagerank"}
+# Single-file programs: testdata/kernels/P/P.cu (multi-file ones are the
+# program goldens' business, compiled to PTX by compile_program_golden.sh).
+default_opt_progs() {
+	local d p
+	for d in "$ROOT"/testdata/kernels/*/; do
+		p=$(basename "$d")
+		[ -f "$d/$p.cu" ] && printf '%s ' "$p"
+	done
+}
+OPT_PROGS=${OPT_PROGS-$(default_opt_progs)}
+OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/bamgen-corpus.XXXXXX")}
 
 if ! [ -x "$NVCC" ] && ! command -v "$NVCC" >/dev/null; then
-	echo "compile_ref_corpus: nvcc not found (set NVCC=/path/to/nvcc)" >&2
+	echo "compile_corpus: nvcc not found (set NVCC=/path/to/nvcc)" >&2
 	exit 2
 fi
 (cd "$ROOT" && go build -o "$OUT/bamgen" ./cmd/bamgen)
@@ -37,7 +55,7 @@ compile_one() { # PROG VARIANT FLAGS...
 		echo "FAIL $prog $variant (bamgen port; log: $log)"
 		return
 	fi
-	if ! grep -q 'bam::array_ref' "$src"; then
+	if [[ $variant == ref* ]] && ! grep -q 'bam::array_ref' "$src"; then
 		echo "FAIL $prog $variant (no bam::array_ref in the output)"
 		return
 	fi
@@ -48,7 +66,7 @@ compile_one() { # PROG VARIANT FLAGS...
 	local arch target=() archs=$ARCHS
 	for arch in $ARCHS; do target+=(-gencode "arch=compute_${arch#sm_},code=$arch"); done
 	if [ "$(wc -w <<<"$ARCHS")" -gt 1 ] &&
-		"$NVCC" -std=c++17 "${target[@]}" -Xptxas -v -I"$ROOT/runtime/cuda/include" \
+		"$NVCC" -std=c++17 "${target[@]}" -Xptxas -v -I"$ROOT/runtime/cuda/include" -I"$ROOT/testdata/kernels/$prog" \
 			-c "$src" -o "$OUT/${prog}_$variant.o" >"$log.all" 2>&1; then
 		"$ROOT/bench/difftest/ptxas_usage.sh" "${prog}_$variant" <"$log.all" >"$OUT/${prog}_$variant.all"
 		for arch in $ARCHS; do
@@ -60,7 +78,7 @@ compile_one() { # PROG VARIANT FLAGS...
 	fi
 	rm -f "$log.all"
 	for arch in $archs; do
-		if "$NVCC" -std=c++17 -gencode "arch=compute_${arch#sm_},code=$arch" -Xptxas -v -I"$ROOT/runtime/cuda/include" \
+		if "$NVCC" -std=c++17 -gencode "arch=compute_${arch#sm_},code=$arch" -Xptxas -v -I"$ROOT/runtime/cuda/include" -I"$ROOT/testdata/kernels/$prog" \
 			-c "$src" -o "$OUT/${prog}_$variant.$arch.o" >"$log.$arch" 2>&1; then
 			echo "ok   $prog $variant $arch"
 			"$ROOT/bench/difftest/ptxas_usage.sh" "${prog}_$variant" <"$log.$arch" >"$OUT/${prog}_$variant.$arch.tsv"
@@ -74,9 +92,18 @@ compile_one() { # PROG VARIANT FLAGS...
 }
 
 results=$(
-	for prog in $PROGS; do
+	for prog in $REF_PROGS; do
 		compile_one "$prog" ref --auto --ref &
 		compile_one "$prog" ref_opt --auto --ref --opt auto &
+	done
+	wait
+	# The opt ports after the ref ones: two at a time at most, so the nvcc
+	# processes (each ~1 GiB) do not all start together.
+	n=0
+	for prog in $OPT_PROGS; do
+		compile_one "$prog" opt --auto --opt auto &
+		n=$((n + 1))
+		[ $((n % 2)) -eq 0 ] && wait
 	done
 	wait
 )
