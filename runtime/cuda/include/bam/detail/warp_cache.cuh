@@ -755,8 +755,7 @@ __device__ __noinline__ V read_slow(const cache_ctx& c, uint32_t id, uint64_t li
 // branch: a count, never a warp vote.
 //
 // The CPU warp emulation keeps the ballot: its __activemask() is every
-// launched lane, not the lanes of a call. -DBAM_MISS_MASK_BALLOT builds the
-// ballot on the GPU too (to compare the two in one GPU run).
+// launched lane, not the lanes of a call.
 template <class V>
 __device__ __forceinline__ V element_read(const cache_ctx* c, const array_meta& m, const unsigned char* slots,
                                           uint32_t line_shift, uint64_t line, uint64_t sub)
@@ -765,7 +764,7 @@ __device__ __forceinline__ V element_read(const cache_ctx* c, const array_meta& 
   const uint32_t n_rows = c->n_stat_rows;
   V v;
   const bool hit = hit_read(m, slots, line_shift, line, sub, v);
-#if defined(BAM_WARP_EMULATION) || defined(BAM_MISS_MASK_BALLOT)
+#if defined(BAM_WARP_EMULATION)
   const uint32_t active = __activemask();
   const uint32_t missed = __ballot_sync(active, !hit) & active;
   if (hit) {
