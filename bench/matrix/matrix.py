@@ -240,6 +240,24 @@ def parse_ms(prog, err_text):
     return total, "+".join(parts)
 
 
+def job_line(ident, out, err, timeout_s, env):
+    """One job of a BENCH_JOBS file (forkpoint.h): ID, stdout, stderr,
+    timeout, then NAME=VALUE fields, tab-separated."""
+    return "\t".join([ident, out, err, str(timeout_s)] + ["%s=%s" % kv for kv in sorted(env.items())])
+
+
+def read_job_results(path):
+    """BENCH_JOBS_RESULT (forkpoint.h): {id: (exit status, wall seconds)};
+    empty when the file is missing (the parent never reached its jobs)."""
+    results = {}
+    if os.path.exists(path):
+        for line in open(path):
+            f = line.split()
+            if len(f) == 3:
+                results[f[0]] = (int(f[1]), float(f[2]))
+    return results
+
+
 def checksum_of(out_text):
     got = None
     for line in out_text.splitlines():
@@ -539,10 +557,7 @@ class Matrix:
                                       ".B" if phase == "B" else "")
             jf = os.path.join(self.logs, name + ".jobs")
             rf = os.path.join(self.logs, name + ".result")
-            lines = []
-            for j in g:
-                envs = ["%s=%s" % kv for kv in sorted(j["env"].items())]
-                lines.append("\t".join([j["id"], j["out"], j["err"], str(self.timeout)] + envs))
+            lines = [job_line(j["id"], j["out"], j["err"], self.timeout, j["env"]) for j in g]
             env = dict(os.environ, BENCH_JOBS=jf, BENCH_JOBS_RESULT=rf, BENCH_GPU_LOCK=lock)
             if self.dry:
                 say("  # %s: %d job(s) from one input (%s)" % (name, len(g), "fork" if fork else "own process"))
@@ -585,12 +600,7 @@ class Matrix:
                             if phase_end and time.time() >= phase_end - 1:
                                 why = "killed at --deadline-s"
                 self.procs.discard(p)
-            results = {}
-            if os.path.exists(rf):
-                for line in open(rf):
-                    f = line.split()
-                    if len(f) == 3:
-                        results[f[0]] = (int(f[1]), float(f[2]))
+            results = read_job_results(rf)
             for j in g:
                 if j["id"] in results:
                     j["rc"], j["wall"] = results[j["id"]]

@@ -30,7 +30,7 @@ import time
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
-import matrix  # noqa: E402  (PROGRAMS, EMU_ENV: one definition of the sizes and the SSD)
+import matrix  # noqa: E402  (PROGRAMS, EMU_ENV, the BENCH_JOBS format: defined once)
 
 ROOT = os.path.dirname(os.path.dirname(here))
 
@@ -121,9 +121,8 @@ def main():
     jf, rf = os.path.join(logs, "sweep.jobs"), os.path.join(logs, "sweep.result")
     with open(jf, "w") as f:
         for ident, env in jobs:
-            kv = ["%s=%s" % x for x in sorted(job_env(env).items())]
-            f.write("\t".join(["sweep." + ident, os.path.join(logs, ident + ".out"), os.path.join(logs, ident + ".err"),
-                               str(a.timeout)] + kv) + "\n")
+            f.write(matrix.job_line("sweep." + ident, os.path.join(logs, ident + ".out"),
+                                    os.path.join(logs, ident + ".err"), a.timeout, job_env(env)) + "\n")
     if os.path.exists(rf):
         os.remove(rf)
     args = matrix.PROGRAMS[a.program][a.size].split() + ["--no-verify"]
@@ -140,12 +139,7 @@ def main():
         if blocker is not None:
             blocker.stdin.close()
             blocker.wait(timeout=60)
-    status = {}
-    if os.path.exists(rf):
-        for line in open(rf):
-            f = line.split()
-            if len(f) == 3:
-                status[f[0]] = (int(f[1]), float(f[2]))
+    status = matrix.read_job_results(rf)
     rows, all_ok = [], True
     for ident, env in jobs:
         st, wall = status.get("sweep." + ident, (None, None))
