@@ -90,6 +90,18 @@ public:
     return false;
   }
 
+  // Like take() for memory no announcement knows of (a wrapped managed
+  // array): it may use only what announced arrays were not promised, and
+  // never consumes an announced size that happens to be equal.
+  bool take_unannounced(uint64_t bytes, uint64_t room = UINT64_MAX)
+  {
+    if (bytes <= free_bytes() - std::min(free_bytes(), reserved_) && bytes <= room) {
+      used_ += bytes;
+      return true;
+    }
+    return false;
+  }
+
   void release(uint64_t bytes) noexcept { used_ -= std::min(used_, bytes); }
 
   // Announced sizes not made yet.

@@ -114,6 +114,14 @@ dev_ptr<T> dev_alloc(size_t count, int fill, const char* what)
   return owned;
 }
 
+// Where the runtime advised UVM to keep a wrapped managed array
+// (runtime::impl::home_managed).
+enum class managed_home : unsigned char {
+  none,    // not advised: no concurrent managed access, the program advised it itself, or advice failed
+  gpu,     // preferred location the GPU, prefetched there, charged to the budget (or free memory on emu/nvme)
+  host,    // preferred location the CPU, mapped for the GPU: read over PCIe, no page moves
+};
+
 // One array's host-side record.
 struct array_rec {
   detail::array_meta meta{};
@@ -124,10 +132,27 @@ struct array_rec {
   // meta.direct; no region, no budget, nothing owned. wrap_host is its
   // CPU-side address for host memory (range copies then run on the CPU).
   bool wrapped = false;
-  bool wrap_managed = false; // wrapped cudaMallocManaged memory: the GPU reaches it through UVM page faults
+  bool wrap_managed = false; // wrapped cudaMallocManaged memory: the GPU reaches it through UVM
+  managed_home home = managed_home::none;
+  uint64_t wrap_bytes = 0;     // the wrapped range (what the advice covers)
+  uint64_t budget_charge = 0;  // budget bytes a GPU-homed managed array holds until it is freed
+  int wrap_device = 0;         // the device the advice names
   unsigned char* wrap_host = nullptr;
   bool live = false;
 };
+
+// How a wrapped array is read, for the statistics and failure messages.
+std::string wrap_description(const array_rec& r)
+{
+  if (!r.wrap_managed)
+    return "wrapped (the program's memory)";
+  switch (r.home) {
+  case managed_home::gpu: return "wrapped managed, kept in GPU memory";
+  case managed_home::host: return "wrapped managed, read from host memory";
+  case managed_home::none: break;
+  }
+  return "wrapped managed (UVM page faults)";
+}
 
 struct runtime::impl {
   config cfg;
@@ -165,6 +190,11 @@ struct runtime::impl {
   host_policy host_place = host_policy::automatic;
   placement choose_placement(uint64_t bytes);
   placement placement_off_gpu(uint64_t bytes) const;
+  bool budget_from_env = false;  // BAM_GPU_BUDGET was set (else the backend's default)
+  uint64_t program_margin = 0;   // GPU memory the host default keeps for the program's own allocations
+  uint64_t free_for_unannounced() const;
+  managed_home home_managed(const void* p, uint64_t bytes, int device, uint64_t& charged);
+  void unhome_managed(array_rec& r);
   // The miss path's stack (BAM_STACK_BYTES), raised when the first array is
   // read through the cache (ensure_stack); stack_room is what the driver is
   // expected to reserve for it, kept free of unannounced arrays until then.
@@ -349,11 +379,13 @@ runtime::impl::impl(const config& c) : cfg(c)
   // A resident copy of host data takes GPU memory the program may still
   // want for its own allocations (on hbm the data is there already): keep
   // 1/16 of what is free, at least 256 MiB, out of the default.
-  const size_t program_margin = std::min(free_b, std::max(size_t(256) << 20, free_b / 16));
+  program_margin = std::min(free_b, std::max(size_t(256) << 20, free_b / 16));
   if (cfg.kind == backend::host)
     gpu_budget -= program_margin;
-  if (const char* v = std::getenv("BAM_GPU_BUDGET"); v != nullptr && *v != '\0')
+  if (const char* v = std::getenv("BAM_GPU_BUDGET"); v != nullptr && *v != '\0') {
     gpu_budget = parse_size(v, "BAM_GPU_BUDGET");
+    budget_from_env = true;
+  }
   budget = detail::placement_plan(gpu_budget);
   // hbm's resident arrays take no memory (they are the backing data itself).
   if (cfg.kind != backend::hbm && free_b > gpu_budget)
@@ -390,20 +422,133 @@ runtime::impl::impl(const config& c) : cfg(c)
 //    memory when it is made.
 placement runtime::impl::choose_placement(uint64_t bytes)
 {
-  // An array nobody announced leaves the GPU memory a later cached array's
-  // stack needs (ensure_stack) free; announced ones were planned knowing.
-  uint64_t room = UINT64_MAX;
-  if (!stack_ready) {
-    size_t free_now = 0, total = 0;
-    if (cudaMemGetInfo(&free_now, &total) == cudaSuccess)
-      room = free_now > stack_room ? free_now - stack_room : 0;
-  }
-  if (budget.take(bytes, room))
+  if (budget.take(bytes, free_for_unannounced()))
     return placement::resident;
   const placement pl = placement_off_gpu(bytes);
   if (pl == placement::cache)
     ensure_stack();
   return pl;
+}
+
+// GPU memory an array nobody announced may take: what is free, less what a
+// later cached array's stack (ensure_stack) needs while it is not raised;
+// announced arrays were planned knowing.
+uint64_t runtime::impl::free_for_unannounced() const
+{
+  if (stack_ready)
+    return UINT64_MAX;
+  size_t free_now = 0, total = 0;
+  if (cudaMemGetInfo(&free_now, &total) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return UINT64_MAX;
+  }
+  return free_now > stack_room ? free_now - stack_room : 0;
+}
+
+namespace {
+// CUDA 13 names a location where CUDA 12 and earlier took a device number
+// (cudaCpuDeviceId: the host).
+cudaError_t advise(const void* p, size_t bytes, cudaMemoryAdvise a, int device)
+{
+#if CUDART_VERSION >= 13000
+  cudaMemLocation where{};
+  where.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
+  where.id = device == cudaCpuDeviceId ? 0 : device;
+  return cudaMemAdvise(p, bytes, a, where);
+#else
+  return cudaMemAdvise(p, bytes, a, device);
+#endif
+}
+
+cudaError_t prefetch_to_device(const void* p, size_t bytes, int device)
+{
+#if CUDART_VERSION >= 13000
+  cudaMemLocation where{};
+  where.type = cudaMemLocationTypeDevice;
+  where.id = device;
+  return cudaMemPrefetchAsync(p, bytes, where, 0, 0);
+#else
+  return cudaMemPrefetchAsync(p, bytes, device, 0);
+#endif
+}
+
+// True when the program advised the range itself (a preferred location
+// over all of it): the runtime then leaves it as it is.
+bool advised_by_program(const void* p, size_t bytes)
+{
+  int where = cudaInvalidDeviceId;
+  if (cudaMemRangeGetAttribute(&where, sizeof where, cudaMemRangeAttributePreferredLocation, p, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return where != cudaInvalidDeviceId;
+}
+} // namespace
+
+// Wrapped managed memory reaches the GPU through UVM. Left alone on a nearly
+// full GPU its pages migrate back and forth on faults, under warps that hold
+// cache lines meanwhile (session 14: cc's odt port on emu had a line busy
+// for 10 s and was stopped; the same run passed when the program's labels
+// were cudaMallocHost memory). So the runtime says where it lives, as it
+// does for its own arrays:
+//  * GPU memory (preferred location the GPU, prefetched now) when the budget
+//    has room for it beside the announced arrays; it holds that room until
+//    it is freed. On emu and nvme, whose default budget of 0 is about the
+//    dataset, not the program's own memory, it is enough that it fits in
+//    free memory less the margin the host default keeps for the program.
+//  * Else host memory, mapped for the GPU (preferred location the CPU,
+//    accessed by the GPU): reads cross PCIe like zero-copy, no page moves.
+// Advice only: contents and meaning do not change, and it is taken back
+// when the array is freed. A range the program advised itself, or a GPU
+// without concurrent managed access, is left as it is.
+managed_home runtime::impl::home_managed(const void* p, uint64_t bytes, int device, uint64_t& charged)
+{
+  charged = 0;
+  int concurrent = 0;
+  if (cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, device) != cudaSuccess || concurrent == 0) {
+    (void)cudaGetLastError();
+    return managed_home::none;
+  }
+  if (advised_by_program(p, bytes))
+    return managed_home::none;
+  const uint64_t room = free_for_unannounced();
+  bool on_gpu = budget.take_unannounced(bytes, room);
+  if (on_gpu) {
+    charged = bytes;
+  } else if (!budget_from_env && (cfg.kind == backend::emu || cfg.kind == backend::nvme)) {
+    size_t free_now = 0, total = 0;
+    if (cudaMemGetInfo(&free_now, &total) != cudaSuccess)
+      (void)cudaGetLastError();
+    const uint64_t usable = std::min<uint64_t>(room, free_now);
+    on_gpu = usable > program_margin && bytes <= usable - program_margin;
+  }
+  if (on_gpu ? advise(p, bytes, cudaMemAdviseSetPreferredLocation, device) == cudaSuccess &&
+                   prefetch_to_device(p, bytes, device) == cudaSuccess
+             : advise(p, bytes, cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId) == cudaSuccess &&
+                   advise(p, bytes, cudaMemAdviseSetAccessedBy, device) == cudaSuccess)
+    return on_gpu ? managed_home::gpu : managed_home::host;
+  // Refused (a range CUDA does not accept): the memory stays as the program made it.
+  (void)cudaGetLastError();
+  (void)advise(p, bytes, cudaMemAdviseUnsetPreferredLocation, device);
+  (void)advise(p, bytes, cudaMemAdviseUnsetAccessedBy, device);
+  (void)cudaGetLastError();
+  budget.release(charged);
+  charged = 0;
+  return managed_home::none;
+}
+
+// Takes back what home_managed advised and the budget it held.
+void runtime::impl::unhome_managed(array_rec& r)
+{
+  if (r.home == managed_home::none)
+    return;
+  (void)advise(r.meta.direct, r.wrap_bytes, cudaMemAdviseUnsetPreferredLocation, r.wrap_device);
+  if (r.home == managed_home::host)
+    (void)advise(r.meta.direct, r.wrap_bytes, cudaMemAdviseUnsetAccessedBy, r.wrap_device);
+  (void)cudaGetLastError(); // the program may have freed the memory already: nothing to take back
+  budget.release(r.budget_charge);
+  r.budget_charge = 0;
+  r.home = managed_home::none;
 }
 
 // Raises the per-thread stack to stack_want for the miss path and makes the
@@ -673,6 +818,8 @@ detail::array_meta runtime::create_wrapped(size_t n, size_t elem_bytes, void* pt
   }
   r.wrapped = true;
   r.wrap_managed = wp.kind == detail::wrap_memory::managed;
+  r.wrap_bytes = bytes;
+  r.wrap_device = cur;
   r.wrap_host = static_cast<unsigned char*>(w.host);
   r.meta.data = static_cast<unsigned char*>(w.direct);
   r.meta.base = 0;
@@ -689,6 +836,10 @@ detail::array_meta runtime::create_wrapped(size_t n, size_t elem_bytes, void* pt
   p_->arrays[id] = r;
   detail::cuda_check(cudaMemcpy(p_->d_arrays.get() + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice),
                      "bam::runtime: uploading the array table");
+  if (r.wrap_managed) { // the array exists: release_array takes the advice back
+    array_rec& live = p_->arrays[id];
+    live.home = p_->home_managed(w.direct, bytes, cur, live.budget_charge);
+  }
   return r.meta;
 }
 
@@ -739,15 +890,17 @@ std::string runtime::impl::fatal_cause() const
     return {};
   std::string s = fatal_reason(k) + ". " + placement_summary();
   // Session 14: cc's odt port on emu stopped this way on a nearly full GPU
-  // only while its labels were managed memory; pinned host memory passed.
+  // while its labels were managed memory left to UVM's page faults; pinned
+  // host memory passed. Host-homed managed memory does not migrate.
   std::string managed;
   for (const auto& r : arrays)
-    if (r.live && r.wrap_managed)
+    if (r.live && r.wrap_managed && r.home != managed_home::host)
       managed += (managed.empty() ? "" : ", ") + array_name(r.meta.id);
   if (!managed.empty())
     s += " Wrapped managed memory (" + managed +
-         ") is reached through UVM page faults, whose migrations on a nearly full GPU can hold lines this long; "
-         "allocate it with cudaMallocHost or leave the GPU more free memory.";
+         ") can migrate on page faults, which on a nearly full GPU can hold lines this long; "
+         "allocate it with cudaMallocHost, lower BAM_GPU_BUDGET so that it is read from host memory, or leave the "
+         "GPU more free memory.";
   return s;
 }
 
@@ -760,7 +913,7 @@ std::string runtime::impl::placement_summary() const
   for (const auto& r : arrays)
     if (r.live)
       s += " " + array_name(r.meta.id) + " " + std::to_string((r.meta.n_lines * cfg.line_bytes) >> 20) + " MiB " +
-           (r.wrap_managed ? "wrapped managed" : r.wrapped ? "wrapped" : placement_name(placement(r.meta.placement))) + ",";
+           (r.wrapped ? wrap_description(r) : placement_name(placement(r.meta.placement))) + ",";
   s.back() = '.';
   return s;
 }
@@ -919,6 +1072,7 @@ void runtime::release_array(uint32_t id)
   r.gpu = nullptr;
   if (placement(r.meta.placement) == placement::resident && !r.wrapped)
     p_->budget.release(r.meta.n_lines * p_->cfg.line_bytes);
+  p_->unhome_managed(r);
   r.live = false;
   r.meta.live = 0;
   cudaMemcpy(p_->d_arrays.get() + id, &r.meta, sizeof r.meta, cudaMemcpyHostToDevice);
@@ -1017,7 +1171,7 @@ void runtime::print_stats(FILE* out)
     const bam::array_stats a = array_stats_of(r.meta.id);
     const double mib = double(r.meta.n_lines * p_->cfg.line_bytes) / (1 << 20);
     std::fprintf(out, "  array #%u: %.1f MiB, placement %s, %llu lines read (%.1f MB, %.2fx the array), %llu written\n",
-                 r.meta.id, mib, r.wrapped ? "wrapped (the program's memory)" : placement_name(placement(r.meta.placement)),
+                 r.meta.id, mib, r.wrapped ? wrap_description(r).c_str() : placement_name(placement(r.meta.placement)),
                  (unsigned long long)a.io_reads, double(a.io_read_bytes) / 1e6,
                  mib > 0 ? double(a.io_read_bytes) / (mib * (1 << 20)) : 0.0, (unsigned long long)a.io_writes);
   }

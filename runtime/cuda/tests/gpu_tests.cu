@@ -859,6 +859,114 @@ void test_wrap(bam::backend b)
   cudaFree(dev);
 }
 
+// cudaMemAdvise as the program would call it (CUDA 13 takes a location).
+cudaError_t cudaMemAdvise_compat(const void* p, size_t bytes, cudaMemoryAdvise a, int device)
+{
+#if CUDART_VERSION >= 13000
+  cudaMemLocation where{};
+  where.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
+  where.id = device == cudaCpuDeviceId ? 0 : device;
+  return cudaMemAdvise(p, bytes, a, where);
+#else
+  return cudaMemAdvise(p, bytes, a, device);
+#endif
+}
+
+// Where UVM keeps a wrapped managed range, as CUDA reports it: the
+// preferred location (cudaInvalidDeviceId: none) and whether `device` is
+// among the processors it is mapped for.
+struct uvm_advice {
+  int preferred = cudaInvalidDeviceId;
+  bool accessed_by = false;
+};
+uvm_advice advice_of(const void* p, size_t bytes, int device)
+{
+  uvm_advice a;
+  EXPECT(cudaMemRangeGetAttribute(&a.preferred, sizeof a.preferred, cudaMemRangeAttributePreferredLocation, p, bytes) ==
+             cudaSuccess,
+         "cudaMemRangeGetAttribute(preferred location)");
+  int by[8];
+  EXPECT(cudaMemRangeGetAttribute(by, sizeof by, cudaMemRangeAttributeAccessedBy, p, bytes) == cudaSuccess,
+         "cudaMemRangeGetAttribute(accessed by)");
+  for (int d : by)
+    a.accessed_by = a.accessed_by || d == device;
+  return a;
+}
+
+// Wrapped managed memory gets a home (session 14: left to UVM's page faults
+// on a nearly full GPU, cc's odt port stalled): GPU memory, prefetched and
+// charged to the budget, when the budget has room; host memory mapped for
+// the GPU when it has not; the advice is taken back at free(), and a range
+// the program advised itself is left alone. The data is read and written in
+// place whichever home it gets.
+void test_wrap_managed_home(bam::backend b)
+{
+  int dev = 0, concurrent = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, dev);
+  if (!concurrent) {
+    std::printf("     (no concurrent managed access: nothing is advised)\n");
+    return;
+  }
+  const size_t n = (size_t(4) << 20) / 8; // 4 MiB
+  const size_t bytes = n * 8;
+  auto h = pattern(n);
+  uint64_t* m = nullptr;
+  EXPECT(cudaMallocManaged(&m, bytes) == cudaSuccess, "cudaMallocManaged");
+  std::memcpy(m, h.data(), bytes);
+  auto add_twice_and_check = [&](bam::runtime& rt, bam::array<uint64_t>& a, uint64_t base, const char* what) {
+    for (int round = 1; round <= 2; ++round) { // the host reads between launches, as ported loops do
+      k_add_one<<<blocks_for(n), 256>>>(a, n);
+      rt.check_launch("k_add_one", dim3(256));
+      cudaDeviceSynchronize();
+      EXPECT(m[0] == h[0] + base + round && m[n - 1] == h[n - 1] + base + round, "%s: round %d not written in place",
+             what, round);
+    }
+  };
+  { // the budget has room: GPU memory, charged until free()
+    auto rt = make_rt_with_budget(cfg_for(b, size_t(2) << 20), "6M");
+    bam::array<uint64_t> a = rt->array_wrap(m, n, "labels");
+    cudaDeviceSynchronize();
+    uvm_advice got = advice_of(m, bytes, dev);
+    EXPECT(got.preferred == dev && !got.accessed_by, "budget with room: preferred %d (want %d), accessed by %d",
+           got.preferred, dev, int(got.accessed_by));
+    auto other = pattern(n);
+    bam::array<uint64_t> c = rt->array_from_host(other.data(), n, "other");
+    EXPECT(c.placement() != bam::placement::resident, "4 + 4 MiB resident in a 6 MiB budget: the wrap was not charged");
+    rt->free(c);
+    add_twice_and_check(*rt, a, 0, "GPU home");
+    rt->free(a);
+    got = advice_of(m, bytes, dev);
+    EXPECT(got.preferred == cudaInvalidDeviceId, "free() left the preferred location %d", got.preferred);
+    bam::array<uint64_t> d = rt->array_from_host(other.data(), n, "after");
+    EXPECT(d.placement() == bam::placement::resident, "free() did not give the wrap's 4 MiB back to the budget");
+    rt->free(d);
+  }
+  { // no room: host memory, mapped for the GPU
+    auto rt = make_rt_with_budget(cfg_for(b, size_t(2) << 20), "1M");
+    bam::array<uint64_t> a = rt->array_wrap(m, n, "labels");
+    uvm_advice got = advice_of(m, bytes, dev);
+    EXPECT(got.preferred == cudaCpuDeviceId && got.accessed_by, "budget without room: preferred %d, accessed by %d",
+           got.preferred, int(got.accessed_by));
+    add_twice_and_check(*rt, a, 2, "host home");
+    rt->free(a);
+    got = advice_of(m, bytes, dev);
+    EXPECT(got.preferred == cudaInvalidDeviceId && !got.accessed_by, "free() left advice: preferred %d, accessed by %d",
+           got.preferred, int(got.accessed_by));
+  }
+  { // the program's own advice stays
+    EXPECT(cudaMemAdvise_compat(m, bytes, cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId) == cudaSuccess,
+           "cudaMemAdvise");
+    auto rt = make_rt_with_budget(cfg_for(b, size_t(2) << 20), "64M");
+    bam::array<uint64_t> a = rt->array_wrap(m, n, "labels");
+    EXPECT(advice_of(m, bytes, dev).preferred == cudaCpuDeviceId, "the program's preferred location was changed");
+    add_twice_and_check(*rt, a, 4, "program's advice");
+    rt->free(a);
+    EXPECT(advice_of(m, bytes, dev).preferred == cudaCpuDeviceId, "free() took back advice the runtime did not give");
+  }
+  cudaFree(m);
+}
+
 void test_odt()
 {
   std::mt19937_64 rng(3);
@@ -1032,6 +1140,8 @@ std::vector<test_case> all_tests()
     t.push_back({std::string("placement_by_size/") + bam::backend_name(b), [b] { test_placement_by_size(b); }});
   for (auto b : {bam::backend::hbm, bam::backend::host, bam::backend::emu})
     t.push_back({std::string("wrap/") + bam::backend_name(b), [b] { test_wrap(b); }});
+  for (auto b : {bam::backend::host, bam::backend::emu})
+    t.push_back({std::string("wrap_managed_home/") + bam::backend_name(b), [b] { test_wrap_managed_home(b); }});
   for (auto b : {bam::backend::hbm, bam::backend::host, bam::backend::emu})
     for (bool resident : {true, false})
       t.push_back({std::string("versions/") + bam::backend_name(b) + (resident ? "/direct" : "/cached"),

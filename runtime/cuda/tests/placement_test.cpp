@@ -106,6 +106,25 @@ void stack_room_and_cap()
   EXPECT(q.budget() == 3 * MiB && q.take(1 * MiB, 80000 * MiB), "a small BAM_GPU_BUDGET is kept");
 }
 
+// Wrapped managed memory is the program's own: it may use what announced
+// arrays were not promised, and an announced array of the same size keeps
+// its place (take() would have consumed the announcement).
+void wrapped_memory_takes_no_announcement()
+{
+  placement_plan p(100 * MiB);
+  p.announce({60 * MiB, 30 * MiB});
+  EXPECT(!p.take_unannounced(30 * MiB), "a 30 MiB wrap must not take the announced 30 MiB array's room");
+  EXPECT(p.pending() == 2 && p.reserved() == 90 * MiB, "announcements untouched: pending %zu reserved %llu",
+         p.pending(), (unsigned long long)p.reserved());
+  EXPECT(p.take_unannounced(10 * MiB), "10 MiB beside the announced residents");
+  EXPECT(p.take(60 * MiB) && p.take(30 * MiB), "announced residents keep their room");
+  EXPECT(!p.take_unannounced(1 * MiB), "the budget is spent");
+  p.release(10 * MiB);
+  EXPECT(p.take_unannounced(8 * MiB, 9 * MiB) && !p.take_unannounced(2 * MiB, 1 * MiB), "room limits it");
+  placement_plan zero(0);
+  EXPECT(!zero.take_unannounced(1), "a zero budget takes nothing");
+}
+
 void stack_estimate()
 {
   using bam::detail::stack_reservation_estimate;
@@ -126,6 +145,7 @@ int main()
   dropped_plan_frees_room();
   zero_budget();
   stack_room_and_cap();
+  wrapped_memory_takes_no_announcement();
   stack_estimate();
   if (test_failures != 0) {
     std::printf("placement_test: %d failure(s)\n", test_failures);
