@@ -511,17 +511,21 @@ managed_home runtime::impl::home_managed(const void* p, uint64_t bytes, int devi
   }
   if (advised_by_program(p, bytes))
     return managed_home::none;
-  const uint64_t room = free_for_unannounced();
-  bool on_gpu = budget.take_unannounced(bytes, room);
-  if (on_gpu) {
-    charged = bytes;
-  } else if (!budget_from_env && (cfg.kind == backend::emu || cfg.kind == backend::nvme)) {
-    size_t free_now = 0, total = 0;
-    if (cudaMemGetInfo(&free_now, &total) != cudaSuccess)
-      (void)cudaGetLastError();
-    const uint64_t usable = std::min<uint64_t>(room, free_now);
-    on_gpu = usable > program_margin && bytes <= usable - program_margin;
+  // Never more than is free now (less a stack reservation still to come),
+  // whatever BAM_GPU_BUDGET says: managed memory advised into GPU memory
+  // beyond that would be oversubscribed.
+  size_t free_now = 0, total = 0;
+  if (cudaMemGetInfo(&free_now, &total) != cudaSuccess) {
+    (void)cudaGetLastError();
+    free_now = 0;
   }
+  const uint64_t pending_stack = stack_ready ? 0 : stack_room;
+  const uint64_t fits = free_now > pending_stack ? free_now - pending_stack : 0;
+  bool on_gpu = budget.take_unannounced(bytes, fits);
+  if (on_gpu)
+    charged = bytes;
+  else if (!budget_from_env && (cfg.kind == backend::emu || cfg.kind == backend::nvme))
+    on_gpu = fits > program_margin && bytes <= fits - program_margin;
   if (on_gpu ? advise(p, bytes, cudaMemAdviseSetPreferredLocation, device) == cudaSuccess &&
                    prefetch_to_device(p, bytes, device) == cudaSuccess
              : advise(p, bytes, cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId) == cudaSuccess &&
