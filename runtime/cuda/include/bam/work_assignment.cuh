@@ -291,8 +291,14 @@ __device__ void odt_tiles_warp(const launch_1d& l, const odt_plan& plan, const R
   const unsigned long long groups = l.total / 32;
   for (unsigned long long i = l.gtid / 32; i < plan.items; i += groups) {
     const unsigned long long t = plan.item_tile != nullptr ? plan.item_tile[i] : i;
-    const unsigned long long lo = t * edges_per_tile;
-    const unsigned long long hi = lo + edges_per_tile < n_edges ? lo + edges_per_tile : n_edges;
+    // The tile's bounds are computed where they are used, from an opaque
+    // copy of t, as in odt_tiles: held across the chunk loop they sat in
+    // callee-saved registers (or the stack) across every out-of-line call.
+    auto tile_lo = [&] { return opaque(t) * edges_per_tile; };
+    auto tile_hi = [&] {
+      const unsigned long long lo = opaque(t) * edges_per_tile;
+      return lo + edges_per_tile < n_edges ? lo + edges_per_tile : n_edges;
+    };
     // Vertices after tile_last(t) (the owner of edge hi) start at or past hi.
     unsigned long long first = plan.fvl[t], last = odt::tile_last(plan.fvl, plan.tiles, t);
     if (plan.item_tile != nullptr) {  // this item's share of the tile's candidates
@@ -305,11 +311,11 @@ __device__ void odt_tiles_warp(const launch_1d& l, const odt_plan& plan, const R
       bool past = true, overlaps = false;
       if constexpr (inline_body) {
         if (v <= last) {
-          past = static_cast<unsigned long long>(rowptr[v]) >= hi;
-          overlaps = !past && static_cast<unsigned long long>(rowptr[v + 1]) > lo && active(v);
+          past = static_cast<unsigned long long>(rowptr[v]) >= tile_hi();
+          overlaps = !past && static_cast<unsigned long long>(rowptr[v + 1]) > tile_lo() && active(v);
         }
       } else {
-        const unsigned r = BAM_COLD((odt_candidate<RowPtr, active_type>))(&rowptr, &active, v, last, lo, hi);
+        const unsigned r = BAM_COLD((odt_candidate<RowPtr, active_type>))(&rowptr, &active, v, last, tile_lo(), tile_hi());
         past = (r & 1u) != 0;
         overlaps = (r & 2u) != 0;
       }
@@ -319,9 +325,9 @@ __device__ void odt_tiles_warp(const launch_1d& l, const odt_plan& plan, const R
         const unsigned k = static_cast<unsigned>(__ffs(todo) - 1);
         todo &= todo - 1;
         if constexpr (inline_body) {
-          body(base + k, lo, hi);
+          body(base + k, tile_lo(), tile_hi());
         } else {
-          BAM_COLD((odt_vertex<body_type>))(&body, base + k, lo, hi);
+          BAM_COLD((odt_vertex<body_type>))(&body, base + k, tile_lo(), tile_hi());
         }
       }
       if (past_mask != 0) {
