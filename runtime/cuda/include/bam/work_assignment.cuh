@@ -236,9 +236,17 @@ struct odt_inline_body<odt_tile<direct_edges<T, R>>> : std::true_type {};
 //
 // One vertex's code: what it keeps live (its array handles' hit paths,
 // loop bounds) no longer sits on top of the driver's state.
+// A tile's edge range, handed to the out-of-line halves by address: the
+// driver keeps it in its stack frame, so nothing of it stays live in
+// registers across their calls (a kernel under __launch_bounds__ spilled
+// the bounds instead).
+struct odt_bounds {
+  unsigned long long lo, hi;
+};
+
 template <class Body>
-__device__ __noinline__ void odt_vertex(Body* body, unsigned long long v, unsigned long long lo, unsigned long long hi) {
-  (*body)(v, lo, hi);
+__device__ __noinline__ void odt_vertex(Body* body, unsigned long long v, const odt_bounds* b) {
+  (*body)(v, b->lo, b->hi);
 }
 
 // The vertex test of one lane (`v <= last`: a candidate of the item):
@@ -247,14 +255,14 @@ __device__ __noinline__ void odt_vertex(Body* body, unsigned long long v, unsign
 // and whatever active reads.
 template <class RowPtr, class Active>
 __device__ __noinline__ unsigned odt_candidate(const RowPtr* rowptr, Active* active, unsigned long long v,
-                                               unsigned long long last, unsigned long long lo, unsigned long long hi) {
+                                               unsigned long long last, const odt_bounds* b) {
   if (v > last) {
     return 1u;
   }
-  if (static_cast<unsigned long long>((*rowptr)[v]) >= hi) {
+  if (static_cast<unsigned long long>((*rowptr)[v]) >= b->hi) {
     return 1u;
   }
-  return static_cast<unsigned long long>((*rowptr)[v + 1]) > lo && (*active)(v) ? 2u : 0u;
+  return static_cast<unsigned long long>((*rowptr)[v + 1]) > b->lo && (*active)(v) ? 2u : 0u;
 }
 
 // odt_tiles for hardware warps (blocks of whole warps), over the work items
@@ -291,14 +299,9 @@ __device__ void odt_tiles_warp(const launch_1d& l, const odt_plan& plan, const R
   const unsigned long long groups = l.total / 32;
   for (unsigned long long i = l.gtid / 32; i < plan.items; i += groups) {
     const unsigned long long t = plan.item_tile != nullptr ? plan.item_tile[i] : i;
-    // The tile's bounds are computed where they are used, from an opaque
-    // copy of t, as in odt_tiles: held across the chunk loop they sat in
-    // callee-saved registers (or the stack) across every out-of-line call.
-    auto tile_lo = [&] { return opaque(t) * edges_per_tile; };
-    auto tile_hi = [&] {
-      const unsigned long long lo = opaque(t) * edges_per_tile;
-      return lo + edges_per_tile < n_edges ? lo + edges_per_tile : n_edges;
-    };
+    const unsigned long long lo = t * edges_per_tile;
+    const unsigned long long hi = lo + edges_per_tile < n_edges ? lo + edges_per_tile : n_edges;
+    odt_bounds bounds{lo, hi}; // the out-of-line calls read it by address
     // Vertices after tile_last(t) (the owner of edge hi) start at or past hi.
     unsigned long long first = plan.fvl[t], last = odt::tile_last(plan.fvl, plan.tiles, t);
     if (plan.item_tile != nullptr) {  // this item's share of the tile's candidates
@@ -311,11 +314,11 @@ __device__ void odt_tiles_warp(const launch_1d& l, const odt_plan& plan, const R
       bool past = true, overlaps = false;
       if constexpr (inline_body) {
         if (v <= last) {
-          past = static_cast<unsigned long long>(rowptr[v]) >= tile_hi();
-          overlaps = !past && static_cast<unsigned long long>(rowptr[v + 1]) > tile_lo() && active(v);
+          past = static_cast<unsigned long long>(rowptr[v]) >= hi;
+          overlaps = !past && static_cast<unsigned long long>(rowptr[v + 1]) > lo && active(v);
         }
       } else {
-        const unsigned r = BAM_COLD((odt_candidate<RowPtr, active_type>))(&rowptr, &active, v, last, tile_lo(), tile_hi());
+        const unsigned r = BAM_COLD((odt_candidate<RowPtr, active_type>))(&rowptr, &active, v, last, &bounds);
         past = (r & 1u) != 0;
         overlaps = (r & 2u) != 0;
       }
@@ -325,9 +328,9 @@ __device__ void odt_tiles_warp(const launch_1d& l, const odt_plan& plan, const R
         const unsigned k = static_cast<unsigned>(__ffs(todo) - 1);
         todo &= todo - 1;
         if constexpr (inline_body) {
-          body(base + k, tile_lo(), tile_hi());
+          body(base + k, lo, hi);
         } else {
-          BAM_COLD((odt_vertex<body_type>))(&body, base + k, tile_lo(), tile_hi());
+          BAM_COLD((odt_vertex<body_type>))(&body, base + k, &bounds);
         }
       }
       if (past_mask != 0) {
