@@ -400,7 +400,7 @@ func (r *rewriter) paramIndex(e parse.Expr) int {
 func (r *rewriter) odtEdits(w *analysis.CSRWalk, nIndex int) {
 	reads, hidden := r.tileReadsAndHidden(w)
 	if len(reads) == 0 && hidden > 0 {
-		r.tileViewHidden = w.Edges
+		r.hiddenWalk = w.Loop.Pos()
 	}
 	var open []codeLine
 	if len(reads) > 0 {
