@@ -400,7 +400,7 @@ func (r *rewriter) paramIndex(e parse.Expr) int {
 func (r *rewriter) odtEdits(w *analysis.CSRWalk, nIndex int) {
 	reads, hidden := r.tileReadsAndHidden(w)
 	if len(reads) == 0 && hidden > 0 {
-		r.hiddenWalk = w.Loop.Pos()
+		r.tileViewHidden = w.Edges
 	}
 	var open []codeLine
 	if len(reads) > 0 {

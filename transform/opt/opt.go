@@ -105,10 +105,10 @@ type Result struct {
 	Edits []edit.Edit
 	// Applied maps each rewritten kernel to the rewrite applied to it.
 	Applied map[string]Kind
-	// HiddenWalks maps kernels whose odt walk would read the edge array
+	// TileViewsHidden maps kernels whose odt walk would read the edge array
 	// through its tile view but finds those reads rewritten by the port
-	// (--ref gave it an array_ref) to the walk loop's byte offset.
-	HiddenWalks map[string]int
+	// (--ref gave it an array_ref) to that array's name.
+	TileViewsHidden map[string]string
 }
 
 // Run applies opts.Kind to every kernel of the file that has ported
@@ -120,7 +120,7 @@ func Run(af *analysis.File, opts Options, ported Ported) Result {
 		if len(ported.Params[k.Decl.Name]) == 0 {
 			continue // only ported kernels touch storage; the others are left alone
 		}
-		r := &rewriter{file: af, fn: k, opts: opts, ported: ported, mapping: analysis.KernelMapping(k), hiddenWalk: -1}
+		r := &rewriter{file: af, fn: k, opts: opts, ported: ported, mapping: analysis.KernelMapping(k)}
 		kind := opts.Kind
 		if kind == Auto {
 			kind = r.choose()
@@ -135,11 +135,11 @@ func Run(af *analysis.File, opts Options, ported Ported) Result {
 		if len(r.edits) > 0 {
 			res.Edits = append(res.Edits, r.edits...)
 			res.Applied[k.Decl.Name] = kind
-			if r.hiddenWalk >= 0 {
-				if res.HiddenWalks == nil {
-					res.HiddenWalks = map[string]int{}
+			if r.tileViewHidden != "" {
+				if res.TileViewsHidden == nil {
+					res.TileViewsHidden = map[string]string{}
 				}
-				res.HiddenWalks[k.Decl.Name] = r.hiddenWalk
+				res.TileViewsHidden[k.Decl.Name] = r.tileViewHidden
 			}
 		}
 	}

@@ -126,10 +126,10 @@ func (c *refStage) kernelRefLoops(fn *parse.FuncDecl) []*refLoop {
 		if !c.refWanted(paramKey{fn, idx}) {
 			continue
 		}
+		if c.tileViewReads(fn, idx) {
+			continue
+		}
 		for _, ra := range c.arrayRefs(fn, idx) {
-			if c.odtWalk(fn, ra.loop) {
-				continue
-			}
 			l := byLoop[ra.loop]
 			if l == nil {
 				l = &refLoop{fn: fn, loop: ra.loop}
@@ -143,19 +143,17 @@ func (c *refStage) kernelRefLoops(fn *parse.FuncDecl) []*refLoop {
 	return loops
 }
 
-// odtWalk: the odt rewrite tiles this loop (port.Options.ODTWalks). It
-// reads the edge array through its tile view, one pinned line per warp and
-// tile, and the walk's lanes read 32 consecutive elements of the other
-// arrays at a time (one probe per warp); refs would hide the edge reads
-// from odt and keep the walk on the driver without a view, whose inlined
+// tileViewReads: the odt rewrite reads this array through its tile view,
+// which pins the tile's line once per warp; a ref would hide those reads
+// from it and keep the walk on the driver without a view, whose inlined
 // vertex code set the kernel's registers (sssp's sssp_relax: 80).
-func (c *refStage) odtWalk(fn *parse.FuncDecl, loop *parse.ForStmt) bool {
-	at, ok := c.opts.ODTWalks[fn.Name]
-	if !ok || loop.Pos() != at {
+func (c *refStage) tileViewReads(fn *parse.FuncDecl, idx int) bool {
+	name := fn.Params[idx].Name
+	if c.opts.TileViews == nil || c.opts.TileViews[fn.Name] != name {
 		return false
 	}
-	c.refNote(loop, CodeRefTileView, "%s: no bam::array_ref in this loop: odt tiles it and reads the edge array through its "+
-		"tile view (bam::odt_tile), one pinned line per warp and tile", fn.Name)
+	c.refNote(fn.Params[idx], CodeRefTileView, "%s: no bam::array_ref for %s: the odt rewrite reads it through its tile view "+
+		"(bam::odt_tile), one pinned line per warp and tile", fn.Name, name)
 	return true
 }
 
