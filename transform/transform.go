@@ -108,14 +108,6 @@ func planParsed(pf *parse.File, opts Options) (*Result, []edit.Edit, error) {
 	var rwEdits []edit.Edit
 	if opts.Opt != nil {
 		rw := opt.Run(an, *opts.Opt, handOff(pf, an, planned))
-		if len(rw.TileViewsHidden) > 0 && opts.Port.TileViews == nil {
-			// odt reads the edge array through its tile view only where the
-			// port left its reads alone: plan once more without the refs
-			// --ref gave those arrays (PORT057).
-			again := opts
-			again.Port.TileViews = rw.TileViewsHidden
-			return planParsed(pf, again)
-		}
 		res.Diags = append(res.Diags, rw.Diags...)
 		edits = append(edits, rw.Edits...)
 		edits = append(edits, prototypeParams(pf, rw.Edits)...)

@@ -105,10 +105,6 @@ type Result struct {
 	Edits []edit.Edit
 	// Applied maps each rewritten kernel to the rewrite applied to it.
 	Applied map[string]Kind
-	// TileViewsHidden maps kernels whose odt walk would read the edge array
-	// through its tile view but finds those reads rewritten by the port
-	// (--ref gave it an array_ref) to that array's name.
-	TileViewsHidden map[string]string
 }
 
 // Run applies opts.Kind to every kernel of the file that has ported
@@ -135,12 +131,6 @@ func Run(af *analysis.File, opts Options, ported Ported) Result {
 		if len(r.edits) > 0 {
 			res.Edits = append(res.Edits, r.edits...)
 			res.Applied[k.Decl.Name] = kind
-			if r.tileViewHidden != "" {
-				if res.TileViewsHidden == nil {
-					res.TileViewsHidden = map[string]string{}
-				}
-				res.TileViewsHidden[k.Decl.Name] = r.tileViewHidden
-			}
 		}
 	}
 	return res

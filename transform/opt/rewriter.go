@@ -21,9 +21,6 @@ type rewriter struct {
 	mapping *analysis.Mapping
 	diags   []diag.Diagnostic
 	edits   []edit.Edit
-	// tileViewHidden: the edge array whose walk reads odt would read
-	// through its tile view, had the port not rewritten them (a --ref).
-	tileViewHidden string
 }
 
 func (r *rewriter) name() string { return r.fn.Decl.Name }

@@ -31,11 +31,6 @@ type Options struct {
 	// only (--single-version): no plain-pointer version behind
 	// bam::by_placement (versions.go).
 	SingleVersion bool
-	// TileViews names, per kernel, the edge array the odt rewrite reads
-	// through its tile view (bam::odt_tile): no array_ref for it there
-	// (PORT057). The pipeline sets it when a first plan shows odt tiling a
-	// walk whose edge reads --ref had given a ref.
-	TileViews map[string]string
 }
 
 // Result is the port's plan for one file. Its edits are on the original

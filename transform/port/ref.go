@@ -126,9 +126,6 @@ func (c *refStage) kernelRefLoops(fn *parse.FuncDecl) []*refLoop {
 		if !c.refWanted(paramKey{fn, idx}) {
 			continue
 		}
-		if c.tileViewReads(fn, idx) {
-			continue
-		}
 		for _, ra := range c.arrayRefs(fn, idx) {
 			l := byLoop[ra.loop]
 			if l == nil {
@@ -141,20 +138,6 @@ func (c *refStage) kernelRefLoops(fn *parse.FuncDecl) []*refLoop {
 	}
 	sort.Slice(loops, func(i, j int) bool { return loops[i].loop.Pos() < loops[j].loop.Pos() })
 	return loops
-}
-
-// tileViewReads: the odt rewrite reads this array through its tile view,
-// which pins the tile's line once per warp; a ref would hide those reads
-// from it and keep the walk on the driver without a view, whose inlined
-// vertex code set the kernel's registers (sssp's sssp_relax: 80).
-func (c *refStage) tileViewReads(fn *parse.FuncDecl, idx int) bool {
-	name := fn.Params[idx].Name
-	if c.opts.TileViews == nil || c.opts.TileViews[fn.Name] != name {
-		return false
-	}
-	c.refNote(fn.Params[idx], CodeRefTileView, "%s: no bam::array_ref for %s: the odt rewrite reads it through its tile view "+
-		"(bam::odt_tile), one pinned line per warp and tile", fn.Name, name)
-	return true
 }
 
 // arrayRefs groups the scans of one array by loop and applies the rules
