@@ -100,6 +100,7 @@ var Codes = []Code{
 	{"PORT054", Note, "no ref: a second pinned line of the same array per thread"},
 	{"PORT055", Note, "no ref: bamgen cannot open a block around the loop, or the name is taken"},
 	{"PORT056", Note, "no ref: the loop's step is not a small constant"},
+	{"PORT057", Note, "no refs in the walk odt tiles: it reads the edge array through its tile view"},
 	// What was done.
 	{"PORT090", Note, "an array was ported, and why"},
 	{"PORT091", Note, "the parameter already is a bam::array"},

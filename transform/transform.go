@@ -108,6 +108,14 @@ func planParsed(pf *parse.File, opts Options) (*Result, []edit.Edit, error) {
 	var rwEdits []edit.Edit
 	if opts.Opt != nil {
 		rw := opt.Run(an, *opts.Opt, handOff(pf, an, planned))
+		if len(rw.HiddenWalks) > 0 && opts.Port.ODTWalks == nil {
+			// odt reads the edge array through its tile view only where the
+			// port left its reads alone: plan once more without refs in
+			// those walks (PORT057).
+			again := opts
+			again.Port.ODTWalks = rw.HiddenWalks
+			return planParsed(pf, again)
+		}
 		res.Diags = append(res.Diags, rw.Diags...)
 		edits = append(edits, rw.Edits...)
 		edits = append(edits, prototypeParams(pf, rw.Edits)...)

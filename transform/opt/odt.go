@@ -398,7 +398,10 @@ func (r *rewriter) paramIndex(e parse.Expr) int {
 // odtEdits wraps the body, clamps the walk to the tile, and threads the
 // first vertex list from every launch site into the kernel.
 func (r *rewriter) odtEdits(w *analysis.CSRWalk, nIndex int) {
-	reads := r.tileReads(w)
+	reads, hidden := r.tileReadsAndHidden(w)
+	if len(reads) == 0 && hidden > 0 {
+		r.hiddenWalk = w.Loop.Pos()
+	}
 	var open []codeLine
 	if len(reads) > 0 {
 		open = append(open, codeLine{0, fmt.Sprintf("bam::odt_tile bam_tile(%s);", w.Edges)})
@@ -439,9 +442,19 @@ func (r *rewriter) odtEdits(w *analysis.CSRWalk, nIndex int) {
 // tile); writes, address-taken elements and accesses the port already
 // rewrote (--ref) stay as they are.
 func (r *rewriter) tileReads(w *analysis.CSRWalk) []*parse.IndexExpr {
+	reads, _ := r.tileReadsAndHidden(w)
+	return reads
+}
+
+// tileReadsAndHidden is tileReads, and how many such reads the port had
+// already rewritten (--ref gave the edge array an array_ref): the pipeline
+// plans again without that ref (port.Options.TileViews) so that the walk
+// reads its tile through the view.
+func (r *rewriter) tileReadsAndHidden(w *analysis.CSRWalk) ([]*parse.IndexExpr, int) {
 	if r.fn.Decl.Scope == nil || r.changesVar(w.Loop.Body, w.IVar) {
-		return nil
+		return nil, 0
 	}
+	hidden := 0
 	loopVar := r.fn.Decl.Scope.Lookup(w.IVar, w.Loop.Cond.Pos())
 	edges := r.fn.Decl.Scope.Lookup(w.Edges, w.Loop.Pos())
 	lvalues := lvalueIndexes(w.Loop.Body)
@@ -458,12 +471,13 @@ func (r *rewriter) tileReads(w *analysis.CSRWalk) []*parse.IndexExpr {
 			return true
 		}
 		if edit.Touches(r.ported.Edited, ix.Pos(), ix.End()) {
+			hidden++
 			return true
 		}
 		out = append(out, ix)
 		return true
 	})
-	return out
+	return out, hidden
 }
 
 // changesVar reports an assignment, increment or address-of of name in n.

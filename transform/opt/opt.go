@@ -105,6 +105,10 @@ type Result struct {
 	Edits []edit.Edit
 	// Applied maps each rewritten kernel to the rewrite applied to it.
 	Applied map[string]Kind
+	// HiddenWalks maps kernels whose odt walk would read the edge array
+	// through its tile view but finds those reads rewritten by the port
+	// (--ref gave it an array_ref) to the walk loop's byte offset.
+	HiddenWalks map[string]int
 }
 
 // Run applies opts.Kind to every kernel of the file that has ported
@@ -116,7 +120,7 @@ func Run(af *analysis.File, opts Options, ported Ported) Result {
 		if len(ported.Params[k.Decl.Name]) == 0 {
 			continue // only ported kernels touch storage; the others are left alone
 		}
-		r := &rewriter{file: af, fn: k, opts: opts, ported: ported, mapping: analysis.KernelMapping(k)}
+		r := &rewriter{file: af, fn: k, opts: opts, ported: ported, mapping: analysis.KernelMapping(k), hiddenWalk: -1}
 		kind := opts.Kind
 		if kind == Auto {
 			kind = r.choose()
@@ -131,6 +135,12 @@ func Run(af *analysis.File, opts Options, ported Ported) Result {
 		if len(r.edits) > 0 {
 			res.Edits = append(res.Edits, r.edits...)
 			res.Applied[k.Decl.Name] = kind
+			if r.hiddenWalk >= 0 {
+				if res.HiddenWalks == nil {
+					res.HiddenWalks = map[string]int{}
+				}
+				res.HiddenWalks[k.Decl.Name] = r.hiddenWalk
+			}
 		}
 	}
 	return res

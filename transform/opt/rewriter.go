@@ -21,6 +21,10 @@ type rewriter struct {
 	mapping *analysis.Mapping
 	diags   []diag.Diagnostic
 	edits   []edit.Edit
+	// hiddenWalk: the byte offset of the walk loop whose edge reads odt
+	// would read through its tile view, had the port not rewritten them
+	// (a --ref); -1 when none.
+	hiddenWalk int
 }
 
 func (r *rewriter) name() string { return r.fn.Decl.Name }

@@ -41,6 +41,7 @@ const (
 	CodeRefPileUp       = "PORT054" // note: no ref: a second pinned line of the same array per thread
 	CodeRefScope        = "PORT055" // note: no ref: bamgen cannot open a block around the loop, or the name is taken
 	CodeRefStride       = "PORT056" // note: no ref: the loop's step is not a small constant
+	CodeRefTileView     = "PORT057" // note: no refs in the walk odt tiles: it reads the edge array through its tile view
 	CodeArrayPorted     = "PORT090" // note: which array was ported and why
 	CodeAlreadyPorted   = "PORT091" // note: the parameter already is a bam::array
 	CodeNotChosen       = "PORT092" // note: --auto does not choose a parameter that can never be a bam::array

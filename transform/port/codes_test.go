@@ -17,7 +17,9 @@ func TestEveryCodeIsTestedAndDocumented(t *testing.T) {
 	var goldens strings.Builder
 	files, _ := filepath.Glob("../../testdata/port/*.txtar")
 	programs, _ := filepath.Glob("../../testdata/program/*.txtar") // whole-program cases (PORT040)
+	withOpt, _ := filepath.Glob("../../testdata/opt/*.txtar")      // codes only a rewrite brings out (PORT057)
 	files = append(files, programs...)
+	files = append(files, withOpt...)
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		goldens.Write(b)

@@ -31,6 +31,12 @@ type Options struct {
 	// only (--single-version): no plain-pointer version behind
 	// bam::by_placement (versions.go).
 	SingleVersion bool
+	// ODTWalks gives, per kernel, the byte offset of the walk loop the odt
+	// rewrite tiles: that loop gets no array_refs (PORT057), so that odt
+	// reads the edge array through its tile view. The pipeline sets it when
+	// a first plan shows odt tiling a walk whose edge reads --ref had given
+	// a ref.
+	ODTWalks map[string]int
 }
 
 // Result is the port's plan for one file. Its edits are on the original

@@ -127,6 +127,9 @@ func (c *refStage) kernelRefLoops(fn *parse.FuncDecl) []*refLoop {
 			continue
 		}
 		for _, ra := range c.arrayRefs(fn, idx) {
+			if c.odtWalk(fn, ra.loop) {
+				continue
+			}
 			l := byLoop[ra.loop]
 			if l == nil {
 				l = &refLoop{fn: fn, loop: ra.loop}
@@ -138,6 +141,22 @@ func (c *refStage) kernelRefLoops(fn *parse.FuncDecl) []*refLoop {
 	}
 	sort.Slice(loops, func(i, j int) bool { return loops[i].loop.Pos() < loops[j].loop.Pos() })
 	return loops
+}
+
+// odtWalk: the odt rewrite tiles this loop (port.Options.ODTWalks). It
+// reads the edge array through its tile view, one pinned line per warp and
+// tile, and the walk's lanes read 32 consecutive elements of the other
+// arrays at a time (one probe per warp); refs would hide the edge reads
+// from odt and keep the walk on the driver without a view, whose inlined
+// vertex code set the kernel's registers (sssp's sssp_relax: 80).
+func (c *refStage) odtWalk(fn *parse.FuncDecl, loop *parse.ForStmt) bool {
+	at, ok := c.opts.ODTWalks[fn.Name]
+	if !ok || loop.Pos() != at {
+		return false
+	}
+	c.refNote(loop, CodeRefTileView, "%s: no bam::array_ref in this loop: odt tiles it and reads the edge array through its "+
+		"tile view (bam::odt_tile), one pinned line per warp and tile", fn.Name)
+	return true
 }
 
 // arrayRefs groups the scans of one array by loop and applies the rules
