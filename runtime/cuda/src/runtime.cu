@@ -11,6 +11,7 @@
 
 #include <bam/detail/cache_core.cuh>
 #include <bam/detail/device_io.cuh>
+#include <bam/detail/uvm.cuh>
 
 #include <algorithm>
 #include <chrono>
@@ -446,32 +447,6 @@ uint64_t runtime::impl::free_for_unannounced() const
 }
 
 namespace {
-// CUDA 13 names a location where CUDA 12 and earlier took a device number
-// (cudaCpuDeviceId: the host).
-cudaError_t advise(const void* p, size_t bytes, cudaMemoryAdvise a, int device)
-{
-#if CUDART_VERSION >= 13000
-  cudaMemLocation where{};
-  where.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
-  where.id = device == cudaCpuDeviceId ? 0 : device;
-  return cudaMemAdvise(p, bytes, a, where);
-#else
-  return cudaMemAdvise(p, bytes, a, device);
-#endif
-}
-
-cudaError_t prefetch_to_device(const void* p, size_t bytes, int device)
-{
-#if CUDART_VERSION >= 13000
-  cudaMemLocation where{};
-  where.type = cudaMemLocationTypeDevice;
-  where.id = device;
-  return cudaMemPrefetchAsync(p, bytes, where, 0, 0);
-#else
-  return cudaMemPrefetchAsync(p, bytes, device, 0);
-#endif
-}
-
 // True when the program advised the range itself (a preferred location
 // over all of it): the runtime then leaves it as it is.
 bool advised_by_program(const void* p, size_t bytes)
@@ -526,15 +501,15 @@ managed_home runtime::impl::home_managed(const void* p, uint64_t bytes, int devi
     charged = bytes;
   else if (!budget_from_env && (cfg.kind == backend::emu || cfg.kind == backend::nvme))
     on_gpu = fits > program_margin && bytes <= fits - program_margin;
-  if (on_gpu ? advise(p, bytes, cudaMemAdviseSetPreferredLocation, device) == cudaSuccess &&
-                   prefetch_to_device(p, bytes, device) == cudaSuccess
-             : advise(p, bytes, cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId) == cudaSuccess &&
-                   advise(p, bytes, cudaMemAdviseSetAccessedBy, device) == cudaSuccess)
+  if (on_gpu ? detail::mem_advise(p, bytes, cudaMemAdviseSetPreferredLocation, device) == cudaSuccess &&
+                   detail::mem_prefetch_to_device(p, bytes, device) == cudaSuccess
+             : detail::mem_advise(p, bytes, cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId) == cudaSuccess &&
+                   detail::mem_advise(p, bytes, cudaMemAdviseSetAccessedBy, device) == cudaSuccess)
     return on_gpu ? managed_home::gpu : managed_home::host;
   // Refused (a range CUDA does not accept): the memory stays as the program made it.
   (void)cudaGetLastError();
-  (void)advise(p, bytes, cudaMemAdviseUnsetPreferredLocation, device);
-  (void)advise(p, bytes, cudaMemAdviseUnsetAccessedBy, device);
+  (void)detail::mem_advise(p, bytes, cudaMemAdviseUnsetPreferredLocation, device);
+  (void)detail::mem_advise(p, bytes, cudaMemAdviseUnsetAccessedBy, device);
   (void)cudaGetLastError();
   budget.release(charged);
   charged = 0;
@@ -546,9 +521,9 @@ void runtime::impl::unhome_managed(array_rec& r)
 {
   if (r.home == managed_home::none)
     return;
-  (void)advise(r.meta.direct, r.wrap_bytes, cudaMemAdviseUnsetPreferredLocation, r.wrap_device);
+  (void)detail::mem_advise(r.meta.direct, r.wrap_bytes, cudaMemAdviseUnsetPreferredLocation, r.wrap_device);
   if (r.home == managed_home::host)
-    (void)advise(r.meta.direct, r.wrap_bytes, cudaMemAdviseUnsetAccessedBy, r.wrap_device);
+    (void)detail::mem_advise(r.meta.direct, r.wrap_bytes, cudaMemAdviseUnsetAccessedBy, r.wrap_device);
   (void)cudaGetLastError(); // the program may have freed the memory already: nothing to take back
   budget.release(r.budget_charge);
   r.budget_charge = 0;

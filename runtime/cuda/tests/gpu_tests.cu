@@ -859,19 +859,6 @@ void test_wrap(bam::backend b)
   cudaFree(dev);
 }
 
-// cudaMemAdvise as the program would call it (CUDA 13 takes a location).
-cudaError_t cudaMemAdvise_compat(const void* p, size_t bytes, cudaMemoryAdvise a, int device)
-{
-#if CUDART_VERSION >= 13000
-  cudaMemLocation where{};
-  where.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
-  where.id = device == cudaCpuDeviceId ? 0 : device;
-  return cudaMemAdvise(p, bytes, a, where);
-#else
-  return cudaMemAdvise(p, bytes, a, device);
-#endif
-}
-
 // Where UVM keeps a wrapped managed range, as CUDA reports it: the
 // preferred location (cudaInvalidDeviceId: none) and whether `device` is
 // among the processors it is mapped for.
@@ -955,7 +942,7 @@ void test_wrap_managed_home(bam::backend b)
            got.preferred, int(got.accessed_by));
   }
   { // the program's own advice stays
-    EXPECT(cudaMemAdvise_compat(m, bytes, cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId) == cudaSuccess,
+    EXPECT(bam::detail::mem_advise(m, bytes, cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId) == cudaSuccess,
            "cudaMemAdvise");
     auto rt = make_rt_with_budget(cfg_for(b, size_t(2) << 20), "64M");
     bam::array<uint64_t> a = rt->array_wrap(m, n, "labels");

@@ -38,6 +38,7 @@
 #include <bam/detail/config.cuh>
 
 #if defined(__CUDACC__)
+#  include <bam/detail/uvm.cuh>
 #  include <bam/error.h>
 #  include <cub/device/device_scan.cuh>
 #  include <cuda_runtime_api.h>
@@ -246,14 +247,7 @@ inline void prefetch_if_managed(const void* p, size_t bytes)
     (void)cudaGetLastError();
     return;
   }
-#if CUDART_VERSION >= 13000
-  cudaMemLocation where{};
-  where.type = cudaMemLocationTypeDevice;
-  where.id = dev;
-  const cudaError_t e = cudaMemPrefetchAsync(p, bytes, where, 0, 0);
-#else
-  const cudaError_t e = cudaMemPrefetchAsync(p, bytes, dev, 0);
-#endif
+  const cudaError_t e = mem_prefetch_to_device(p, bytes, dev);
   if (e != cudaSuccess)
     (void)cudaGetLastError();
 }
