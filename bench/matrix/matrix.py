@@ -803,7 +803,13 @@ class Matrix:
                                                             if "memmode: skip:" in err else "exit 77"))
                 elif j["rc"] != 0:
                     last = [l for l in err.strip().splitlines() if l.strip()][-1:] or [""]
-                    rc_bad.append("exit %s: %s" % (j["rc"], last[0][:160]))
+                    # 124 is also what a job killed at --deadline-s gets
+                    # (its note says so); otherwise it ran past its limit,
+                    # which says "slow", not "wrong": name the limit.
+                    why = ""
+                    if j["rc"] == 124 and "--deadline-s" not in j["note"]:
+                        why = " (ran past the job limit of %d s; --timeout raises it)" % self.timeout
+                    rc_bad.append("exit %s%s: %s" % (j["rc"], why, last[0][:160]))
                 if ms is not None and j["rc"] == 0:
                     times.append(ms)
                 sums.append(j["checksum"])

@@ -171,6 +171,14 @@ if grep -q 'cc,fit,original,gpu,-,.*FAILED,.*not run (killed at --deadline-s); e
 	grep -q 'cc,nofit,port,emu,auto,90.000,' "$out/results.csv"; then ok; else
 	bad "the killed jobs are FAILED (exit 124), the blocked phase still ran"; cat "$out/results.csv"; fi
 
+# 2d'. a job past its --timeout (no deadline) is FAILED with a note naming the limit: slow, not wrong
+rm -rf "$out/logs" "$out/results.csv"
+FAKE_STATE=$tmp/state FAKE_SLEEP=cc.gpu timeout 60 python3 "$here/../matrix.py" "$out" --skip-build --quick \
+	--programs cc --timeout 2 >"$tmp/run2t.log" 2>&1
+check "a job past its limit exits 1" "$?" 1
+if grep -q 'cc,fit,original,gpu,-,.*FAILED,.*exit 124 (ran past the job limit of 2 s; --timeout raises it)' "$out/results.csv"; then ok; else
+	bad "the note names the job limit"; field cc fit original gpu - note; fi
+
 # 2e. the blocker fails to start: the runner stops at once, no phase-B program is left waiting at the gate
 rm -rf "$out/logs" "$out/results.csv"
 FAKE_STATE=$tmp/state FAKE_BLOCKER_FAIL=1 timeout 60 python3 "$here/../matrix.py" "$out" --skip-build --quick \
