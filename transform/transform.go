@@ -64,6 +64,11 @@ func Run(name string, src []byte, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res.Diags = append(portRelevantParseDiags(pf, res.Choices), res.Diags...)
+	if diag.HasErrors(res.Diags) {
+		// A parser error inside a ported function: no partial output,
+		// as for the port's own errors (found by FuzzPort).
+		res.Output, res.Lines, res.Changed = pf.Src.Bytes, nil, false
+	}
 	return res, nil
 }
 
