@@ -53,6 +53,9 @@ func runVersions(c *portCtx) ([]diag.Diagnostic, []edit.Edit) {
 			continue
 		}
 		openAfter, note := versionPoint(fn)
+		if note == nil {
+			note = splitsConditional(c.src, fn.Body, openAfter)
+		}
 		if d, bad := c.unparsedFn(fn); bad {
 			// The parser's idea of where the body ends may be wrong (a GNU
 			// statement expression `({ ... })` ends it early).
@@ -153,6 +156,43 @@ func versionPoint(fn *parse.FuncDecl) (int, *versionNote) {
 		return true
 	})
 	return openAfter, note
+}
+
+// splitsConditional returns why the lambda, from openAfter to the body's
+// closing brace, cannot enclose a whole region of preprocessor
+// conditionals: a body that starts with `#if __CUDA_ARCH__ >= 700` and its
+// __shared__ declarations, and ends with `#endif`, would open the lambda
+// inside the #if and close it outside, so a pass where the #if is false
+// (the host pass) sees only the close (cuda-samples'
+// globalToShmemAsyncCopy). nil when the directives in between are
+// balanced.
+func splitsConditional(src []byte, body *parse.BlockStmt, openAfter int) *versionNote {
+	depth := 0
+	for _, line := range strings.Split(string(src[openAfter:body.End()-1]), "\n") {
+		t := strings.TrimLeft(line, " \t")
+		if !strings.HasPrefix(t, "#") {
+			continue
+		}
+		word := strings.Fields(strings.TrimLeft(t[1:], " \t") + " ")
+		if len(word) == 0 {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(word[0], "if"):
+			depth++
+		case word[0] == "endif" || word[0] == "else" || word[0] == "elif":
+			if depth == 0 {
+				return &versionNote{body, "a #" + word[0] + " in its body belongs to a conditional opened before the point where its versions would begin (after the leading __shared__ declarations), so the preprocessor would cut one version's braces"}
+			}
+			if word[0] == "endif" {
+				depth--
+			}
+		}
+	}
+	if depth != 0 {
+		return &versionNote{body, "a preprocessor conditional opened inside its body is not closed before the body ends"}
+	}
+	return nil
 }
 
 // isStaticSharedDecl reports whether s declares only __shared__ variables
