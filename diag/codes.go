@@ -108,6 +108,7 @@ var Codes = []Code{
 	{"PORT093", Note, "a buffer allocated per memory mode became one bam::array"},
 	{"PORT094", Note, "a ported kernel is compiled once, without its plain-pointer version, and why"},
 	{"PORT095", Note, "a launch that an access-pattern rewrite (odt) changes cannot choose the kernel's direct clone, so it runs the rewritten kernel also on data in GPU memory, and why"},
+	{"PORT096", Note, "a call of the program's own wrapper of a CUDA memory call (cudaMalloc, cudaMemcpy, cudaMemset, cudaFree) was inlined so that the port rewrites it"},
 
 	// Access-pattern rewrites (transform/opt, --opt).
 	{"OPT000", Note, "a rewrite was chosen or applied, and why"},

@@ -75,23 +75,28 @@ func Run(name string, src []byte, opts Options) (*Result, error) {
 // RunParsed runs an already parsed file through analysis, planning and
 // Apply; it does not modify pf, and it reports no parser diagnostics (Run
 // adds those that matter).
-func RunParsed(pf *parse.File, opts Options) (res *Result, err error) {
+func RunParsed(pf *parse.File, opts Options) (*Result, error) {
+	return runSeeingWrappers(pf, opts)
+}
+
+// runPlanned is RunParsed that also returns the edits it applied.
+func runPlanned(pf *parse.File, opts Options) (res *Result, edits []edit.Edit, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, fmt.Errorf("internal error while porting %s: %v", pf.Src.Name, r)
+			res, edits, err = nil, nil, fmt.Errorf("internal error while porting %s: %v", pf.Src.Name, r)
 		}
 	}()
-	res, edits, err := planParsed(pf, opts)
+	res, edits, err = planParsed(pf, opts)
 	if err != nil || edits == nil {
-		return res, err
+		return res, nil, err
 	}
 	out, lines, err := edit.ApplyLines(pf.Src.Bytes, edits, pf.Src.Name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res.Output, res.Lines = out, lines
 	res.Changed = !bytes.Equal(out, pf.Src.Bytes)
-	return res, nil
+	return res, edits, nil
 }
 
 // planParsed runs analysis, the port and the rewrites on pf and returns

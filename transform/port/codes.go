@@ -48,4 +48,5 @@ const (
 	CodeModesCollapsed  = "PORT093" // note: a buffer allocated per memory mode became one bam::array, and how each mode makes it
 	CodeSingleVersion   = "PORT094" // note: a ported kernel is compiled once (no plain-pointer version), and why
 	CodeNoDirectClone   = "PORT095" // note: a launch an access-pattern rewrite changes cannot choose the kernel's direct clone, and why
+	CodeWrapperInlined  = "PORT096" // note: a call of the program's own wrapper of a CUDA memory call was inlined so that the port rewrites it
 )

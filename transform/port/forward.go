@@ -219,8 +219,9 @@ func (c *portCtx) forwarderCalls(f *forwarder) string {
 	for _, d := range c.prototypesOf(fn) {
 		decls[d.NameSpan.Start] = true
 	}
-	for _, t := range c.file.Tokens {
-		if t.Kind != parse.Identifier || string(c.src[t.Start:t.End]) != fn.Name || callees[t.Start] || decls[t.Start] {
+	for i, t := range c.file.Tokens {
+		if t.Kind != parse.Identifier || string(c.src[t.Start:t.End]) != fn.Name || callees[t.Start] || decls[t.Start] ||
+			c.otherEntityAt(fn.Name, i) {
 			continue
 		}
 		return fmt.Sprintf("%s is used other than by a direct call (at `%s`)", fn.Name, c.lineText(t.Start))
@@ -239,6 +240,30 @@ func (c *portCtx) forwarderCalls(f *forwarder) string {
 		}
 	}
 	return ""
+}
+
+// otherEntityAt reports whether token i, which spells name, names
+// something other than the file-level function: a member (`s.name`,
+// `p->name`) or a local variable or parameter of the function around it
+// (`int flux = 0;` in a kernel beside a host function flux).
+func (c *portCtx) otherEntityAt(name string, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		t := c.file.Tokens[j]
+		if t.Kind.IsTrivia() {
+			continue
+		}
+		if p := string(c.src[t.Start:t.End]); p == "." || p == "->" {
+			return true
+		}
+		break
+	}
+	pos := c.file.Tokens[i].Start
+	for _, g := range c.funcs {
+		if g.Body != nil && g.Span.Start <= pos && pos < g.Span.Stop {
+			return g.Scope.Lookup(name, pos) != nil
+		}
+	}
+	return false
 }
 
 // deducesConst: a call of the template function g without explicit

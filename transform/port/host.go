@@ -980,6 +980,23 @@ func (c *source) isSizeofElem(e parse.Expr, elem string) bool {
 func (c *source) operandText(e parse.Expr) string { return oneLine(c.text(e)) }
 
 // bamName is the bam::array variable standing for host variable v.
+// hostPointerText is a copy's host pointer as the typed runtime calls take
+// it (`array_from_host<T>(const T *)`, `copy_to_host(array<T>, T *)`): as
+// written, except that a cast to a void pointer (`(void*)h`, in cfd's
+// upload wrapper) becomes a cast to the element type, since C++ does not
+// convert void * to T * implicitly. out: the runtime writes through it.
+func (c *portCtx) hostPointerText(e parse.Expr, elem string, out bool) string {
+	cast, ok := parse.Unparen(e).(*parse.CastExpr)
+	if !ok || cast.Type == nil || cast.Type.Base != "void" || cast.Type.Pointers != 1 {
+		return oneLine(c.text(e))
+	}
+	elem = strings.TrimPrefix(elem, "const ")
+	if !out {
+		elem = "const " + elem
+	}
+	return "(" + elem + " *)(" + oneLine(c.text(cast.X)) + ")"
+}
+
 func bamName(v *hostVar) string { return v.sym.Name + "_bam" }
 
 // replaceStmt replaces a whole statement, keeping its line count: a

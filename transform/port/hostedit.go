@@ -225,7 +225,7 @@ func (c *portCtx) emitMergedCreation(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	d := p.data
 	switch op.kind {
 	case opUpload:
-		d.Src = oneLine(c.text(op.other))
+		d.Src = c.hostPointerText(op.other, d.Elem, false)
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("from_host", d))
 	case opMemset0:
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("zeros", d))
@@ -269,7 +269,7 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		c.replaceStmt(hp, HostMemory, op.stmt, creationText(v, p.merged, data, p.src))
 	case opUpload:
 		d := data
-		d.Src = oneLine(c.text(op.other))
+		d.Src = c.hostPointerText(op.other, d.Elem, false)
 		switch {
 		case p.src.Kind != "host":
 			c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("removed", templates.Note{Note: "contents of " + bamName(v) + " come from " + p.src.Kind}))
@@ -278,7 +278,7 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		}
 	case opDownload:
 		d := data
-		d.Src = oneLine(c.text(op.other))
+		d.Src = c.hostPointerText(op.other, d.Elem, true)
 		d.Count = c.countFromBytes(op.bytes, data.Elem)
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("copy_out", d))
 	case opMemset0:

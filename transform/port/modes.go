@@ -608,7 +608,7 @@ func (c *portCtx) emitModeDevice(hp *hostPlan, v *hostVar, b *modeBranch, d temp
 	if merged {
 		c.replaceStmt(hp, HostMemory, b.alloc.stmt, templates.Render("removed", templates.Note{Note: v.sym.Name + " is now bam::array " + bamName(v) + ", made below"}))
 		if next.kind == opUpload {
-			d.Src = oneLine(c.text(next.other))
+			d.Src = c.hostPointerText(next.other, d.Elem, false)
 			c.replaceStmt(hp, HostMemory, next.stmt, templates.Render("assign_from_host", d))
 			how = "from its upload"
 		} else {
