@@ -32,6 +32,11 @@ func (c *portCtx) planDeviceGroup(hp *hostPlan, g []*hostVar) {
 		plans[i] = p
 	}
 	hp.placed = append(hp.placed, plans...)
+	for _, p := range plans {
+		if p.declAt != nil {
+			hp.edits = append(hp.edits, c.insertBefore(p.declAt, templates.Render("mode_decl", p.data), HostMemory.String()))
+		}
+	}
 	done := map[int]bool{} // statements shared by two buffers (copies, swaps) are rewritten once
 	for _, p := range plans {
 		for _, op := range p.v.ops {
@@ -116,8 +121,23 @@ type deviceVarPlan struct {
 	// adopted: the program allocates the buffer itself; the array is made
 	// from it with array_from_device and the buffer is freed as before.
 	adopted bool
+	// declAt, when set, is where the bam::array is declared (empty): the
+	// statement holding the creation in the block that encloses every use
+	// (`float *d; { ... cudaMalloc(&d, ...); ... } k<<<...>>>(d)`, cfd);
+	// the creation then assigns it.
+	declAt parse.Stmt
 	data    templates.Array
 	src     Source
+}
+
+// creation is the text that creates p's bam::array: a declaration
+// (`auto d_bam = ...;`), or an assignment where the array is declared
+// before the block that creates it (declAt).
+func (p deviceVarPlan) creation(text string) string {
+	if p.declAt == nil {
+		return text
+	}
+	return strings.TrimPrefix(text, "auto ")
 }
 
 // planDeviceVar picks where v's bam::array is declared and checks that
@@ -138,9 +158,9 @@ func (c *portCtx) planDeviceVar(v *hostVar, elem string) (deviceVarPlan, parse.N
 		return p, p.create.node, fmt.Sprintf("the statement that creates %s's bam::array (%s) is not directly in a { } block",
 			v.sym.Name, oneLine(c.text(p.create.node)))
 	}
+	var outside parse.Node
 	for _, op := range v.ops {
 		before := op.node.Pos() < p.create.node.Pos() && op.kind != opMalloc
-		outside := op.node.End() > p.create.block.End()
 		if op.entry != nil && before {
 			at := parse.Node(p.create.node)
 			if p.create.stmt != nil {
@@ -149,11 +169,62 @@ func (c *portCtx) planDeviceVar(v *hostVar, elem string) (deviceVarPlan, parse.N
 			return p, op.node, fmt.Sprintf("%s takes &%s before %s's bam::array is created (at `%s`); declare %s after that statement",
 				op.entry.sym.Name, v.sym.Name, v.sym.Name, oneLine(c.text(at)), op.entry.sym.Name)
 		}
-		if before || outside {
-			return p, op.node, fmt.Sprintf("%s is used outside the block where its bam::array is created, or before it; allocate it where it encloses every use", v.sym.Name)
+		if before {
+			return p, op.node, fmt.Sprintf("%s is used before its bam::array is created; allocate it before every use", v.sym.Name)
+		}
+		if outside == nil && op.node.End() > p.create.block.End() {
+			outside = op.node
+		}
+	}
+	if outside != nil {
+		if p.declAt = c.declarationPoint(v, p.create); p.declAt == nil {
+			return p, outside, fmt.Sprintf("%s is used outside the block where its bam::array is created, and no enclosing block of both can declare it "+
+				"(the creation is in a loop or a lambda); allocate it where it encloses every use", v.sym.Name)
 		}
 	}
 	return p, nil, ""
+}
+
+// declarationPoint returns the statement before which v's bam::array can
+// be declared when uses follow the block that creates it: the statement
+// holding the creation in the innermost block that encloses every use,
+// reached through blocks, ifs and switches only (a creation in a loop or
+// a lambda would be assigned again each time, where the original
+// allocates anew). nil when there is none.
+func (c *portCtx) declarationPoint(v *hostVar, create hostOp) parse.Stmt {
+	if create.stmt == nil {
+		return nil
+	}
+	var path []parse.Node
+	parse.WithStack(v.fn.Body, func(n parse.Node, parents []parse.Node) bool {
+		if path == nil && n == parse.Node(create.stmt) {
+			path = append(append([]parse.Node(nil), parents...), n)
+		}
+		return path == nil
+	})
+	for i := len(path) - 2; i >= 0; i-- {
+		switch b := path[i].(type) {
+		case *parse.BlockStmt:
+			if c.enclosesOps(b, v) {
+				st, _ := path[i+1].(parse.Stmt)
+				return st
+			}
+		case *parse.IfStmt, *parse.SwitchStmt, *parse.LabeledStmt:
+		default:
+			return nil // a loop, a lambda, a try block: see above
+		}
+	}
+	return nil
+}
+
+// enclosesOps reports whether every use of v lies inside b.
+func (c *portCtx) enclosesOps(b *parse.BlockStmt, v *hostVar) bool {
+	for _, op := range v.ops {
+		if op.node.Pos() < b.Pos() || op.node.End() > b.End() {
+			return false
+		}
+	}
+	return true
 }
 
 // deviceOpProblem says why one use of a cudaMalloc'd buffer cannot be
@@ -226,12 +297,12 @@ func (c *portCtx) emitMergedCreation(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	switch op.kind {
 	case opUpload:
 		d.Src = c.hostPointerText(op.other, d.Elem, false)
-		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("from_host", d))
+		c.replaceStmt(hp, HostMemory, op.stmt, p.creation(templates.Render("from_host", d)))
 	case opMemset0:
-		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("zeros", d))
+		c.replaceStmt(hp, HostMemory, op.stmt, p.creation(templates.Render("zeros", d)))
 	case opMemset:
 		f := templates.Fill{Array: d, Bytes: oneLine(c.text(op.bytes)), Value: oneLine(c.text(op.other))}
-		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("fill_create", f))
+		c.replaceStmt(hp, HostMemory, op.stmt, p.creation(templates.Render("fill_create", f)))
 	case opNone, opMalloc, opManaged, opPinned, opDownload, opFree, opLaunch, opNull, opForeign, opCopy, opSwap, opD2D, opForward, opDevPtr, opOther:
 		// not a whole-buffer fill: never the merged creation (creationOp)
 	}
@@ -252,7 +323,7 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 	case opForeign:
 		d := data
 		d.Src = v.sym.Name
-		hp.edits = append(hp.edits, c.insertAfter(op.stmt, nil, templates.Render("from_device", d), false, HostMemory.String())...)
+		hp.edits = append(hp.edits, c.insertAfter(op.stmt, nil, p.creation(templates.Render("from_device", d)), false, HostMemory.String())...)
 	case opFree:
 		if p.adopted { // release the array, then the program's own buffer as before
 			if _, _, own := c.lineBefore(op.stmt.Pos()); own && op.block != nil {
@@ -266,7 +337,7 @@ func (c *portCtx) emitDeviceOp(hp *hostPlan, p deviceVarPlan, op hostOp) {
 		}
 		c.replaceStmt(hp, HostMemory, op.stmt, templates.Render("free", data))
 	case opMalloc:
-		c.replaceStmt(hp, HostMemory, op.stmt, creationText(v, p.merged, data, p.src))
+		c.replaceStmt(hp, HostMemory, op.stmt, p.creation(creationText(v, p.merged, data, p.src)))
 	case opUpload:
 		d := data
 		d.Src = c.hostPointerText(op.other, d.Elem, false)
