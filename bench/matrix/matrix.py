@@ -103,6 +103,11 @@ PROGRAMS = {
         qfit="16777216", qnofit="60397977",
         time=[r"vector_add ([0-9.]+) ms", r"gridstride ([0-9.]+) ms"],
         timed="vector_add + vector_add_gridstride (chrono each)"),
+    "mesh_flux": dict(
+        fit="4194301 4 5", nofit="16777213 4 5",
+        qfit="1048573 4 5", qnofit="12582917 4 5",
+        time=[r"^time ([0-9.]+) ms"],
+        timed="the time steps (chrono: the copy, step factors and RK flux/advance launches)"),
     "reduction": dict(
         fit="16777216", nofit="67108864",
         qfit="4194304", qnofit="16777216",
