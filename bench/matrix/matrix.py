@@ -107,6 +107,10 @@ PROGRAMS = {
         fit="4194301 4 5", nofit="16777213 4 5",
         qfit="1048573 4 5", qnofit="12582917 4 5",
         time=[r"^time ([0-9.]+) ms"],
+        # nofit: the arrays the GPU fills (values, old_values, fluxes,
+        # step_factors) are most of the data, so zero-copy puts every data
+        # allocation in host memory, as a user whose data does not fit would.
+        host_seqs_nofit="0,1,2,3,4,5",
         timed="the time steps (chrono: the copy, step factors and RK flux/advance launches)"),
     "reduction": dict(
         fit="16777216", nofit="67108864",
@@ -514,7 +518,7 @@ class Matrix:
             if alloc_log and backend == "gpu":
                 env["BENCH_ALLOC_LOG"] = alloc_log
             elif alloc_log:
-                env["BENCH_HOST_SEQS"] = "@" + alloc_log
+                env["BENCH_HOST_SEQS"] = PROGRAMS[prog].get("host_seqs_" + size) or "@" + alloc_log
             return env
         env.update({"BAM_BACKEND": backend, "BAM_CACHE_BYTES": self.cache, "BAM_STATS": "0"})
         if backend == "emu":

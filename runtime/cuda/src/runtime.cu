@@ -19,6 +19,7 @@
 #include <cstring>
 #include <mutex>
 #include <vector>
+#include <utility>
 
 #include <bam/version.h>
 
@@ -1033,6 +1034,50 @@ void runtime::range_io(uint32_t id, size_t offset, size_t bytes, size_t array_by
     std::memset(buf.data() + offset, value, bytes);
   p_->store->write_from_host(r.region, buf.data(), array_bytes);
   check();
+}
+
+// Where CUDA reaches an array's bytes in place, the memory range_io reads
+// and writes (wrapped device or managed memory, the host backend's pinned
+// lines or wrapped host memory, a resident copy, hbm's device memory);
+// nullptr for storage backends.
+static unsigned char* reachable_bytes(const array_rec& r)
+{
+  if (r.wrapped && r.wrap_host == nullptr)
+    return static_cast<unsigned char*>(r.meta.direct);
+  if ((r.wrapped || r.gpu == nullptr) && (r.wrapped ? r.wrap_host : r.region.host) != nullptr)
+    return r.wrapped ? r.wrap_host : r.region.host;
+  if (r.gpu != nullptr || r.region.device != nullptr)
+    return r.gpu != nullptr ? r.gpu : r.region.device;
+  return nullptr;
+}
+
+void runtime::copy_range(uint32_t dst_id, size_t dst_offset, size_t dst_bytes, uint32_t src_id, size_t src_offset,
+                         size_t src_bytes, size_t bytes)
+{
+  const std::pair<size_t, size_t> ranges[] = {{src_offset, src_bytes}, {dst_offset, dst_bytes}};
+  for (auto [offset, size] : ranges)
+    if (offset > size || bytes > size - offset)
+      throw error("bam::runtime::copy_bytes: bytes " + std::to_string(offset) + ".." + std::to_string(offset + bytes) +
+                  " are outside an array of " + std::to_string(size) + " bytes");
+  if (bytes == 0)
+    return;
+  unsigned char* to = reachable_bytes(p_->rec(dst_id));
+  const unsigned char* from = reachable_bytes(p_->rec(src_id));
+  const bool overlap = dst_id == src_id && dst_offset < src_offset + bytes && src_offset < dst_offset + bytes;
+  if (to == nullptr || from == nullptr || overlap) {
+    // A storage backend, or an overlapping copy within one array (memmove
+    // semantics): through host memory.
+    std::vector<unsigned char> tmp(bytes);
+    range_io(src_id, src_offset, bytes, src_bytes, nullptr, tmp.data(), 0);
+    range_io(dst_id, dst_offset, bytes, dst_bytes, tmp.data(), nullptr, 0);
+    return;
+  }
+  flush(); // the source's dirty lines reach its memory
+  // The cache must not keep the destination's old contents.
+  detail::drop_kernel<<<p_->slot_blocks(), 256>>>(p_->d_ctx.get(), dst_id);
+  check();
+  detail::cuda_check(cudaMemcpy(to + dst_offset, from + src_offset, bytes, cudaMemcpyDefault),
+                     "bam::runtime::copy_bytes");
 }
 
 void runtime::release_array(uint32_t id)

@@ -616,6 +616,59 @@ __global__ void k_versions(bam::array<const uint64_t> x, bam::array<uint64_t> y,
       bam::read_only(x), y, sum); // x: a const T* __restrict__ parameter's array
 }
 
+__global__ void k_scale(bam::array<uint64_t> a, size_t n)
+{
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    a[i] = a[i] * 3 + 1;
+}
+
+// copy_bytes (what `bamgen port` makes of cudaMemcpy D2D between two ported
+// buffers, and of cfd's copy<T> wrapper): the source's latest contents,
+// still in dirty cache lines, reach the destination; the destination's
+// lines the cache held before the copy are not read again; a copy within
+// one array that overlaps itself moves like memmove; a range past an end
+// throws. Cached (a 1 MiB cache, 2.4 MB arrays: evictions) and resident.
+void test_copy_bytes(bam::backend b, bool resident)
+{
+  const size_t n = 300000;
+  auto rt = make_rt_with_budget(cfg_for(b, size_t(1) << 20), resident ? "1G" : "0");
+  auto h = pattern(n);
+  bam::array<uint64_t> a = rt->array_from_host(h.data(), n, "a");
+  bam::array<uint64_t> c = rt->array_zeros<uint64_t>(n, "c");
+  dbuf<uint64_t> out(n);
+  k_copy_linear<uint64_t><<<blocks_for(n), 256>>>(c, out.p, n); // c's zero lines in the cache
+  k_scale<<<blocks_for(n), 256>>>(a, n);                         // a's new values in dirty lines
+  rt->check();
+  const size_t first = 50, at = 100, count = 250000;
+  rt->copy_bytes(c, at, a, first, count * sizeof(uint64_t));
+  k_copy_linear<uint64_t><<<blocks_for(n), 256>>>(c, out.p, n);
+  rt->check();
+  auto got = out.host();
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t want = i >= at && i < at + count ? h[i - at + first] * 3 + 1 : 0;
+    EXPECT(got[i] == want, "c[%zu] after copy_bytes: got %llx want %llx", i, (unsigned long long)got[i],
+           (unsigned long long)want);
+  }
+  rt->copy_bytes(a, 10, a, 0, 1000 * sizeof(uint64_t)); // overlapping: memmove
+  std::vector<uint64_t> back(n);
+  rt->copy_to_host(a, back.data(), n);
+  for (size_t i = 0; i < 1010; ++i) {
+    const uint64_t want = (i < 10 ? h[i] : h[i - 10]) * 3 + 1;
+    EXPECT(back[i] == want, "a[%zu] after an overlapping copy_bytes: got %llx want %llx", i,
+           (unsigned long long)back[i], (unsigned long long)want);
+  }
+  bool threw = false;
+  try {
+    rt->copy_bytes(c, n - 10, a, 0, 11 * sizeof(uint64_t));
+  } catch (const bam::error&) {
+    threw = true;
+  }
+  EXPECT(threw, "copy_bytes past the destination's end did not throw");
+  EXPECT((a.placement() == bam::placement::resident) == resident, "a's placement is %d", int(a.placement()));
+  rt->free(a);
+  rt->free(c);
+}
+
 void test_versions(bam::backend b, bool resident)
 {
   auto rt = make_rt_with_budget(cfg_for(b, size_t(1) << 20), resident ? "1G" : "0"); // smaller than the data: evictions on the cached path
@@ -1133,6 +1186,10 @@ std::vector<test_case> all_tests()
     for (bool resident : {true, false})
       t.push_back({std::string("versions/") + bam::backend_name(b) + (resident ? "/direct" : "/cached"),
                    [b, resident] { test_versions(b, resident); }});
+  for (auto b : {bam::backend::hbm, bam::backend::host, bam::backend::emu})
+    for (bool resident : {true, false})
+      t.push_back({std::string("copy_bytes/") + bam::backend_name(b) + (resident ? "/resident" : "/cached"),
+                   [b, resident] { test_copy_bytes(b, resident); }});
   for (auto b : {bam::backend::host, bam::backend::emu}) // hbm data already is in GPU memory: nothing is copied
     t.push_back({std::string("resident_fallback/") + bam::backend_name(b), [b] { test_resident_fallback(b); }});
   for (auto b : {bam::backend::hbm, bam::backend::emu}) // host arrays this size would be read zero-copy

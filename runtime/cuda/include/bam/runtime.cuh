@@ -245,12 +245,14 @@ public:
   }
   // Device-to-device copy between two arrays (cudaMemcpyDeviceToDevice):
   // `bytes` from src's element `src_first` to dst's element `dst_first`.
+  // Where CUDA reaches both arrays' memory (hbm, host, resident copies,
+  // wrapped memory) one cudaMemcpy after the cache's dirty lines are written
+  // back and dst's are dropped; storage backends go through host memory.
   template <class T, class U>
   void copy_bytes(const array<T>& dst, size_t dst_first, const array<U>& src, size_t src_first, size_t bytes)
   {
-    std::unique_ptr<unsigned char[]> tmp(new unsigned char[bytes ? bytes : 1]);
-    read_bytes(src, src_first, tmp.get(), bytes);
-    write_bytes(dst, dst_first, tmp.get(), bytes);
+    copy_range(detail::array_factory::meta(dst).id, element_offset(dst, dst_first), a_bytes(dst),
+               detail::array_factory::meta(src).id, element_offset(src, src_first), a_bytes(src), bytes);
   }
 
   // The same, where the block size is not known (an expression with side effects).
@@ -289,6 +291,13 @@ private:
   void copy_out(uint32_t id, void* dst, size_t n, size_t array_n, size_t elem_bytes);
   // write_bytes (src), read_bytes (dst) or fill_bytes (neither: value).
   void range_io(uint32_t id, size_t offset, size_t bytes, size_t array_bytes, const void* src, void* dst, int value);
+  void copy_range(uint32_t dst_id, size_t dst_offset, size_t dst_bytes, uint32_t src_id, size_t src_offset,
+                  size_t src_bytes, size_t bytes);
+  template <class T>
+  static size_t a_bytes(const array<T>& a) noexcept
+  {
+    return a.size() * sizeof(T);
+  }
   void release_array(uint32_t id);
   // check(), with the place of the program's synchronization in the message (file may be nullptr).
   void check_at(const char* file, int line);
