@@ -20,7 +20,9 @@
 // defaulted, and template parameters (if any) that are types, whose body
 // is either
 //   - one expression statement holding exactly one cudaMemcpy,
-//     cudaMemcpyAsync, cudaMemset, cudaMemsetAsync or cudaFree call, every
+//     cudaMemcpyAsync, cudaMemset, cudaMemsetAsync, cudaFree, cudaFreeHost
+//     or allocation (cudaMalloc, cudaMallocManaged, cudaMallocHost,
+//     cudaHostAlloc: `dev_alloc(&d, n)`) call, every
 //     other call in it a one-argument wrapper of that call (an error check)
 //     and every parameter used only in the call's arguments; or
 //   - `T *t; <one such statement around cudaMalloc((void**)&t, bytes)>;
@@ -45,6 +47,9 @@ import (
 // port rewrites on a buffer).
 var cudaOps = map[string]bool{
 	"cudaMemcpy": true, "cudaMemcpyAsync": true, "cudaMemset": true, "cudaMemsetAsync": true, "cudaFree": true,
+	// `void dev_alloc(T **p, size_t n) { check(cudaMalloc((void**)p, n * sizeof(T))); }`, called
+	// as `dev_alloc(&d, n)`: inlined, `&d` is what the port reads as an allocation.
+	"cudaMalloc": true, "cudaMallocManaged": true, "cudaMallocHost": true, "cudaHostAlloc": true, "cudaFreeHost": true,
 }
 
 // Site is one call of a wrapper that can be replaced by the wrapper's body.

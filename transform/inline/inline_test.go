@@ -26,6 +26,9 @@ template <class T>
 void dealloc(T* p) { CHECK(cudaFree(p)); }
 
 void clear(int* d, size_t n) { cudaMemset(d, 0, n * sizeof(int)); }
+
+template <typename T>
+void dev_alloc(T** p, size_t n) { CHECK(cudaMalloc((void**)p, n * sizeof(T))); }
 `
 
 // find parses src and returns its sites by the text of the call.
@@ -57,6 +60,8 @@ void run(const float* h, std::vector<int>& hv, size_t n)
     clear(e,
           n);
     dealloc(d);
+    double* g;
+    dev_alloc(&g, 2 * n);
 }
 `
 	sites := find(t, src)
@@ -67,6 +72,7 @@ void run(const float* h, std::vector<int>& hv, size_t n)
 		"upload(e, hv.data(), hv.size())": "CHECK(cudaMemcpy((void*)e, (hv.data()), (hv.size()) * sizeof(int), cudaMemcpyHostToDevice));",
 		"clear(e, n)":                     "cudaMemset(e, 0, n * sizeof(int));\n",
 		"dealloc(d)":                      "CHECK(cudaFree(d));",
+		"dev_alloc(&g, 2 * n)":            "CHECK(cudaMalloc((void**)(&g), (2 * n) * sizeof(double)));",
 	}
 	for call, text := range want {
 		s, ok := sites[call]

@@ -105,7 +105,8 @@ func instantiate(pf *parse.File, caller *parse.FuncDecl, w *wrapper, call *parse
 
 // templateArgs maps w's template parameters to the call's types: the
 // explicit arguments (`alloc<float>(n)`), else each deduced from a `T *`
-// parameter whose argument is a variable declared `U *` (T is U).
+// parameter whose argument is a variable declared `U *`, or a `T **` one
+// given `&d` for such a variable (T is U).
 func templateArgs(pf *parse.File, caller *parse.FuncDecl, w *wrapper, call *parse.CallExpr) (map[string]string, bool) {
 	out := map[string]string{}
 	if ti, ok := parse.Unparen(call.Fun).(*parse.TemplateIdent); ok {
@@ -121,10 +122,16 @@ func templateArgs(pf *parse.File, caller *parse.FuncDecl, w *wrapper, call *pars
 			continue
 		}
 		for i, p := range w.fn.Params {
-			if p.Type.Pointers != 1 || p.Type.Base != tp {
+			if p.Type.Base != tp || p.Type.Pointers < 1 || p.Type.Pointers > 2 {
 				continue
 			}
-			id, ok := parse.Unparen(call.Args[i]).(*parse.Ident)
+			arg := parse.Unparen(call.Args[i])
+			if u, isAddr := arg.(*parse.UnaryExpr); isAddr && p.Type.Pointers == 2 && u.Op == "&" && !u.Postfix {
+				arg = parse.Unparen(u.X) // T **p given &d, d a U *: T is U
+			} else if p.Type.Pointers == 2 {
+				continue
+			}
+			id, ok := arg.(*parse.Ident)
 			if !ok {
 				continue
 			}
