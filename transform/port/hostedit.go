@@ -126,8 +126,8 @@ type deviceVarPlan struct {
 	// (`float *d; { ... cudaMalloc(&d, ...); ... } k<<<...>>>(d)`, cfd);
 	// the creation then assigns it.
 	declAt parse.Stmt
-	data    templates.Array
-	src     Source
+	data   templates.Array
+	src    Source
 }
 
 // creation is the text that creates p's bam::array: a declaration
