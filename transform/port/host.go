@@ -979,7 +979,6 @@ func (c *source) isSizeofElem(e parse.Expr, elem string) bool {
 // arguments, so no parentheses are added.
 func (c *source) operandText(e parse.Expr) string { return oneLine(c.text(e)) }
 
-// bamName is the bam::array variable standing for host variable v.
 // hostPointerText is a copy's host pointer as the typed runtime calls take
 // it (`array_from_host<T>(const T *)`, `copy_to_host(array<T>, T *)`): as
 // written, except that a cast to a void pointer (`(void*)h`, in cfd's
@@ -997,6 +996,7 @@ func (c *portCtx) hostPointerText(e parse.Expr, elem string, out bool) string {
 	return "(" + elem + " *)(" + oneLine(c.text(cast.X)) + ")"
 }
 
+// bamName is the bam::array variable standing for host variable v.
 func bamName(v *hostVar) string { return v.sym.Name + "_bam" }
 
 // replaceStmt replaces a whole statement, keeping its line count: a
