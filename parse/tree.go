@@ -100,3 +100,33 @@ func IsBuiltinX(e Expr, name string) bool {
 	id, ok := UnparenCasts(m.X).(*Ident)
 	return ok && id.Name == name
 }
+
+// SideEffectFree reports whether evaluating e again, or not at all,
+// changes nothing: no assignment, increment, new or lambda, and no call
+// other than a container's accessors (`v.size()`, `v.length()`,
+// `v.data()`, `std::size(v)`). sizeof and casts are free.
+func SideEffectFree(e Expr) bool {
+	ok := true
+	Inspect(e, func(n Node) bool {
+		switch n := n.(type) {
+		case *CallExpr:
+			switch LastName(CalleeName(n.Fun)) {
+			case "size", "length", "data":
+			default:
+				ok = false
+			}
+		case *LambdaExpr, *NewExpr:
+			ok = false
+		case *UnaryExpr:
+			if n.Op == "++" || n.Op == "--" {
+				ok = false
+			}
+		case *BinaryExpr:
+			if strings.HasSuffix(n.Op, "=") && n.Op != "==" && n.Op != "!=" && n.Op != "<=" && n.Op != ">=" {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}

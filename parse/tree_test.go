@@ -100,3 +100,28 @@ func TestIsBuiltinX(t *testing.T) {
 		}
 	}
 }
+
+func TestSideEffectFree(t *testing.T) {
+	cases := []struct {
+		src  string
+		free bool
+	}{
+		{"n * sizeof(float) + 4", true},
+		{"(size_t)v.size() * 2", true},
+		{"h.data()", true},
+		{"std::size(a) - s.length()", true},
+		{"a[i] == b", true},
+		{"k++", false},
+		{"--k", false},
+		{"n += 2", false},
+		{"x = y", false},
+		{"count()", false},
+		{"v.push_back(1)", false},
+		{"new int[4]", false},
+	}
+	for _, c := range cases {
+		if got := SideEffectFree(exprOf(t, c.src)); got != c.free {
+			t.Errorf("SideEffectFree(%s) = %v, want %v", c.src, got, c.free)
+		}
+	}
+}

@@ -62,7 +62,7 @@ func instantiate(pf *parse.File, caller *parse.FuncDecl, w *wrapper, call *parse
 	subst := map[string]string{}
 	for i, p := range w.fn.Params {
 		a := call.Args[i]
-		if !sideEffectFree(a) {
+		if !parse.SideEffectFree(a) {
 			return "", false
 		}
 		subst[p.Name] = argText(pf, a)
@@ -164,32 +164,6 @@ func argText(pf *parse.File, a parse.Expr) string {
 		}
 	}
 	return "(" + text + ")"
-}
-
-// sideEffectFree reports whether evaluating e twice, or not at all, is
-// the same as evaluating it once: no assignment, increment or call other
-// than a container's accessors (`v.data()`, `v.size()`).
-func sideEffectFree(e parse.Expr) bool {
-	ok := true
-	parse.Inspect(e, func(n parse.Node) bool {
-		switch n := n.(type) {
-		case *parse.CallExpr:
-			m, isMember := parse.Unparen(n.Fun).(*parse.MemberExpr)
-			ok = isMember && len(n.Args) == 0 && (m.Name == "data" || m.Name == "size" || m.Name == "length")
-		case *parse.LambdaExpr, *parse.NewExpr:
-			ok = false
-		case *parse.UnaryExpr:
-			if n.Op == "++" || n.Op == "--" {
-				ok = false
-			}
-		case *parse.BinaryExpr:
-			if strings.HasSuffix(n.Op, "=") && n.Op != "==" && n.Op != "!=" && n.Op != "<=" && n.Op != ">=" {
-				ok = false
-			}
-		}
-		return ok
-	})
-	return ok
 }
 
 // oneLine joins a multi-line text with single spaces.

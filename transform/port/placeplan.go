@@ -51,7 +51,7 @@ func (c *portCtx) emitPlacementPlans(hp *hostPlan) {
 		for _, p := range plans {
 			a := p.alloc
 			if a == nil || a.kind != opMalloc || a.stmt == nil || a.block != first.block || a.bytes == nil ||
-				p.create.stmt == nil || !sideEffectFree(a.bytes) {
+				p.create.stmt == nil || !parse.SideEffectFree(a.bytes) {
 				continue
 			}
 			if a.stmt.Pos() > first.stmt.Pos() {
@@ -89,31 +89,6 @@ func sameNamesAt(fn *parse.FuncDecl, e parse.Expr, pos int) bool {
 		return same
 	})
 	return same
-}
-
-// sideEffectFree reports whether evaluating e a second time changes
-// nothing: no assignments, increments or calls other than sizeof and
-// .size()/.length().
-func sideEffectFree(e parse.Expr) bool {
-	ok := true
-	parse.Inspect(e, func(n parse.Node) bool {
-		switch n := n.(type) {
-		case *parse.CallExpr:
-			if name := parse.ShortFuncName(n.Fun); name != "size" && name != "length" {
-				ok = false
-			}
-		case *parse.UnaryExpr:
-			if n.Op == "++" || n.Op == "--" {
-				ok = false
-			}
-		case *parse.BinaryExpr:
-			if strings.HasSuffix(n.Op, "=") && n.Op != "==" && n.Op != "!=" && n.Op != "<=" && n.Op != ">=" {
-				ok = false
-			}
-		}
-		return ok
-	})
-	return ok
 }
 
 // changedBetween reports whether a variable of e is mentioned in fn's body
