@@ -29,7 +29,7 @@
 //     return t;`, the parameters used only in bytes.
 //
 // A call is replaced only where it is a statement of its own (`f(a, b);`,
-// `p = f(n);`, `T *p = f(n);`), every template parameter is given or
+// `p = f(n);`, `T *p = f(n);`; a status wrapper's anywhere), every template parameter is given or
 // deduced from a `T *` parameter whose argument is a variable, every
 // argument is free of side effects (a parameter may appear more than once
 // in the body), and no name of the body means something else at the call
@@ -63,9 +63,14 @@ type Site struct {
 
 // wrapper is a host function Find can inline.
 type wrapper struct {
-	fn       *parse.FuncDecl
-	tparams  []string // template type parameters, in order
-	stmt     parse.Stmt
+	fn      *parse.FuncDecl
+	tparams []string // template type parameters, in order
+	stmt    parse.Stmt
+	// body is what a call is replaced by, arguments in place: stmt, or for
+	// a status wrapper (`cudaError_t up(...) { return cudaMemcpy(...); }`)
+	// the CUDA call it returns, which replaces the call expression itself.
+	body     parse.Node
+	status   bool
 	api      string
 	allocVar string // the local an allocating wrapper returns ("" for a statement wrapper)
 }
@@ -130,6 +135,7 @@ func asWrapper(pf *parse.File, fn *parse.FuncDecl) *wrapper {
 	}
 	w := &wrapper{fn: fn, tparams: tparams}
 	stmts := fn.Body.Stmts
+	var x parse.Expr // the statement's expression: the CUDA call, maybe inside error checks
 	switch {
 	case fn.Result.Text == "void" && len(stmts) == 1:
 		w.stmt = stmts[0]
@@ -138,16 +144,28 @@ func asWrapper(pf *parse.File, fn *parse.FuncDecl) *wrapper {
 		if w.stmt == nil {
 			return nil
 		}
+	case (fn.Result.Text == "cudaError_t" || fn.Result.Text == "cudaError") && len(stmts) == 1:
+		ret, ok := stmts[0].(*parse.ReturnStmt)
+		if !ok || ret.X == nil {
+			return nil
+		}
+		w.stmt, w.status, x = ret, true, ret.X
 	default:
 		return nil
 	}
-	es, ok := w.stmt.(*parse.ExprStmt)
-	if !ok {
+	if es, ok := w.stmt.(*parse.ExprStmt); ok {
+		x = es.X
+	}
+	if x == nil {
 		return nil
 	}
-	call := onlyCall(es.X)
-	if call == nil {
-		return nil
+	call := onlyCall(x)
+	if call == nil || w.status && parse.Unparen(x) != parse.Expr(call) {
+		return nil // a status wrapper returns the CUDA call's status as it is
+	}
+	w.body = w.stmt
+	if w.status {
+		w.body = call
 	}
 	w.api = parse.ShortFuncName(call.Fun)
 	switch {
@@ -163,7 +181,7 @@ func asWrapper(pf *parse.File, fn *parse.FuncDecl) *wrapper {
 	if w.allocVar != "" {
 		inArgs = call.Args[1:]
 	}
-	if !paramsOnlyIn(fn, es.X, inArgs) {
+	if !paramsOnlyIn(fn, x, inArgs) {
 		return nil
 	}
 	return w

@@ -29,6 +29,8 @@ void clear(int* d, size_t n) { cudaMemset(d, 0, n * sizeof(int)); }
 
 template <typename T>
 void dev_alloc(T** p, size_t n) { CHECK(cudaMalloc((void**)p, n * sizeof(T))); }
+
+cudaError_t down(float* h, const float* d, size_t n) { return cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost); }
 `
 
 // find parses src and returns its sites by the text of the call.
@@ -50,7 +52,7 @@ func find(t *testing.T, src string) map[string]Site {
 
 func TestFindInlinesEachForm(t *testing.T) {
 	src := wrappersSrc + `
-void run(const float* h, std::vector<int>& hv, size_t n)
+void run(const float* h, std::vector<int>& hv, size_t n, float* hf)
 {
     float* d = alloc<float>(n + 1);
     int* e;
@@ -62,6 +64,9 @@ void run(const float* h, std::vector<int>& hv, size_t n)
     dealloc(d);
     double* g;
     dev_alloc(&g, 2 * n);
+    CHECK(down(hf, d, n));
+    cudaError_t st = down(hf, d,
+                          n + 1);
 }
 `
 	sites := find(t, src)
@@ -73,6 +78,8 @@ void run(const float* h, std::vector<int>& hv, size_t n)
 		"clear(e, n)":                     "cudaMemset(e, 0, n * sizeof(int));\n",
 		"dealloc(d)":                      "CHECK(cudaFree(d));",
 		"dev_alloc(&g, 2 * n)":            "CHECK(cudaMalloc((void**)(&g), (2 * n) * sizeof(double)));",
+		"down(hf, d, n)":                  "cudaMemcpy(hf, d, n * sizeof(float), cudaMemcpyDeviceToHost)",
+		"down(hf, d, n + 1)":              "cudaMemcpy(hf, d, (n + 1) * sizeof(float), cudaMemcpyDeviceToHost)\n",
 	}
 	for call, text := range want {
 		s, ok := sites[call]
@@ -127,6 +134,8 @@ void f(int* d) { fr(d); }`, ""},
 void f(int* d, bool b) { b ? fr(d) : fr(d + 1); fr(d + 2); }`, "fr(d + 2)"},
 		{"not a CUDA memory call", `void fr(int* p) { free(p); }
 void f(int* d) { fr(d); }`, ""},
+		{"status wrapper that checks before it returns", `cudaError_t up(int* d, const int* h, size_t n) { return check(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice)); }
+void f(int* d, const int* h) { up(d, h, 4); }`, ""},
 		{"device function", `__device__ void fr(int* p) { cudaFree(p); }
 void f(int* d) { fr(d); }`, ""},
 		{"const pointer declaration", `template <typename T> T* alloc(size_t n) { T* t; cudaMalloc(&t, n * sizeof(T)); return t; }

@@ -11,7 +11,10 @@ import (
 func siteOf(pf *parse.File, fn *parse.FuncDecl, ws map[string]*wrapper, n parse.Node) (Site, bool) {
 	var call *parse.CallExpr
 	target, decl := "", ""
+	status := false
 	switch s := n.(type) {
+	case *parse.CallExpr: // a status wrapper's call, wherever it is
+		call, status = s, true
 	case *parse.ExprStmt:
 		switch x := parse.Unparen(s.X).(type) {
 		case *parse.CallExpr:
@@ -39,7 +42,7 @@ func siteOf(pf *parse.File, fn *parse.FuncDecl, ws map[string]*wrapper, n parse.
 		return Site{}, false
 	}
 	w := ws[parse.FuncName(call.Fun)]
-	if w == nil || w.fn == fn || (w.allocVar != "") != (target != "") || len(call.Args) != len(w.fn.Params) {
+	if w == nil || w.fn == fn || w.status != status || (w.allocVar != "") != (target != "") || len(call.Args) != len(w.fn.Params) {
 		return Site{}, false
 	}
 	body, ok := instantiate(pf, fn, w, call, target, n.Pos())
@@ -79,7 +82,7 @@ func instantiate(pf *parse.File, caller *parse.FuncDecl, w *wrapper, call *parse
 	}
 	var b strings.Builder
 	prevSignificant := ""
-	for _, t := range tokensIn(pf, w.stmt.Pos(), w.stmt.End()) {
+	for _, t := range tokensIn(pf, w.body.Pos(), w.body.End()) {
 		text := string(pf.Src.Bytes[t.Start:t.End])
 		switch t.Kind {
 		case parse.Newline, parse.Continuation:
