@@ -174,12 +174,17 @@ func unchanged(u Unit) *Result {
 
 // unitInfo is what grouping needs to know of one file.
 type unitInfo struct {
-	pf       *parse.File
-	idents   map[string]bool // every identifier the file mentions
-	kernels  []string        // kernels it defines or declares
-	defs     []*parse.FuncDecl
-	includes []string // absolute paths of the local headers it includes
-	device   bool     // holds device code or a macro expanding to __global__/__device__
+	pf      *parse.File
+	idents  map[string]bool // every identifier the file mentions
+	kernels []string        // kernels it defines or declares
+	defs    []*parse.FuncDecl
+	// launchers are the host functions it defines that launch a kernel
+	// (`void fwd_reach(int *col, ...) { fwd_step<<<...>>>(col, ...); }`):
+	// a file calling one is part of the same program, since the buffers it
+	// passes may become bam::arrays there (forward.go).
+	launchers []string
+	includes  []string // absolute paths of the local headers it includes
+	device    bool     // holds device code or a macro expanding to __global__/__device__
 }
 
 func scanUnit(u Unit) *unitInfo {
@@ -198,6 +203,9 @@ func scanUnit(u Unit) *unitInfo {
 			}
 		}
 		in.device = in.device || fd.IsDevice()
+		if fd.Body != nil && !fd.IsDevice() && fd.Name != "main" && launches(fd) {
+			in.launchers = append(in.launchers, fd.Name)
+		}
 	}
 	for _, m := range pf.Macros {
 		in.device = in.device || strings.Contains(m.Body, "__global__") || strings.Contains(m.Body, "__device__")
@@ -208,6 +216,18 @@ func scanUnit(u Unit) *unitInfo {
 		}
 	}
 	return in
+}
+
+// launches reports whether fn's body launches a kernel with <<<>>>.
+func launches(fn *parse.FuncDecl) bool {
+	found := false
+	parse.Inspect(fn.Body, func(n parse.Node) bool {
+		if _, ok := n.(*parse.LaunchExpr); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // groupUnits returns the connected groups of files, each in unit order,
@@ -265,6 +285,24 @@ func groupUnits(units []Unit, infos []*unitInfo) [][]int {
 		}
 		for _, j := range append(users, where...) {
 			union(j, where[0])
+		}
+	}
+	// A launcher defined in one file and called from others links them,
+	// unless several files define it and none other calls it (variants).
+	launcherIn := map[string][]int{}
+	for i, in := range infos {
+		for _, l := range in.launchers {
+			launcherIn[l] = append(launcherIn[l], i)
+		}
+	}
+	for l, where := range launcherIn {
+		if len(where) > 1 {
+			continue // defined twice: which one a call reaches is the linker's business
+		}
+		for i, in := range infos {
+			if i != where[0] && in.idents[l] {
+				union(i, where[0])
+			}
 		}
 	}
 	at := map[int]int{}
@@ -434,9 +472,16 @@ func runGroup(units []Unit, g []int, opts Options) (out []*Result, err error) {
 	}
 	var res *Result
 	var edits []edit.Edit
+	writable := map[string]bool{}
+	for _, i := range g {
+		if abs, err := filepath.Abs(units[i].Name); err == nil && !units[i].ReadOnly {
+			writable[filepath.Clean(abs)] = true
+		}
+	}
 	for round := 0; ; round++ {
 		o := opts
 		o.Port.Exclude = excluded
+		o.Port.ProgramFiles = writable
 		res, edits, err = planParsed(pf, o)
 		if err != nil {
 			return nil, err

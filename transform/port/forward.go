@@ -320,11 +320,21 @@ func (c *portCtx) headerDeclaring(name string) string {
 		}
 	}
 	for h, text := range c.headerTexts {
-		if mentions(text, name) {
+		if mentions(text, name) && !c.inProgram(h) {
 			return h
 		}
 	}
 	return ""
+}
+
+// inProgram reports whether path is one of the files a whole-program
+// port writes (Options.ProgramFiles).
+func (c *portCtx) inProgram(path string) bool {
+	if len(c.opts.ProgramFiles) == 0 {
+		return false
+	}
+	abs, err := filepath.Abs(path)
+	return err == nil && c.opts.ProgramFiles[filepath.Clean(abs)]
 }
 
 // codeOnly blanks the comments and string and character literals of C++

@@ -37,6 +37,13 @@ type Options struct {
 	// a first plan shows odt tiling a walk whose edge reads --ref had given
 	// a ref.
 	ODTWalks map[string]int
+	// ProgramFiles are the files a whole-program port (transform.RunProgram)
+	// plans and writes together, as absolute paths. A forwarding host
+	// function declared in one of these headers can take a bam::array: its
+	// declaration there is part of the program's text and changes with the
+	// definition (forward.go). Elsewhere (one file, or a header the
+	// program may only read) the header's other includers would break.
+	ProgramFiles map[string]bool
 }
 
 // Result is the port's plan for one file. Its edits are on the original
