@@ -180,16 +180,17 @@ type unitInfo struct {
 	defs    []*parse.FuncDecl
 	// launchers are the host functions it defines that launch a kernel
 	// (`void fwd_reach(int *col, ...) { fwd_step<<<...>>>(col, ...); }`):
-	// a file calling one is part of the same program, since the buffers it
-	// passes may become bam::arrays there (forward.go).
+	// a file calling one may be part of the same program, since the
+	// buffers it passes may become bam::arrays there (linkLaunchers).
 	launchers []string
-	includes  []string // absolute paths of the local headers it includes
-	device    bool     // holds device code or a macro expanding to __global__/__device__
+	bodies    map[string]bool // every function it defines (with a body), by name
+	includes  []string        // absolute paths of the local headers it includes
+	device    bool            // holds device code or a macro expanding to __global__/__device__
 }
 
 func scanUnit(u Unit) *unitInfo {
 	pf := parse.ParseFile(u.Name, u.Src)
-	in := &unitInfo{pf: pf, idents: map[string]bool{}}
+	in := &unitInfo{pf: pf, idents: map[string]bool{}, bodies: map[string]bool{}}
 	for _, t := range pf.Tokens {
 		if t.Kind == parse.Identifier {
 			in.idents[string(u.Src[t.Start:t.End])] = true
@@ -203,6 +204,9 @@ func scanUnit(u Unit) *unitInfo {
 			}
 		}
 		in.device = in.device || fd.IsDevice()
+		if fd.Body != nil {
+			in.bodies[fd.Name] = true
+		}
 		if fd.Body != nil && !fd.IsDevice() && fd.Name != "main" && launches(fd) {
 			in.launchers = append(in.launchers, fd.Name)
 		}
@@ -216,6 +220,66 @@ func scanUnit(u Unit) *unitInfo {
 		}
 	}
 	return in
+}
+
+// linkLaunchers links a file that calls a launcher (a host function that
+// launches a kernel) with the file that defines it, when both include a
+// header of the program that declares it: the C way of sharing a function
+// (gardenia's scc: bitset.h declares fwd_reach, bitset.cu defines it,
+// topo.cu calls it). A launcher defined in several files is left alone
+// (variants), as is a caller that defines a function of that name itself.
+// Without the shared declaration a call may reach another definition
+// bamgen does not see (llm.c's train_gpt2.cu calls the cuDNN
+// attention_forward_cudnn of a .cpp file, which a dev/cuda benchmark also
+// defines for itself).
+func linkLaunchers(units []Unit, infos []*unitInfo, union func(a, b int)) {
+	byPath := map[string]int{}
+	for i, u := range units {
+		if abs, err := filepath.Abs(u.Name); err == nil {
+			byPath[filepath.Clean(abs)] = i
+		}
+	}
+	definedIn := map[string][]int{}
+	for i, in := range infos {
+		for _, l := range in.launchers {
+			definedIn[l] = append(definedIn[l], i)
+		}
+	}
+	for l, where := range definedIn {
+		if len(where) > 1 {
+			continue
+		}
+		def := where[0]
+		declaring := map[string]bool{} // headers the definer includes that declare l
+		for _, h := range infos[def].includes {
+			if j, ok := byPath[h]; ok && declares(infos[j].pf, l) {
+				declaring[h] = true
+				union(j, def) // the declaration changes with the definition
+			}
+		}
+		for i, in := range infos {
+			if i == def || !in.idents[l] || in.bodies[l] {
+				continue
+			}
+			for _, h := range in.includes {
+				if declaring[h] {
+					union(i, def)
+					break
+				}
+			}
+		}
+	}
+}
+
+// declares reports whether pf declares a function named name without
+// defining it (a prototype).
+func declares(pf *parse.File, name string) bool {
+	for _, fd := range pf.Funcs() {
+		if fd.Name == name && fd.Body == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // launches reports whether fn's body launches a kernel with <<<>>>.
@@ -287,24 +351,7 @@ func groupUnits(units []Unit, infos []*unitInfo) [][]int {
 			union(j, where[0])
 		}
 	}
-	// A launcher defined in one file and called from others links them,
-	// unless several files define it and none other calls it (variants).
-	launcherIn := map[string][]int{}
-	for i, in := range infos {
-		for _, l := range in.launchers {
-			launcherIn[l] = append(launcherIn[l], i)
-		}
-	}
-	for l, where := range launcherIn {
-		if len(where) > 1 {
-			continue // defined twice: which one a call reaches is the linker's business
-		}
-		for i, in := range infos {
-			if i != where[0] && in.idents[l] {
-				union(i, where[0])
-			}
-		}
-	}
+	linkLaunchers(units, infos, union)
 	at := map[int]int{}
 	var groups [][]int
 	for i := range units {
