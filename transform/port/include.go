@@ -93,6 +93,8 @@ func (c *source) includeGuard(ds []directive) (open, close int, ok bool) {
 // includeEdit inserts the headers the port needs (those the file does not
 // include yet) after the last #include outside any #if block (an include
 // guard does not count) that comes before the file's first declaration,
+// or before the first of those lines that can bring in the program's own
+// macros (a #define of an unreserved name, a #include "local" header),
 // or, with none, at the top of the file after its
 // leading comments, `#pragma once` and include guard. A #line directive
 // follows, so later lines keep their numbers. A file with no host edit
@@ -115,18 +117,32 @@ func (c *portCtx) includeEdit(kernelsOnly bool) (edit.Edit, bool) {
 	}
 	have := map[string]bool{}
 	at, depth := -1, 0
+	// The first top-level line that can define the program's own macros:
+	// a #define other than a configuration macro (configMacro), or a
+	// #include "local" header. The runtime comes before it, so that a
+	// macro like cuda-samples stereoDisparity's `#define STEPS 3` does not
+	// rewrite the identifiers of the runtime's headers (cub's STEPS).
+	firstMacros := -1
 	for i, d := range ds {
 		if c.file.Tokens[d.tok].Start > code {
 			break
 		}
+		top := depth == base && !(guard && (i < gOpen || i > gClose))
 		switch d.name {
 		case "if", "ifdef", "ifndef":
 			depth++
 		case "endif":
 			depth--
+		case "define":
+			if top && firstMacros < 0 && !(guard && i == gOpen+1) && !configMacro(d.args) {
+				firstMacros = c.file.Tokens[d.tok].Start
+			}
 		case "include":
 			h := strings.Trim(d.args, "<>\" \t")
-			if depth == base && !(guard && (i < gOpen || i > gClose)) {
+			if top {
+				if firstMacros < 0 && strings.HasPrefix(d.args, "\"") {
+					firstMacros = c.file.Tokens[d.tok].Start
+				}
 				at = c.file.Tokens[d.tok].End
 				have[h] = true
 			} else if depth == 0 {
@@ -143,9 +159,12 @@ func (c *portCtx) includeEdit(kernelsOnly bool) (edit.Edit, bool) {
 	if text.Len() == 0 {
 		return edit.Edit{}, false
 	}
-	if at < 0 {
+	switch {
+	case at < 0:
 		at = c.topOfFile(ds, gOpen, guard)
-	} else {
+	case firstMacros >= 0 && firstMacros < at:
+		at = lineStartOf(c.src, firstMacros)
+	default:
 		at = lineEnd(c.src, at)
 	}
 	s := text.String()
@@ -178,4 +197,34 @@ func (c *portCtx) topOfFile(ds []directive, gOpen int, guard bool) int {
 		}
 	}
 	return lineEnd(c.src, at)
+}
+
+// lineStartOf returns the offset of the start of the line holding off.
+func lineStartOf(src []byte, off int) int {
+	for off > 0 && src[off-1] != '\n' {
+		off--
+	}
+	return off
+}
+
+// configMacro reports whether a #define (its words after `define`) sets a
+// configuration macro that headers read when they are included: a name
+// reserved for the implementation (`_GNU_SOURCE`), NDEBUG, or one of the
+// CUDA toolkit's libraries (THRUST_, CUB_, CUDA_, CCCL_, LIBCUDACXX_).
+// Those stay before the runtime's include.
+func configMacro(args string) bool {
+	name := strings.FieldsFunc(args, func(r rune) bool { return r == ' ' || r == '\t' || r == '(' })
+	if len(name) == 0 {
+		return true
+	}
+	n := name[0]
+	if strings.HasPrefix(n, "_") || n == "NDEBUG" {
+		return true
+	}
+	for _, p := range []string{"THRUST_", "CUB_", "CUDA_", "CCCL_", "LIBCUDACXX_"} {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	return false
 }
