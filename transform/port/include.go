@@ -163,7 +163,7 @@ func (c *portCtx) includeEdit(kernelsOnly bool) (edit.Edit, bool) {
 	case at < 0:
 		at = c.topOfFile(ds, gOpen, guard)
 	case firstMacros >= 0 && firstMacros < at:
-		at = lineStartOf(c.src, firstMacros)
+		at, _, _ = c.lineBefore(firstMacros) // a directive: only blanks precede it on its line
 	default:
 		at = lineEnd(c.src, at)
 	}
@@ -197,14 +197,6 @@ func (c *portCtx) topOfFile(ds []directive, gOpen int, guard bool) int {
 		}
 	}
 	return lineEnd(c.src, at)
-}
-
-// lineStartOf returns the offset of the start of the line holding off.
-func lineStartOf(src []byte, off int) int {
-	for off > 0 && src[off-1] != '\n' {
-		off--
-	}
-	return off
 }
 
 // configMacro reports whether a #define (its words after `define`) sets a
