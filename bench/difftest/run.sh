@@ -147,6 +147,9 @@ run_one() {
 	done
 	if [ "$status" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 	rows+=("$row | $status")
+	# One line per row as it ends: a run cut short by an outer timeout
+	# still says which rows passed and which one it was in.
+	echo "difftest: row $row | $status" >&2
 }
 
 for p in "${programs[@]}"; do

@@ -1104,6 +1104,65 @@ void test_odt_tile(bam::backend b)
   CUDA_OK(cudaFree(managed));
 }
 
+// ODT in a 16-line cache whose vertex code reads a second cached array
+// (BFS's levels, CC's labels): every warp holding a tile pins a line, and
+// the grid of whole 256-thread blocks has 16 warps, as many as the cache
+// has lines. Without the driver's bound on tile holders
+// (odt_tile::holding_warps) the weight reads found no free slot, which the
+// pointer backends read around but the storage backends (emu) waited out
+// until the stall check stopped the kernel.
+__global__ void k_odt_tile_weighted(const bam::odt_plan plan, const uint64_t* rowptr, bam::array<const uint32_t> edges,
+                                    bam::array<const uint32_t> weight, unsigned long long* sums)
+{
+  bam::odt_tile view(edges);
+  bam::odt_for_each_tile(plan, rowptr, view, [&](unsigned long long v, unsigned long long lo, unsigned long long hi) {
+    const uint64_t s = rowptr[v], e = rowptr[v + 1];
+    unsigned long long local = 0;
+    for (uint64_t i = bam::odt_first_strided((s & ~31ull) + bam::lane_id(), lo, 32); i < e && i < hi; i += 32)
+      if (i >= s) {
+        const uint32_t u = view[i];
+        local += weight[u % weight.size()];
+      }
+    if (local)
+      atomicAdd(&sums[v], local);
+  });
+}
+
+void test_odt_tile_tiny_cache(bam::backend b)
+{
+  std::mt19937_64 rng(5);
+  const size_t nv = g_small ? 2003 : 20011;
+  std::vector<uint64_t> rowptr(nv + 1, 0);
+  for (size_t v = 0; v < nv; ++v)
+    rowptr[v + 1] = rowptr[v] + (rng() % 8 == 0 ? rng() % 300 : rng() % 12);
+  const size_t ne = rowptr[nv];
+  std::vector<uint32_t> edges(ne), weights(nv * 4);
+  for (size_t i = 0; i < ne; ++i)
+    edges[i] = uint32_t(mix(i));
+  for (size_t i = 0; i < weights.size(); ++i)
+    weights[i] = uint32_t(mix(i + 77) & 0xffff);
+  auto rt = make_rt(cfg_for(b, 16 * 512, 512)); // 16 lines
+  bam::array<uint32_t> a = rt->array_from_host(edges.data(), ne);
+  bam::array<uint32_t> w = rt->array_from_host(weights.data(), weights.size());
+  dbuf<uint64_t> drp(nv + 1);
+  CUDA_OK(cudaMemcpy(drp.p, rowptr.data(), (nv + 1) * 8, cudaMemcpyHostToDevice));
+  const bam::odt_plan plan = bam::build_odt_plan(drp.p, nv, ne, a.elems_per_line());
+  const dim3 grid = bam::odt_grid(plan, dim3(256), *rt);
+  EXPECT(grid.x * 8 >= rt->cache_lines(), "the grid has %u warps for a cache of %zu lines: the test needs as many",
+         grid.x * 8, size_t(rt->cache_lines()));
+  dbuf<unsigned long long> sums(nv);
+  k_odt_tile_weighted<<<grid, 256>>>(plan, drp.p, a, w, sums.p);
+  rt->check();
+  auto got = sums.host();
+  for (size_t v = 0; v < nv; ++v) {
+    unsigned long long want = 0;
+    for (uint64_t i = rowptr[v]; i < rowptr[v + 1]; ++i)
+      want += weights[edges[i] % weights.size()];
+    EXPECT(got[v] == want, "vertex %zu: sum %llu, want %llu", v, got[v], want);
+  }
+  bam::free_odt_plan(plan);
+}
+
 void test_env_errors()
 {
   setenv("BAM_CACHE_BYTES", "abc", 1);
@@ -1170,6 +1229,7 @@ std::vector<test_case> all_tests()
     t.push_back({"eviction_1_64" + s, [b] { test_eviction(b); }});
     t.push_back({"file_device_free" + s, [b] { test_file_and_device(b); }});
     t.push_back({"odt_tile" + s, [b] { test_odt_tile(b); }});
+    t.push_back({"odt_tile_16_lines" + s, [b] { test_odt_tile_tiny_cache(b); }});
   }
   t.push_back({"hit_path_sizes_eviction", test_hit_sizes});
   t.push_back({"atomics", test_atomics});

@@ -541,8 +541,14 @@ void cast_view()
 // edges are a direct array (the kernel's direct version under
 // bam::by_placement): the view is odt_tile<direct_edges<...>> and the
 // driver runs the vertex test and the body inline; over the cached array
-// it calls them out of line (odt_candidate, odt_vertex).
-void odt_warp_scan(bool filtered, unsigned long long item_vertices, bool direct = false)
+// it calls them out of line (odt_candidate, odt_vertex). With `weighted`
+// the cache is a storage backend's (queue_set) of 4 lines, as many as the
+// warps, and the body reads a second cached array for every edge (BFS's
+// levels, CC's labels): each warp holding a tile pins a line, so without
+// the driver's bound on tile holders (odt_tile::holding_warps) four held
+// tiles left the weight reads no slot, and a storage backend, which cannot
+// read around the cache, waited until the stall check stopped it.
+void odt_warp_scan(bool filtered, unsigned long long item_vertices, bool direct = false, bool weighted = false)
 {
   auto t0 = std::chrono::steady_clock::now();
   using ull = unsigned long long;
@@ -557,11 +563,17 @@ void odt_warp_scan(bool filtered, unsigned long long item_vertices, bool direct 
     rp.push_back(rp.back());
   const size_t n = rp.size() - 1;
   const ull m = rp[n];
-  emu_cache c(9, 6); // 512-byte lines: 128 edges of 4 bytes per tile
-  std::vector<uint32_t> edges(m);
+  emu_cache c(9, weighted ? 4 : 6, weighted); // 512-byte lines: 128 edges of 4 bytes per tile
+  c.ctx.stall_timeout_ns = 10ull * 1000 * 1000 * 1000; // a stall fails in 10 s, within make's 60 s
+  std::vector<uint32_t> edges(m), weights(128 * 2);
   for (size_t i = 0; i < m; ++i)
     edges[i] = uint32_t(mix(i));
+  for (size_t i = 0; i < weights.size(); ++i)
+    weights[i] = uint32_t(mix(i + 991) & 0xffff);
   bam::array<const uint32_t> a = c.make<const uint32_t>(edges);
+  bam::array<const uint32_t> w = c.make<const uint32_t>(weights);
+  auto value = [&](uint32_t x) -> ull { return weighted ? ull(w[x % weights.size()]) : ull(x); };
+  auto want_value = [&](uint32_t x) -> ull { return weighted ? ull(weights[x % weights.size()]) : ull(x); };
   // The same edges as a direct array (what bam::by_placement's direct
   // version hands the kernel): plain memory, same line geometry.
   bam::detail::array_meta dm = bam::detail::array_factory::meta(a);
@@ -617,8 +629,9 @@ void odt_warp_scan(bool filtered, unsigned long long item_vertices, bool direct 
       for (ull base = s; base < e; base += 32) { // the same trip count on every lane
         const ull i = base + t % 32;
         const uint32_t x = view[i < e ? i : s];
+        const ull y = value(x); // every lane reads (a warp access), as the trip count is the same
         if (i < e)
-          sum += x;
+          sum += y;
       }
       __atomic_fetch_add(&sums[v], sum, __ATOMIC_RELAXED);
     }, view, active);
@@ -644,12 +657,12 @@ void odt_warp_scan(bool filtered, unsigned long long item_vertices, bool direct 
   for (size_t v = 0; v < n; ++v) {
     ull want = 0;
     for (ull i = rp[v]; i < rp[v + 1] && (!filtered || v % 3 != 0); ++i)
-      want += edges[i];
+      want += want_value(edges[i]);
     CHECK(sums[v] == want, "vertex %zu: edge sum %llu, want %llu", v, sums[v], want);
   }
   c.flush_and_check();
   CHECK(!direct || c.stats.accesses == 0, "a direct tile must not touch the cache");
-  report(direct ? (item_vertices > 0 ? "odt work items, direct tile" : "odt warp scan, direct tile")
+  report(weighted ? (item_vertices > 0 ? "odt items, 4-line storage cache" : "odt tiles, 4-line storage cache") : direct ? (item_vertices > 0 ? "odt work items, direct tile" : "odt warp scan, direct tile")
          : item_vertices > 0 ? (filtered ? "odt work items, vertex guard" : "odt work items, tile view")
                              : (filtered ? "odt warp scan, vertex guard" : "odt warp scan, tile view"),
          c, since(t0));
@@ -801,6 +814,8 @@ int main()
   odt_warp_scan(true, 33);
   odt_warp_scan(true, 0, true);
   odt_warp_scan(false, 40, true);
+  odt_warp_scan(false, 0, false, true);
+  odt_warp_scan(true, 40, false, true);
   }
   std::printf("warp_emu_test: all passed\n");
   return 0;

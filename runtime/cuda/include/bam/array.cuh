@@ -408,6 +408,25 @@ public:
     return base_[e & ((size_t(1) << epl_shift_) - 1)];
   }
 
+  // How many of `warps` may hold a tile at once (odt_for_each_tile). Each
+  // holder keeps its tile's line pinned while its vertex code reads other
+  // arrays (or this one outside the tile) through the same cache; with
+  // every line held by a tile, those reads wait for a slot forever on the
+  // storage backends, which cannot read around the cache (a 16-line cache
+  // stalled bfs_thread, cc, sssp and bfs_modes there). So at most all but
+  // a quarter of the lines (at least one line) are tiles. The host's grid
+  // bound (odt_grid) aims at the same, but a grid is whole blocks: this is
+  // the bound that holds. No bound over data read in place.
+  __device__ unsigned long long holding_warps(unsigned long long warps) const
+  {
+    if (direct_ != nullptr)
+      return warps;
+    const unsigned long long lines = detail::opaque_ptr(ctx_)->n_slots;
+    const unsigned long long kept = lines / 4 > 0 ? lines / 4 : 1;
+    const unsigned long long bound = lines > kept ? lines - kept : 1;
+    return warps < bound ? warps : bound;
+  }
+
   // Driver hooks (odt_for_each_tile), called by the whole warp.
   __device__ void enter(unsigned long long tile) { line_ = tile; }
   __device__ void leave()

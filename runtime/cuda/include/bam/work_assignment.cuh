@@ -230,6 +230,19 @@ struct odt_inline_body : std::false_type {};
 template <class T, bool R>
 struct odt_inline_body<odt_tile<direct_edges<T, R>>> : std::true_type {};
 
+// How many of `warps` may take work items at once: the view's bound on
+// warps holding a tile (odt_tile::holding_warps), or all of them for views
+// that pin nothing.
+template <class View>
+__device__ auto odt_holding_warps(const View& view, unsigned long long warps, int)
+    -> decltype(view.holding_warps(warps)) {
+  return view.holding_warps(warps);
+}
+template <class View>
+__device__ unsigned long long odt_holding_warps(const View&, unsigned long long warps, long) {
+  return warps;
+}
+
 // The out-of-line halves of odt_tiles_warp over a cached edge array (called
 // through BAM_COLD, cold_call.cuh, so that each sets the kernel's register
 // count on its own instead of adding to the driver's).
@@ -296,8 +309,10 @@ __device__ void odt_tiles_warp(const launch_1d& l, const odt_plan& plan, const R
   using body_type = std::remove_reference_t<Body>;
   using active_type = std::remove_reference_t<Active>;
   const unsigned lane = static_cast<unsigned>(l.gtid & 31u);
-  const unsigned long long groups = l.total / 32;
-  for (unsigned long long i = l.gtid / 32; i < plan.items; i += groups) {
+  // Warps past the view's bound take no item; the others stride by the
+  // bound, so every item still has exactly one warp.
+  const unsigned long long groups = odt_holding_warps(view, l.total / 32, 0);
+  for (unsigned long long i = l.gtid / 32 < groups ? l.gtid / 32 : plan.items; i < plan.items; i += groups) {
     const unsigned long long t = plan.item_tile != nullptr ? plan.item_tile[i] : i;
     const unsigned long long lo = t * edges_per_tile;
     const unsigned long long hi = lo + edges_per_tile < n_edges ? lo + edges_per_tile : n_edges;
