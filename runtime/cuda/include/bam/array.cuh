@@ -416,15 +416,20 @@ public:
   // stalled bfs_thread, cc, sssp and bfs_modes there). So at most all but
   // a quarter of the lines (at least one line) are tiles. The host's grid
   // bound (odt_grid) aims at the same, but a grid is whole blocks: this is
-  // the bound that holds. No bound over data read in place.
-  __device__ unsigned long long holding_warps(unsigned long long warps) const
+  // the bound that holds. Over data read in place (a resident array) it
+  // only caps the warps at 2^32 - 1: the result is 32 bits wide, which
+  // keeps one register less live across the driver's loop (cc's ODT
+  // kernel stays within its known spills), and a grid of 2^32 warps or
+  // more would leave the rest idle, still correct.
+  __device__ uint32_t holding_warps(unsigned long long warps) const
   {
-    if (direct_ != nullptr)
-      return warps;
-    const unsigned long long lines = detail::opaque_ptr(ctx_)->n_slots;
-    const unsigned long long kept = lines / 4 > 0 ? lines / 4 : 1;
-    const unsigned long long bound = lines > kept ? lines - kept : 1;
-    return warps < bound ? warps : bound;
+    uint32_t bound = 0xffffffffu;
+    if (direct_ == nullptr) {
+      const uint32_t lines = detail::opaque_ptr(ctx_)->n_slots;
+      const uint32_t kept = lines / 4 > 0 ? lines / 4 : 1;
+      bound = lines > kept ? lines - kept : 1;
+    }
+    return warps < bound ? uint32_t(warps) : bound;
   }
 
   // Driver hooks (odt_for_each_tile), called by the whole warp.

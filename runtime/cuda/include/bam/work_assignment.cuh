@@ -311,7 +311,8 @@ __device__ void odt_tiles_warp(const launch_1d& l, const odt_plan& plan, const R
   const unsigned lane = static_cast<unsigned>(l.gtid & 31u);
   // Warps past the view's bound take no item; the others stride by the
   // bound, so every item still has exactly one warp.
-  const unsigned long long groups = odt_holding_warps(view, l.total / 32, 0);
+  // (32 bits over a cached edge array, see odt_tile::holding_warps.)
+  const auto groups = odt_holding_warps(view, l.total / 32, 0);
   for (unsigned long long i = l.gtid / 32 < groups ? l.gtid / 32 : plan.items; i < plan.items; i += groups) {
     const unsigned long long t = plan.item_tile != nullptr ? plan.item_tile[i] : i;
     const unsigned long long lo = t * edges_per_tile;
