@@ -233,12 +233,7 @@ func scanUnit(u Unit) *unitInfo {
 // attention_forward_cudnn of a .cpp file, which a dev/cuda benchmark also
 // defines for itself).
 func linkLaunchers(units []Unit, infos []*unitInfo, union func(a, b int)) {
-	byPath := map[string]int{}
-	for i, u := range units {
-		if abs, err := filepath.Abs(u.Name); err == nil {
-			byPath[filepath.Clean(abs)] = i
-		}
-	}
+	byPath := unitIndexByPath(units)
 	definedIn := map[string][]int{}
 	for i, in := range infos {
 		for _, l := range in.launchers {
@@ -269,6 +264,18 @@ func linkLaunchers(units []Unit, infos []*unitInfo, union func(a, b int)) {
 			}
 		}
 	}
+}
+
+// unitIndexByPath maps each unit's absolute path (what unitInfo.includes
+// holds) to its index.
+func unitIndexByPath(units []Unit) map[string]int {
+	byPath := map[string]int{}
+	for i, u := range units {
+		if abs, err := filepath.Abs(u.Name); err == nil {
+			byPath[abs] = i
+		}
+	}
+	return byPath
 }
 
 // declares reports whether pf declares a function named name without
@@ -522,7 +529,7 @@ func runGroup(units []Unit, g []int, opts Options) (out []*Result, err error) {
 	writable := map[string]bool{}
 	for _, i := range g {
 		if abs, err := filepath.Abs(units[i].Name); err == nil && !units[i].ReadOnly {
-			writable[filepath.Clean(abs)] = true
+			writable[abs] = true
 		}
 	}
 	for round := 0; ; round++ {
@@ -790,12 +797,7 @@ func primaryOf(units []Unit, g []int) int {
 // sharing a header must not be merged into one, and must not write it
 // differently; a kernel that would need it changed gets PORT040.
 func attachHeaders(units []Unit, infos []*unitInfo, groups [][]int) ([][]int, [][]int) {
-	byPath := map[string]int{}
-	for i, u := range units {
-		if abs, err := filepath.Abs(u.Name); err == nil {
-			byPath[abs] = i
-		}
-	}
+	byPath := unitIndexByPath(units)
 	memberOf := make([]int, len(units))
 	for k, g := range groups {
 		for _, i := range g {

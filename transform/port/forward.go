@@ -334,7 +334,7 @@ func (c *portCtx) inProgram(path string) bool {
 		return false
 	}
 	abs, err := filepath.Abs(path)
-	return err == nil && c.opts.ProgramFiles[filepath.Clean(abs)]
+	return err == nil && c.opts.ProgramFiles[abs]
 }
 
 // codeOnly blanks the comments and string and character literals of C++

@@ -1032,10 +1032,21 @@ void test_odt()
   EXPECT(got[nt] == nv, "sentinel fvl[%zu] = %u, want %zu", nt, got[nt], nv);
 }
 
+// What an edge adds to its vertex's sum: its value, or (weight_of) the
+// value of another cached array at it, as BFS's levels or CC's labels.
+struct edge_itself {
+  __device__ unsigned long long operator()(uint32_t u) const { return u; }
+};
+struct weight_of {
+  bam::array<const uint32_t> w;
+  __device__ unsigned long long operator()(uint32_t u) const { return w[u % w.size()]; }
+};
+
 // ODT through the tile view, warp-per-vertex as bamgen writes it: every
-// edge's value is added to its vertex's sum exactly once.
+// edge's contribution is added to its vertex's sum exactly once.
+template <class Value = edge_itself>
 __global__ void k_odt_tile_sums(const bam::odt_plan plan, const uint64_t* rowptr, bam::array<const uint32_t> edges,
-                                unsigned long long* sums)
+                                unsigned long long* sums, Value value = Value{})
 {
   bam::odt_tile view(edges);
   bam::odt_for_each_tile(plan, rowptr, view, [&](unsigned long long v, unsigned long long lo, unsigned long long hi) {
@@ -1043,7 +1054,7 @@ __global__ void k_odt_tile_sums(const bam::odt_plan plan, const uint64_t* rowptr
     unsigned long long local = 0;
     for (uint64_t i = bam::odt_first_strided((s & ~31ull) + bam::lane_id(), lo, 32); i < e && i < hi; i += 32)
       if (i >= s)
-        local += view[i];
+        local += value(view[i]);
     if (local)
       atomicAdd(&sums[v], local);
   });
@@ -1105,29 +1116,12 @@ void test_odt_tile(bam::backend b)
 }
 
 // ODT in a 16-line cache whose vertex code reads a second cached array
-// (BFS's levels, CC's labels): every warp holding a tile pins a line, and
-// the grid of whole 256-thread blocks has 16 warps, as many as the cache
-// has lines. Without the driver's bound on tile holders
-// (odt_tile::holding_warps) the weight reads found no free slot, which the
-// pointer backends read around but the storage backends (emu) waited out
-// until the stall check stopped the kernel.
-__global__ void k_odt_tile_weighted(const bam::odt_plan plan, const uint64_t* rowptr, bam::array<const uint32_t> edges,
-                                    bam::array<const uint32_t> weight, unsigned long long* sums)
-{
-  bam::odt_tile view(edges);
-  bam::odt_for_each_tile(plan, rowptr, view, [&](unsigned long long v, unsigned long long lo, unsigned long long hi) {
-    const uint64_t s = rowptr[v], e = rowptr[v + 1];
-    unsigned long long local = 0;
-    for (uint64_t i = bam::odt_first_strided((s & ~31ull) + bam::lane_id(), lo, 32); i < e && i < hi; i += 32)
-      if (i >= s) {
-        const uint32_t u = view[i];
-        local += weight[u % weight.size()];
-      }
-    if (local)
-      atomicAdd(&sums[v], local);
-  });
-}
-
+// (weight_of): every warp holding a tile pins a line, and the grid of
+// whole 256-thread blocks has 16 warps, as many as the cache has lines.
+// Without the driver's bound on tile holders (odt_tile::holding_warps) the
+// weight reads found no free slot, which the pointer backends read around
+// but the storage backends (emu) waited out until the stall check stopped
+// the kernel.
 void test_odt_tile_tiny_cache(bam::backend b)
 {
   std::mt19937_64 rng(5);
@@ -1151,7 +1145,7 @@ void test_odt_tile_tiny_cache(bam::backend b)
   EXPECT(grid.x * 8 >= rt->cache_lines(), "the grid has %u warps for a cache of %zu lines: the test needs as many",
          grid.x * 8, size_t(rt->cache_lines()));
   dbuf<unsigned long long> sums(nv);
-  k_odt_tile_weighted<<<grid, 256>>>(plan, drp.p, a, w, sums.p);
+  k_odt_tile_sums<<<grid, 256>>>(plan, drp.p, a, sums.p, weight_of{w});
   rt->check();
   auto got = sums.host();
   for (size_t v = 0; v < nv; ++v) {

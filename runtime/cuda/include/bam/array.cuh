@@ -408,7 +408,8 @@ public:
     return base_[e & ((size_t(1) << epl_shift_) - 1)];
   }
 
-  // How many of `warps` may hold a tile at once (odt_for_each_tile). Each
+  // Driver hook (odt_for_each_tile): how many of `warps` may hold a tile
+  // at once. Each
   // holder keeps its tile's line pinned while its vertex code reads other
   // arrays (or this one outside the tile) through the same cache; with
   // every line held by a tile, those reads wait for a slot forever on the

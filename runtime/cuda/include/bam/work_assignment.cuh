@@ -209,7 +209,8 @@ public:
     }
   }
 
-  // Driver hooks: nothing is pinned.
+  // Driver hooks: nothing is pinned, so every warp may take work items.
+  __device__ unsigned long long holding_warps(unsigned long long warps) const { return warps; }
   __device__ void enter(unsigned long long) {}
   __device__ void leave() {}
 
@@ -229,19 +230,6 @@ template <class View>
 struct odt_inline_body : std::false_type {};
 template <class T, bool R>
 struct odt_inline_body<odt_tile<direct_edges<T, R>>> : std::true_type {};
-
-// How many of `warps` may take work items at once: the view's bound on
-// warps holding a tile (odt_tile::holding_warps), or all of them for views
-// that pin nothing.
-template <class View>
-__device__ auto odt_holding_warps(const View& view, unsigned long long warps, int)
-    -> decltype(view.holding_warps(warps)) {
-  return view.holding_warps(warps);
-}
-template <class View>
-__device__ unsigned long long odt_holding_warps(const View&, unsigned long long warps, long) {
-  return warps;
-}
 
 // The out-of-line halves of odt_tiles_warp over a cached edge array (called
 // through BAM_COLD, cold_call.cuh, so that each sets the kernel's register
@@ -309,10 +297,10 @@ __device__ void odt_tiles_warp(const launch_1d& l, const odt_plan& plan, const R
   using body_type = std::remove_reference_t<Body>;
   using active_type = std::remove_reference_t<Active>;
   const unsigned lane = static_cast<unsigned>(l.gtid & 31u);
-  // Warps past the view's bound take no item; the others stride by the
-  // bound, so every item still has exactly one warp.
-  // (32 bits over a cached edge array, see odt_tile::holding_warps.)
-  const auto groups = odt_holding_warps(view, l.total / 32, 0);
+  // Warps past the view's bound on tile holders take no item; the others
+  // stride by the bound, so every item still has exactly one warp. (32
+  // bits over a cached edge array, see odt_tile::holding_warps.)
+  const auto groups = view.holding_warps(l.total / 32);
   for (unsigned long long i = l.gtid / 32 < groups ? l.gtid / 32 : plan.items; i < plan.items; i += groups) {
     const unsigned long long t = plan.item_tile != nullptr ? plan.item_tile[i] : i;
     const unsigned long long lo = t * edges_per_tile;
