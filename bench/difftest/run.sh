@@ -15,7 +15,10 @@
 # present, else --auto. Arguments per program: bench/difftest/configs/PROG.args
 # when present, else the program's defaults: each non-empty line that does not
 # start with # is one run, with its own row (`PROG ARGS`), of the same build
-# (bfs_modes: one line per memory mode). A relative tolerance for the
+# (bfs_modes: one line per memory mode). ARGS_DIR=DIR takes PROG.args from
+# DIR first (tiny_cache.sh: smaller inputs). BUILD_ONLY=1 stops after the
+# builds; BUILD_FROM=DIR takes the builds of such a run instead of compiling
+# (runs on several backends in parallel, one OUT each). A relative tolerance for the
 # checksum: bench/difftest/configs/PROG.tol (else exact equality).
 #
 # Needs a GPU and nvcc. Prints a table, then "N passed, N failed"; exits 1 on
@@ -40,7 +43,9 @@ PORT_NVCCFLAGS=${PORT_NVCCFLAGS:--O2} # e.g. "-O2 -Xptxas -O1" to tell runtime r
 ORIG_NVCCFLAGS=${ORIG_NVCCFLAGS:--O2} # keep equal to PORT_NVCCFLAGS: ptxas levels change float contraction
 PORT_EXTRA=${PORT_EXTRA:-}        # more port flags for every program, e.g. "--ref"
 CONFIGS=$ROOT/bench/difftest/configs
+ARGS_DIR=${ARGS_DIR:-}             # PROG.args here override configs/PROG.args
 mkdir -p "$OUT"
+[ -z "$ARGS_DIR" ] || [ -d "$ARGS_DIR" ] || { echo "difftest: ARGS_DIR=$ARGS_DIR is not a directory" >&2; exit 2; }
 
 die() { echo "difftest: $*" >&2; exit 2; }
 command -v "$NVCC" >/dev/null 2>&1 || [ -x "$NVCC" ] || die "nvcc not found (set NVCC)"
@@ -80,6 +85,11 @@ checksum_of() { grep -E '^checksum:' "$1" 2>/dev/null | tail -1 | sed 's/^checks
 build_one() {
 	local p=$1 src=$ROOT/testdata/kernels/$1/$1.cu work=$OUT/$1 choice=(--auto) status=ok
 	mkdir -p "$work"
+	if [ -n "${BUILD_FROM:-}" ]; then
+		cp "$BUILD_FROM/$p/status" "$work/status" 2>/dev/null || echo build-missing >"$work/status"
+		cp "$BUILD_FROM/$p/orig" "$BUILD_FROM/$p/port" "$work/" 2>/dev/null
+		return
+	fi
 	[ -f "$CONFIGS/$p.yaml" ] && choice=(--config "$CONFIGS/$p.yaml")
 	if ! "$NVCC" -std=c++17 $ORIG_NVCCFLAGS -arch="$ARCH" "$src" -o "$work/orig" >"$work/orig-build.log" 2>&1; then
 		status="orig-build-failed"
@@ -97,6 +107,10 @@ for p in "${programs[@]}"; do
 	build_one "$p" &
 done
 wait
+if [ "${BUILD_ONLY:-0}" = 1 ]; then
+	for p in "${programs[@]}"; do echo "difftest: built $p: $(cat "$OUT/$p/status")"; done
+	exit 0
+fi
 
 passed=0 failed=0
 rows=()
@@ -154,7 +168,9 @@ run_one() {
 
 for p in "${programs[@]}"; do
 	lines=()
-	[ -f "$CONFIGS/$p.args" ] && mapfile -t lines < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$CONFIGS/$p.args")
+	args_file=$CONFIGS/$p.args
+	[ -n "$ARGS_DIR" ] && [ -f "$ARGS_DIR/$p.args" ] && args_file=$ARGS_DIR/$p.args
+	[ -f "$args_file" ] && mapfile -t lines < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$args_file")
 	[ ${#lines[@]} -gt 0 ] || lines=("")
 	i=0
 	for line in "${lines[@]}"; do

@@ -20,6 +20,7 @@
 #   ERROR_RATE=0.001 ARCH=sm_90 bench/faults/run.sh
 #   BAMGEN=/path/to/bamgen bench/faults/run.sh   # no Go on the GPU machine
 #   SKIP_BUILD=1 ERROR_RATE=0.001 bench/faults/run.sh bfs_warp   # reuse $OUT's builds
+#   BAM_CACHE_BYTES=64K ARGS_DIR=bench/difftest/tiny bench/faults/run.sh   # 16 lines, smaller inputs
 #
 # A run where no injected error hit (small programs at a low rate) is
 # reported as "no-fault-hit" (the stats line shows 0 I/O errors), not as a
@@ -40,7 +41,8 @@ ERROR_RATE=${ERROR_RATE:-0.01}
 TRANSIENT_RATE=${TRANSIENT_RATE:-0.01}
 TIMEOUT=${TIMEOUT:-300}
 CONFIGS=$ROOT/bench/difftest/configs
-export OUT
+ARGS_DIR=${ARGS_DIR:-} # PROG.args here first (as bench/difftest/run.sh, which gets it too)
+export OUT ARGS_DIR
 mkdir -p "$OUT"
 
 if [ "${SKIP_BUILD:-0}" = 1 ]; then
@@ -73,8 +75,9 @@ for p in "${programs[@]}"; do
 	fi
 	# The first run of the program's args file (bfs_modes lists one per
 	# memory mode, after comment lines).
-	args=()
-	[ -f "$CONFIGS/$p.args" ] && read -r -a args <<<"$(grep -v '^[[:space:]]*\(#\|$\)' "$CONFIGS/$p.args" | head -1)"
+	args=() args_file=$CONFIGS/$p.args
+	[ -n "$ARGS_DIR" ] && [ -f "$ARGS_DIR/$p.args" ] && args_file=$ARGS_DIR/$p.args
+	[ -f "$args_file" ] && read -r -a args <<<"$(grep -v '^[[:space:]]*\(#\|$\)' "$args_file" | head -1)"
 	tol=""
 	[ -f "$CONFIGS/$p.tol" ] && tol=$(grep -v '^#' "$CONFIGS/$p.tol" | head -1)
 	want=$(checksum_of "$work/orig.out")

@@ -40,6 +40,7 @@ struct queue_set {
     return 1;
   }
   BAM_HD void retire(queue_hold&) const {}
+  BAM_HD bool holds_data() const { return false; }
 };
 } // namespace nvme
 BAM_NAMESPACE_END // namespace bam
@@ -70,6 +71,11 @@ __device__ __forceinline__ int storage_read_held(const nvme::queue_set* q, uint6
 {
   return q->read_held(byte_offset, bytes, dst, hold);
 }
+// Reads that leave the line in the queue's own buffer (BOUNCE mode: emu,
+// and nvme with host-memory data): the bypass of storage reads
+// (warp_cache.cuh, fill_claim_storage) needs them.
+__device__ __forceinline__ bool storage_holds_data(const nvme::queue_set* q) { return q->holds_data(); }
+__device__ __forceinline__ void storage_retire(const nvme::queue_set* q, nvme::queue_hold& hold) { q->retire(hold); }
 } // namespace detail
 BAM_NAMESPACE_END // namespace bam
 #endif

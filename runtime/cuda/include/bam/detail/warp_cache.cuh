@@ -10,8 +10,9 @@
 // Groups are independent (warp_resolve): a group that hits uses its line at
 // once; a group whose leader claimed the line fills it (the leader requests
 // it, the group's lanes copy it together: from the backing memory for
-// pointer backends, from the queue's bounce buffer for emu) and uses it; a group whose line another thread is fetching waits
-// holding no pin. Only the group's own lanes synchronize with each other,
+// pointer backends, from the queue's bounce buffer for emu) and uses it,
+// or, when no slot is free, uses the line where it is (the bypass); a
+// group whose line another thread is fetching waits holding no pin. Only the group's own lanes synchronize with each other,
 // never a group with another: lanes of one warp that entered from different
 // points of a divergent kernel may be active together, and on an H200 a
 // vote taken over the whole active mask let one group's fill run with
@@ -51,6 +52,7 @@ struct warp_group {
   uint32_t peers;  // lanes that share this lane's line
   uint32_t leader; // lowest lane of `peers`
   bool bypass;     // no slot could be had: the group uses the backing store while it holds the line's claim
+  nvme::queue_hold hold; // storage bypass, leader: the queue slot whose buffer holds the line
 };
 
 template <class U>
@@ -166,16 +168,41 @@ __device__ __noinline__ unsigned char* group_fill(const cache_ctx& c, const arra
 
 // Storage backends, leader: take a slot, write a dirty victim back, and
 // read the line (the data stays in the queue's bounce buffer, j.hold).
+//
+// With `may_bypass` (element reads) and no free slot in one sweep, the
+// leader reads the line into the queue's own buffer instead and leaves
+// j.plan.dst null: the group reads its elements there while it keeps the
+// line's claim and the queue slot (warp_release gives both back). The
+// queue's depth, not the cache's free lines, then bounds the reads in
+// flight. A failed bypass read takes the waiting path below, which reads
+// again and records the fault.
 __device__ __noinline__ inline void fill_claim_storage(const cache_ctx& c, const array_meta& m, uint64_t line,
-                                                       fill_job& j)
+                                                       bool may_bypass, fill_job& j)
 {
   device_io io;
-  j.slot = allocate_slot(c, j.v, m.id, line);
+  const uint64_t at = m.base + (line << c.line_shift);
+  if (may_bypass && storage_holds_data(c.queues)) {
+    j.slot = try_allocate_slot(c, j.v);
+    if (j.slot == no_slot) {
+      // BOUNCE mode does not write to the destination; it must only be aligned.
+      j.status = storage_read_held(c.queues, at, uint32_t(c.line_bytes()), c.slots, j.hold);
+      if (j.status == 0) {
+        j.plan.dst = nullptr;
+        j.plan.src = j.hold.src;
+        stat_add(c, stat::io_reads, 1);
+        stat_add(c, stat::io_read_bytes, c.line_bytes());
+        count_array_io(c, m.id, true);
+        return;
+      }
+      storage_retire(c.queues, j.hold);
+    }
+  }
+  if (j.slot == no_slot)
+    j.slot = allocate_slot(c, j.v, m.id, line);
   if (j.v.present)
     evict_victim(c, j.v, j.slot, io);
   j.plan.dst = c.slot_data(j.slot);
-  j.status = storage_read_held(c.queues, m.base + (line << c.line_shift), uint32_t(c.line_bytes()),
-                                            j.plan.dst, j.hold);
+  j.status = storage_read_held(c.queues, at, uint32_t(c.line_bytes()), j.plan.dst, j.hold);
   j.plan.src = j.status == 0 ? j.hold.src : nullptr;
 }
 
@@ -238,18 +265,34 @@ BAM_NO_UNROLL
 // thousands of such copies saturate PCIe on request count, which capped
 // one-leader-per-warp fetches at ~0.6 M lines/s), and f publishes it.
 // DIRECT mode (nvme) reads straight into the slot: nothing to copy.
+//
+// Forward progress: reads (`may_bypass`, not Write) that find no free slot
+// use the line in the queue's buffer (fill_claim_storage), as the pointer
+// backends use the backing store. Writes, updates and atomics wait for a
+// slot: a bypassed write would need a second queue slot to write the line
+// back while holding the first, and queue slots held that way could run
+// out. They hold no pin while they wait, and tiles leave a quarter of the
+// cache free (odt_tile::holding_warps), so they wait for fills, not for
+// pins that cannot drop.
 template <bool Write>
 __device__ __noinline__ unsigned char* group_fill_storage(const cache_ctx& c, const array_meta& m, uint64_t line,
-                                                          const warp_group& g, uint32_t& slot)
+                                                          warp_group& g, uint32_t& slot, bool may_bypass)
 {
   const uint32_t mask = g.peers, f = g.leader;
   fill_job j;
   if (lane_id() == f) {
-    BAM_COLD(fill_claim_storage)(c, m, line, j);
+    BAM_COLD(fill_claim_storage)(c, m, line, may_bypass && !Write, j);
     slot = j.slot;
   }
   unsigned char* dst = shfl_ptr(mask, j.plan.dst, f);
   const unsigned char* src = shfl_ptr(mask, j.plan.src, f);
+  if (dst == nullptr) { // bypass: the lanes read the queue's buffer; warp_release retires it and unclaims the line
+    g.bypass = true;
+    if (lane_id() == f)
+      g.hold = j.hold;
+    __syncwarp(mask); // f's acquire of the completion before the lanes read the buffer
+    return const_cast<unsigned char*>(src);
+  }
   __syncwarp(mask); // f's acquire of the completion before the lanes read the bounce buffer
   if (src != nullptr)
     BAM_COLD(copy_bounce_group)(dst, src, c.line_bytes(), mask);
@@ -294,6 +337,7 @@ __device__ probe warp_probe(const cache_ctx& c, const array_meta& m, uint64_t li
   g.peers = __match_any_sync(g.mask, reinterpret_cast<unsigned long long>(m.state + line));
   g.leader = __ffs(g.peers) - 1;
   g.bypass = false;
+  g.hold = nvme::queue_hold{};
   probe p = probe::hit;
   if (lane_id() == g.leader) {
     const uint32_t n = __popc(g.peers);
@@ -316,17 +360,25 @@ __device__ __forceinline__ unsigned char* group_data(const cache_ctx& c, const w
   return c.slot_data(slot);
 }
 
+// The end of a bypass, leader: the lanes' writes to the backing store
+// (pointer backends) are fenced first, so the line's next fetcher copies
+// them; a storage read's queue slot is given back; then the claim.
+__device__ __noinline__ inline void end_bypass(const cache_ctx& c, const array_meta& m, uint64_t line, warp_group& g)
+{
+  __threadfence();
+  if (g.hold.active)
+    storage_retire(c.queues, g.hold);
+  unclaim(m, line);
+}
+
 // Drop the group's references once every peer is done with the line (and
-// give a bypassed line's claim back: the lanes' writes to the backing store
-// are fenced first, so the line's next fetcher copies them).
-__device__ __forceinline__ void warp_release(const array_meta& m, uint64_t line, const warp_group& g)
+// end a bypass).
+__device__ __forceinline__ void warp_release(const cache_ctx& c, const array_meta& m, uint64_t line, warp_group& g)
 {
   __syncwarp(g.peers);
   if (lane_id() == g.leader) {
-    if (g.bypass) {
-      __threadfence();
-      unclaim(m, line);
-    }
+    if (g.bypass)
+      BAM_COLD(end_bypass)(c, m, line, g);
     release(m, line, __popc(g.peers));
   }
 }
@@ -349,7 +401,7 @@ __device__ unsigned char* warp_resolve(const cache_ctx& c, const array_meta& m, 
     return group_data(c, g, slot);
   if (is_pointer_access(c.access))
     return BAM_COLD(group_fill<Write>)(c, m, line, g, slot, may_bypass);
-  return BAM_COLD(group_fill_storage<Write>)(c, m, line, g, slot);
+  return BAM_COLD(group_fill_storage<Write>)(c, m, line, g, slot, may_bypass);
 }
 
 // Pin `line` for every calling lane and return its data; each lane then
@@ -392,7 +444,7 @@ __device__ __forceinline__ auto warp_access(const cache_ctx& c, const array_meta
   warp_group g;
   unsigned char* data = BAM_COLD(warp_pin<Write>)(c, m, line, elem_bytes, g, mask);
   auto r = f(data);
-  warp_release(m, line, g);
+  warp_release(c, m, line, g);
   return r;
 }
 

@@ -981,6 +981,12 @@ struct queue_set {
 		if (hold.active) hold.q->retire(hold);
 		hold.active = false;
 	}
+	// Whether read_held leaves the data in a buffer of the queue's own
+	// (BOUNCE mode), so a reader needs no destination of its own: the
+	// cache's storage bypass reads a line that way when no slot is free.
+	// In DIRECT mode the device writes into the caller's buffer, which
+	// must lie in the cache's DMA region.
+	BAM_NVME_HD bool holds_data() const { return nqueues > 0 && queues[0].mode == QUEUE_MODE_BOUNCE; }
 };
 
 } // namespace nvme
