@@ -258,6 +258,12 @@ std::unique_ptr<detail::backing_store> make_store(const config& cfg)
 // nvme backend can map them for the SSD through NVIDIA P2P.
 constexpr size_t slot_align = size_t(64) << 10;
 
+// A size for a message: whole MiB, or KiB below one MiB (a 64 KiB cache
+// was "a 0 MiB cache").
+std::string size_text(size_t bytes)
+{
+  return bytes >= (size_t(1) << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes >> 10) + " KiB";
+}
 
 } // namespace
 
@@ -276,12 +282,16 @@ runtime::impl::impl(const config& c) : cfg(c)
   const size_t slot_bytes = size_t(n_slots) << line_shift;
   const size_t slot_span = (slot_bytes + slot_align - 1) / slot_align * slot_align;
   void* slots_raw = nullptr;
-  if (cudaMalloc(&slots_raw, slot_span + slot_align) != cudaSuccess) {
+  if (const cudaError_t e = cudaMalloc(&slots_raw, slot_span + slot_align); e != cudaSuccess) {
     size_t free_b = 0, total_b = 0;
     cudaGetLastError();
     cudaMemGetInfo(&free_b, &total_b);
-    throw error("bam::runtime: cannot allocate a " + std::to_string(slot_bytes >> 20) + " MiB cache (" +
-                std::to_string(free_b >> 20) + " MiB free on the GPU); lower BAM_CACHE_BYTES");
+    // Free memory is read after the failure: another process may have
+    // held it at the time and freed it since (seen with GPU tests that
+    // fill the GPU on purpose, running next to ported programs).
+    throw error("bam::runtime: cannot allocate a " + size_text(slot_bytes) + " cache (" + cudaGetErrorString(e) +
+                "; " + size_text(free_b) + " free on the GPU now); lower BAM_CACHE_BYTES, or free GPU memory "
+                "other processes hold");
   }
   d_slots.reset(static_cast<unsigned char*>(slots_raw));
   slots_aligned = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(slots_raw) + slot_align - 1) &

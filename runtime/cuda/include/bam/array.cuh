@@ -412,9 +412,10 @@ public:
   // at once. Each
   // holder keeps its tile's line pinned while its vertex code reads other
   // arrays (or this one outside the tile) through the same cache; with
-  // every line held by a tile, those reads wait for a slot forever on the
-  // storage backends, which cannot read around the cache (a 16-line cache
-  // stalled bfs_thread, cc, sssp and bfs_modes there). So at most all but
+  // every line held by a tile, those reads found no slot, and the storage
+  // backends waited for one (a 16-line cache stalled bfs_thread, cc, sssp
+  // and bfs_modes there). Their element reads now read around a full
+  // cache, but their writes and atomics still wait for a slot. So at most all but
   // a quarter of the lines (at least one line) are tiles. The host's grid
   // bound (odt_grid) aims at the same, but a grid is whole blocks: this is
   // the bound that holds. Over data read in place (a resident array) it

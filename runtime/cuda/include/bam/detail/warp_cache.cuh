@@ -81,6 +81,7 @@ struct fill_job {
   uint32_t slot = no_slot;
   int status = 0;           // storage read status
   nvme::queue_hold hold{};  // storage: the queue slot holding the data
+  bool bypass = false;      // storage: no slot; the group reads hold's buffer (fill_try_bypass_storage)
 };
 
 // Pointer backends, leader: take a slot (or, with may_bypass and none
@@ -166,43 +167,60 @@ __device__ __noinline__ unsigned char* group_fill(const cache_ctx& c, const arra
   return plan.dst;
 }
 
-// Storage backends, leader: take a slot, write a dirty victim back, and
-// read the line (the data stays in the queue's bounce buffer, j.hold).
-//
-// With `may_bypass` (element reads) and no free slot in one sweep, the
-// leader reads the line into the queue's own buffer instead and leaves
-// j.plan.dst null: the group reads its elements there while it keeps the
+// Storage backends, leader: read `line` into a queue slot (hold) for dst
+// (BOUNCE mode: the data stays in the queue's buffer, hold.src; DIRECT
+// mode: the device writes into dst). Out of line and shared by the fill
+// and the bypass: the queue's inlined steps would otherwise add their
+// registers to each caller's.
+__device__ __noinline__ inline int read_line_held(const cache_ctx& c, const array_meta& m, uint64_t line, void* dst,
+                                                  nvme::queue_hold& hold)
+{
+  return storage_read_held(c.queues, m.base + (line << c.line_shift), uint32_t(c.line_bytes()), dst, hold);
+}
+
+// Storage backends, leader, element reads only: one sweep of the clock for
+// a free slot (j.slot; fill_claim_storage goes on with it), and with none,
+// the bypass: the line is read into the queue's own buffer (j.hold,
+// j.bypass) and the group reads its elements there while it keeps the
 // line's claim and the queue slot (warp_release gives both back). The
 // queue's depth, not the cache's free lines, then bounds the reads in
-// flight. A failed bypass read takes the waiting path below, which reads
-// again and records the fault.
+// flight. A failed bypass read leaves j.bypass false: the waiting fill
+// reads again and records the fault. Its own function, so the queue calls
+// it inlines do not add to fill_claim_storage's registers.
+__device__ __noinline__ inline void fill_try_bypass_storage(const cache_ctx& c, const array_meta& m, uint64_t line,
+                                                            fill_job& j)
+{
+  if (!storage_holds_data(c.queues))
+    return;
+  j.slot = try_allocate_slot(c, j.v);
+  if (j.slot != no_slot)
+    return;
+  // BOUNCE mode does not write to the destination; it must only be aligned.
+  j.status = BAM_COLD(read_line_held)(c, m, line, c.slots, j.hold);
+  if (j.status != 0) {
+    storage_retire(c.queues, j.hold);
+    return;
+  }
+  j.bypass = true;
+  j.plan.src = j.hold.src;
+  stat_add(c, stat::io_reads, 1);
+  stat_add(c, stat::io_read_bytes, c.line_bytes());
+  count_array_io(c, m.id, true);
+}
+
+// Storage backends, leader: take a slot (unless fill_try_bypass_storage
+// took one), write a dirty victim back, and read the line (the data stays
+// in the queue's bounce buffer, j.hold).
 __device__ __noinline__ inline void fill_claim_storage(const cache_ctx& c, const array_meta& m, uint64_t line,
-                                                       bool may_bypass, fill_job& j)
+                                                       fill_job& j)
 {
   device_io io;
-  const uint64_t at = m.base + (line << c.line_shift);
-  if (may_bypass && storage_holds_data(c.queues)) {
-    j.slot = try_allocate_slot(c, j.v);
-    if (j.slot == no_slot) {
-      // BOUNCE mode does not write to the destination; it must only be aligned.
-      j.status = storage_read_held(c.queues, at, uint32_t(c.line_bytes()), c.slots, j.hold);
-      if (j.status == 0) {
-        j.plan.dst = nullptr;
-        j.plan.src = j.hold.src;
-        stat_add(c, stat::io_reads, 1);
-        stat_add(c, stat::io_read_bytes, c.line_bytes());
-        count_array_io(c, m.id, true);
-        return;
-      }
-      storage_retire(c.queues, j.hold);
-    }
-  }
   if (j.slot == no_slot)
     j.slot = allocate_slot(c, j.v, m.id, line);
   if (j.v.present)
     evict_victim(c, j.v, j.slot, io);
   j.plan.dst = c.slot_data(j.slot);
-  j.status = storage_read_held(c.queues, at, uint32_t(c.line_bytes()), j.plan.dst, j.hold);
+  j.status = BAM_COLD(read_line_held)(c, m, line, j.plan.dst, j.hold);
   j.plan.src = j.status == 0 ? j.hold.src : nullptr;
 }
 
@@ -281,7 +299,10 @@ __device__ __noinline__ unsigned char* group_fill_storage(const cache_ctx& c, co
   const uint32_t mask = g.peers, f = g.leader;
   fill_job j;
   if (lane_id() == f) {
-    BAM_COLD(fill_claim_storage)(c, m, line, may_bypass && !Write, j);
+    if (may_bypass && !Write)
+      BAM_COLD(fill_try_bypass_storage)(c, m, line, j);
+    if (!j.bypass)
+      BAM_COLD(fill_claim_storage)(c, m, line, j);
     slot = j.slot;
   }
   unsigned char* dst = shfl_ptr(mask, j.plan.dst, f);
