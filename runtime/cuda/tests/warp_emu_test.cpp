@@ -18,7 +18,8 @@
 BAM_NAMESPACE_BEGIN
 namespace nvme {
 // A held read's data sits in a buffer of its own, as in a queue's bounce
-// buffer, until retire().
+// buffer, until retire(). A read that fails still holds its buffer (an NVMe
+// error status completes the command; the queue slot stays the caller's).
 struct queue_hold {
   const uint8_t* src = nullptr;
   bool active = false;
@@ -40,15 +41,12 @@ struct queue_set {
   {
     h = queue_hold{};
     auto* b = static_cast<uint8_t*>(std::aligned_alloc(16, bytes));
+    std::memset(b, 0xa5, bytes); // what a failed read leaves: not the data, not zeros
     const int st = read(off, bytes, b);
-    if (st != 0) {
-      std::free(b);
-      return st;
-    }
     h.src = b;
     h.active = true;
     held.fetch_add(1);
-    return 0;
+    return st;
   }
   void retire(queue_hold& h) const
   {
@@ -739,6 +737,52 @@ void hit_path_vs_eviction()
 // (read_held) and gives it back after the group's lanes have read it.
 // Writes through a storage cache wait for a slot instead (group_fill_storage).
 enum class bypass_case { atomics, mixed, storage_reads };
+
+// The storage bypass's failed reads, in the cache bypass_when_all_pinned
+// left (every line pinned again): a read that fails in the device is
+// recorded and reads as zero, and nothing waits for a slot (which, with
+// every line pinned, would be for ever).
+void bypass_storage_errors(emu_cache& c, const bam::array<const uint32_t>& held, const std::vector<uint32_t>& h)
+{
+  std::vector<uint32_t> nonzero(h);
+  for (auto& x : nonzero)
+    x |= 1u;
+  bam::array<const uint32_t> nz = c.make<const uint32_t>(nonzero);
+  std::atomic<int> pinned{0}, done{0}, zeros{0}, wrong{0};
+  std::thread holders([&] {
+    warp_emu::launch(1, 16, [&](unsigned t) {
+      bam::array_ref<const uint32_t> ref(held);
+      (void)ref[t * held.elems_per_line()];
+      ++pinned;
+      while (done.load() == 0)
+        std::this_thread::yield();
+    });
+  });
+  while (pinned.load() < 16)
+    std::this_thread::yield();
+  c.queues.fail_every = 3;
+  warp_emu::launch(2, 32, [&](unsigned t) {
+    for (unsigned k = 0; k < 20; ++k) {
+      const size_t i = (t * 37 + k * 101) % nonzero.size();
+      const uint32_t v = nz[i];
+      if (v == 0)
+        ++zeros;
+      else if (v != nonzero[i])
+        ++wrong;
+    }
+  });
+  c.queues.fail_every = 0;
+  done = 1;
+  holders.join();
+  CHECK(wrong == 0, "%d bypassed reads returned wrong non-zero data", wrong.load());
+  CHECK(zeros > 0, "no bypassed read saw a failed (zero) line");
+  CHECK(c.err.count > 0 && c.err.kind == uint32_t(fault_kind::read) && c.err.status == 0x281,
+        "failure not recorded (count %u kind %u status %x)", c.err.count, c.err.kind, c.err.status);
+  CHECK(c.stats.io_errors == c.err.count, "io_errors %llu vs %u", (unsigned long long)c.stats.io_errors, c.err.count);
+  CHECK(c.queues.held.load() == 0, "%d queue buffers never retired", c.queues.held.load());
+  c.err = error_block{}; // recorded as it should be; flush_and_check wants none
+  c.flush_and_check();
+}
 void bypass_when_all_pinned(bypass_case kind)
 {
   auto t0 = std::chrono::steady_clock::now();
@@ -784,6 +828,7 @@ void bypass_when_all_pinned(bypass_case kind)
   c.flush_and_check();
   CHECK(c.queues.held.load() == 0, "%d queue buffers never retired", c.queues.held.load());
   if (storage) {
+    bypass_storage_errors(c, held, h);
     CHECK(c.stats.evictions == 0 && c.stats.io_reads >= uint64_t(16 + rounds),
           "the reads should have bypassed the pinned cache (%llu evictions, %llu line reads)",
           (unsigned long long)c.stats.evictions, (unsigned long long)c.stats.io_reads);

@@ -73,7 +73,7 @@ __device__ __forceinline__ int storage_read_held(const nvme::queue_set* q, uint6
 }
 // Reads that leave the line in the queue's own buffer (BOUNCE mode: emu,
 // and nvme with host-memory data): the bypass of storage reads
-// (warp_cache.cuh, fill_claim_storage) needs them.
+// (warp_cache.cuh, fill_try_bypass_storage) needs them.
 __device__ __forceinline__ bool storage_holds_data(const nvme::queue_set* q) { return q->holds_data(); }
 __device__ __forceinline__ void storage_retire(const nvme::queue_set* q, nvme::queue_hold& hold) { q->retire(hold); }
 } // namespace detail

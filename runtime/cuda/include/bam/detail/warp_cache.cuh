@@ -12,13 +12,14 @@
 // it, the group's lanes copy it together: from the backing memory for
 // pointer backends, from the queue's bounce buffer for emu) and uses it,
 // or, when no slot is free, uses the line where it is (the bypass); a
-// group whose line another thread is fetching waits holding no pin. Only the group's own lanes synchronize with each other,
-// never a group with another: lanes of one warp that entered from different
-// points of a divergent kernel may be active together, and on an H200 a
-// vote taken over the whole active mask let one group's fill run with
-// another group's claim (pagerank's port at -O3). A group never waits for a
-// free slot while it holds a pin, so plain accesses cannot starve the cache
-// whatever its size (tests/warp_emu_test.cpp checks tiny caches).
+// group whose line another thread is fetching waits holding no pin. Only
+// the group's own lanes synchronize with each other, never a group with
+// another: lanes of one warp that entered from different points of a
+// divergent kernel may be active together, and on an H200 a vote taken
+// over the whole active mask let one group's fill run with another group's
+// claim (pagerank's port at -O3). A group never waits for a free slot while
+// it holds a pin, so plain accesses cannot starve the cache whatever its
+// size (tests/warp_emu_test.cpp checks tiny caches).
 #ifndef BAM_DETAIL_WARP_CACHE_CUH
 #define BAM_DETAIL_WARP_CACHE_CUH
 
@@ -184,9 +185,12 @@ __device__ __noinline__ inline int read_line_held(const cache_ctx& c, const arra
 // j.bypass) and the group reads its elements there while it keeps the
 // line's claim and the queue slot (warp_release gives both back). The
 // queue's depth, not the cache's free lines, then bounds the reads in
-// flight. A failed bypass read leaves j.bypass false: the waiting fill
-// reads again and records the fault. Its own function, so the queue calls
-// it inlines do not add to fill_claim_storage's registers.
+// flight. A read that fails in the device (an NVMe error status: the queue
+// slot is still ours) is recorded like a failed fill and the group reads
+// zeros from the slot's buffer, as it would from a zero-filled line:
+// waiting for a cache slot instead could wait forever when every line is
+// pinned. A read the queue never completed (timeout, failed queue) leaves
+// j.bypass false: the waiting fill tries again and records the fault.
 __device__ __noinline__ inline void fill_try_bypass_storage(const cache_ctx& c, const array_meta& m, uint64_t line,
                                                             fill_job& j)
 {
@@ -197,9 +201,13 @@ __device__ __noinline__ inline void fill_try_bypass_storage(const cache_ctx& c, 
     return;
   // BOUNCE mode does not write to the destination; it must only be aligned.
   j.status = BAM_COLD(read_line_held)(c, m, line, c.slots, j.hold);
-  if (j.status != 0) {
+  if (j.status != 0 && !(j.hold.active && j.hold.src != nullptr)) {
     storage_retire(c.queues, j.hold);
     return;
+  }
+  if (j.status != 0) {
+    record_fault(c, fault_kind::read, j.status, m.id, line);
+    zero_fill(const_cast<uint8_t*>(j.hold.src), c.line_bytes());
   }
   j.bypass = true;
   j.plan.src = j.hold.src;
@@ -285,7 +293,7 @@ BAM_NO_UNROLL
 // DIRECT mode (nvme) reads straight into the slot: nothing to copy.
 //
 // Forward progress: reads (`may_bypass`, not Write) that find no free slot
-// use the line in the queue's buffer (fill_claim_storage), as the pointer
+// use the line in the queue's buffer (fill_try_bypass_storage), as the pointer
 // backends use the backing store. Writes, updates and atomics wait for a
 // slot: a bypassed write would need a second queue slot to write the line
 // back while holding the first, and queue slots held that way could run
