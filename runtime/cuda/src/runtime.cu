@@ -914,9 +914,9 @@ std::string runtime::impl::fatal_reason(uint32_t k) const
     return "bam: a kernel was stopped by the cache: no free slot for " + detail::format_number(cfg.stall_timeout_s) +
            " s; every one of the " + std::to_string(n_slots) +
            " cache lines stayed pinned or in flight. Element reads read around a full cache (except on the nvme "
-           "backend reading straight into GPU memory); lines stay pinned between accesses through bam::array_ref (one line per thread) and ODT tiles, "
-           "and writes on a storage backend wait for a slot. Raise BAM_CACHE_BYTES above resident threads x refs "
-           "per thread x line size, or drop the refs";
+           "backend reading straight into GPU memory); lines stay pinned between accesses through bam::array_ref "
+           "(one line per thread) and ODT tiles, and writes on a storage backend wait for a slot. Raise "
+           "BAM_CACHE_BYTES above resident threads x refs per thread x line size, or drop the refs";
   return "bam: a kernel was stopped by the cache: a line stayed busy for " + detail::format_number(cfg.stall_timeout_s) +
          " s (array " + array_name(h_fatal.get()[1]) + ", line " + std::to_string(h_fatal.get()[2]) +
          "): the backend stopped answering, or the line's fetcher found no free slot because every line was pinned "

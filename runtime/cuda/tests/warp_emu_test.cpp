@@ -738,6 +738,36 @@ void hit_path_vs_eviction()
 // Writes through a storage cache wait for a slot instead (group_fill_storage).
 enum class bypass_case { atomics, mixed, storage_reads };
 
+// One emulated warp of `lines` lanes, lane t holding line t of `held`
+// pinned through an array_ref (the line must read 1) until release().
+struct line_holders {
+  std::atomic<int> pinned{0}, done{0}, bad{0};
+  std::thread warp;
+
+  line_holders(const bam::array<const uint32_t>& held, unsigned lines)
+      : warp([this, &held, lines] {
+          warp_emu::launch(1, lines, [&](unsigned t) {
+            bam::array_ref<const uint32_t> ref(held);
+            if (ref[t * held.elems_per_line()] != 1)
+              ++bad;
+            ++pinned;
+            while (done.load() == 0)
+              std::this_thread::yield();
+          });
+        })
+  {
+    while (pinned.load() < int(lines))
+      std::this_thread::yield();
+  }
+  // Let go of the lines; returns how many held lines read wrong.
+  int release()
+  {
+    done = 1;
+    warp.join();
+    return bad.load();
+  }
+};
+
 // The storage bypass's failed reads, in the cache bypass_when_all_pinned
 // left (every line pinned again): a read that fails in the device is
 // recorded and reads as zero, and nothing waits for a slot (which, with
@@ -748,18 +778,8 @@ void bypass_storage_errors(emu_cache& c, const bam::array<const uint32_t>& held,
   for (auto& x : nonzero)
     x |= 1u;
   bam::array<const uint32_t> nz = c.make<const uint32_t>(nonzero);
-  std::atomic<int> pinned{0}, done{0}, zeros{0}, wrong{0};
-  std::thread holders([&] {
-    warp_emu::launch(1, 16, [&](unsigned t) {
-      bam::array_ref<const uint32_t> ref(held);
-      (void)ref[t * held.elems_per_line()];
-      ++pinned;
-      while (done.load() == 0)
-        std::this_thread::yield();
-    });
-  });
-  while (pinned.load() < 16)
-    std::this_thread::yield();
+  std::atomic<int> zeros{0}, wrong{0};
+  line_holders holders(held, 16);
   c.queues.fail_every = 3;
   warp_emu::launch(2, 32, [&](unsigned t) {
     for (unsigned k = 0; k < 20; ++k) {
@@ -772,8 +792,7 @@ void bypass_storage_errors(emu_cache& c, const bam::array<const uint32_t>& held,
     }
   });
   c.queues.fail_every = 0;
-  done = 1;
-  holders.join();
+  CHECK(holders.release() == 0, "a held line read wrong");
   CHECK(wrong == 0, "%d bypassed reads returned wrong non-zero data", wrong.load());
   CHECK(zeros > 0, "no bypassed read saw a failed (zero) line");
   CHECK(c.err.count > 0 && c.err.kind == uint32_t(fault_kind::read) && c.err.status == 0x281,
@@ -796,19 +815,8 @@ void bypass_when_all_pinned(bypass_case kind)
   bam::array<const uint32_t> held = c.make<const uint32_t>(hold_init);
   bam::array<const uint32_t> r = c.make<const uint32_t>(h);
   bam::array<uint32_t> w = c.make<uint32_t>(std::vector<uint32_t>(epl * 8, 0));
-  std::atomic<int> pinned{0}, done{0}, bad{0};
-  std::thread holders([&] {
-    warp_emu::launch(1, 16, [&](unsigned t) {
-      bam::array_ref<const uint32_t> ref(held);
-      if (ref[t * epl] != 1) // lane t pins line t
-        ++bad;
-      ++pinned;
-      while (done.load() == 0)
-        std::this_thread::yield();
-    });
-  });
-  while (pinned.load() < 16)
-    std::this_thread::yield();
+  std::atomic<int> bad{0};
+  line_holders holders(held, lines);
   const unsigned warps = 2, T = warps * 32, rounds = 40;
   warp_emu::launch(warps, 32, [&](unsigned t) {
     for (unsigned k = 0; k < rounds; ++k) {
@@ -822,8 +830,7 @@ void bypass_when_all_pinned(bypass_case kind)
         w[(t * 7 + k) % 32 + epl] += 2; // lanes t and t+32 collide; the group is serialized by the claim
     }
   });
-  done = 1;
-  holders.join();
+  bad += holders.release();
   CHECK(bad == 0, "%d wrong reads", bad.load());
   c.flush_and_check();
   CHECK(c.queues.held.load() == 0, "%d queue buffers never retired", c.queues.held.load());
